@@ -1,0 +1,49 @@
+"""The ``itdeid`` command line: a thin layer over the library, one module a command.
+
+Each command module defines ``add_parser(subparsers)`` (arguments and help) and ``run(args)``
+(a call into the library, then printing). Failures the user can fix are raised as
+:class:`itdeid.errors.UserError` and printed as one line with exit status 2, never a traceback.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from itdeid import __version__
+from itdeid.errors import UserError
+
+#: Command modules under itdeid.cli, in the order ``itdeid --help`` lists them.
+COMMANDS = ("synth", "stats", "evaluate")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="itdeid",
+        description="De-identify clinical notes: read corpora, train and apply the boosted-tree "
+                    "PHI tagger, evaluate predictions.")
+    parser.add_argument("--version", action="version", version=f"itdeid {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name in COMMANDS:
+        module = importlib.import_module(f"itdeid.cli.{name}")
+        module.add_parser(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.run(args) or 0
+    except UserError as error:
+        print(f"itdeid {args.command}: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"itdeid {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,5 @@
+import sys
+
+from itdeid.cli import main
+
+sys.exit(main())

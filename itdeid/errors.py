@@ -1,0 +1,18 @@
+"""Errors a user can act on: they name the file (and line, document id, offsets), never PHI text."""
+
+
+class UserError(Exception):
+    """A problem with the user's input or options; the CLI prints it as one line, exit status 2."""
+
+
+class FormatError(UserError):
+    """A corpus or span file that cannot be read as its format says.
+
+    ``path`` and ``line`` (1-based, when known) are kept as attributes and put in the message.
+    """
+
+    def __init__(self, path, message: str, line: int | None = None):
+        self.path = str(path)
+        self.line = line
+        where = f"{self.path}:{line}" if line is not None else self.path
+        super().__init__(f"{where}: {message}")

@@ -1,0 +1,39 @@
+"""Access to the declarative knowledge shipped with the package.
+
+``features/`` (regular-expression templates, heading inventory, suffix lists) and ``gazetteers/``
+(word lists) sit at the top of the source tree and are installed as the packages
+``itdeid.features`` and ``itdeid.gazetteers`` (see setup.py), so they are read through
+:mod:`importlib.resources` and work the same from a wheel, an editable install or a checkout.
+"""
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from importlib import resources
+
+
+def _path(package: str, name: str):
+    return resources.files(f"itdeid.{package}").joinpath(name)
+
+
+@lru_cache(maxsize=None)
+def load_json(package: str, name: str):
+    """The parsed JSON file ``name`` of ``features`` or ``gazetteers``."""
+    with _path(package, name).open("r", encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+@lru_cache(maxsize=None)
+def load_wordlist(package: str, name: str) -> tuple[str, ...]:
+    """The lines of a word list, without blank lines and ``#`` comments, in file order."""
+    with _path(package, name).open("r", encoding="utf-8") as handle:
+        return tuple(line.strip() for line in handle
+                     if line.strip() and not line.lstrip().startswith("#"))
+
+
+@lru_cache(maxsize=None)
+def load_table(package: str, name: str) -> tuple[tuple[str, ...], ...]:
+    """The rows of a tab-separated table (first row is the header and is skipped)."""
+    with _path(package, name).open("r", encoding="utf-8") as handle:
+        rows = [line.rstrip("\n").split("\t") for line in handle if line.strip()]
+    return tuple(tuple(row) for row in rows[1:])

