@@ -33,7 +33,8 @@ def load_wordlist(package: str, name: str) -> tuple[str, ...]:
 
 @lru_cache(maxsize=None)
 def load_table(package: str, name: str) -> tuple[tuple[str, ...], ...]:
-    """The rows of a tab-separated table (first row is the header and is skipped)."""
+    """The rows of a tab-separated table: ``#`` comment lines and the header row are skipped."""
     with _path(package, name).open("r", encoding="utf-8") as handle:
-        rows = [line.rstrip("\n").split("\t") for line in handle if line.strip()]
+        rows = [line.rstrip("\n").split("\t") for line in handle
+                if line.strip() and not line.startswith("#")]
     return tuple(tuple(row) for row in rows[1:])
