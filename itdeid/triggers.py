@@ -1,0 +1,220 @@
+"""Trigger words learned from training documents, in the paper's three variants.
+
+A trigger is a word that tends to stand at a fixed offset from a PHI token ('Dr.' before a
+DOCTOR, 'Hospital' after a HOSPITAL's first word). Szarvas et al. used triggers three ways, and
+the three models of the final vote differ only in which:
+
+``token``
+    The words at offsets -3..-1 and +1..+3 of every tagged token, per class and offset.
+``phrase``
+    The words around whole PHI phrases, in a wider window (offsets -4..-1 before the phrase's
+    first token, +1..+4 after its last token). A left trigger marks only a phrase's first token
+    and a right trigger only its last ('M.D.' two tokens after a DOCTOR phrase).
+``ngram``
+    Bigrams and trigrams right before a phrase or right after it (', M.D.', 'seen by Dr').
+
+Every candidate must occur ``min_count`` times at its place and is then ranked by the
+information gain of "this word is at this offset" about "this token is of this class" (for
+phrase and n-gram triggers: "is the first/last token of a phrase of this class"), over all
+training tokens; those with gain >= ``min_gain`` are kept, at most ``top_k`` per class and side.
+Triggers are learned from the documents given to :meth:`TriggerLists.fit` only, so in
+cross-validation they come from the training folds alone.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from itdeid.document import PHI_CLASSES
+
+VARIANTS = ("token", "phrase", "ngram")
+
+
+def _entropy(p: np.ndarray) -> np.ndarray:
+    p = np.clip(p, 1e-12, 1 - 1e-12)
+    return -(p * np.log2(p) + (1 - p) * np.log2(1 - p))
+
+
+def information_gain(n: int, n_pos: int, a: np.ndarray, a_pos: np.ndarray) -> np.ndarray:
+    """Information gain (bits) of a binary feature about a binary target.
+
+    ``n`` items of which ``n_pos`` are positive; the feature fires on ``a`` items of which
+    ``a_pos`` are positive (arrays: one entry per candidate feature).
+    """
+    a = np.asarray(a, dtype=float)
+    a_pos = np.minimum(np.asarray(a_pos, dtype=float), a)
+    b = n - a
+    b_pos = np.maximum(n_pos - a_pos, 0)
+    h = _entropy(np.array(n_pos / n))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        h_a = np.where(a > 0, _entropy(a_pos / np.maximum(a, 1)), 0.0)
+        h_b = np.where(b > 0, _entropy(b_pos / np.maximum(b, 1)), 0.0)
+    return h - (a / n) * h_a - (b / n) * h_b
+
+
+def _phrases(labels: np.ndarray) -> list[tuple[int, int, int]]:
+    """Runs of equal non-zero labels as (first, last, label) token indices."""
+    runs = []
+    i, n = 0, len(labels)
+    while i < n:
+        if labels[i]:
+            j = i
+            while j + 1 < n and labels[j + 1] == labels[i]:
+                j += 1
+            runs.append((i, j, int(labels[i])))
+            i = j + 1
+        else:
+            i += 1
+    return runs
+
+
+@dataclass
+class TriggerLists:
+    """Learned triggers of one variant.
+
+    ``left[c]`` / ``right[c]`` map a key to its information gain, for class code ``c`` (1..8,
+    the index into :data:`itdeid.document.LABELS`). Keys are ``(offset, word)`` for the token and
+    phrase variants and n-gram tuples for the n-gram variant.
+    """
+
+    variant: str = "token"
+    min_count: int = 3
+    min_gain: float = 1e-4
+    top_k: int = 60
+    left: dict = field(default_factory=dict)
+    right: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        if self.variant not in VARIANTS:
+            raise ValueError(f"trigger variant must be one of {', '.join(VARIANTS)}, got {self.variant!r}")
+
+    # -- learning ---------------------------------------------------------------------------
+    def fit(self, sequences: list[tuple[list[str], np.ndarray]]) -> "TriggerLists":
+        """Learn from (lower-cased token words, label codes) pairs, one per training document."""
+        n = sum(len(words) for words, _ in sequences)
+        word_count = Counter(w for words, _ in sequences for w in words)
+        classes = range(1, len(PHI_CLASSES) + 1)
+        if self.variant == "token":
+            offsets_left, offsets_right = range(-3, 0), range(1, 4)
+        else:
+            offsets_left, offsets_right = range(-4, 0), range(1, 5)
+        cand_left = {c: Counter() for c in classes}
+        cand_right = {c: Counter() for c in classes}
+        positives_left = Counter()   # targets: tagged tokens (token) or phrase firsts / lasts
+        positives_right = Counter()
+        ngram_count = Counter()
+        for words, labels in sequences:
+            m = len(words)
+            if self.variant == "ngram":
+                for k in (2, 3):
+                    for i in range(m - k + 1):
+                        ngram_count[tuple(words[i:i + k])] += 1
+            if self.variant == "token":
+                for i in np.flatnonzero(labels):
+                    c = int(labels[i])
+                    positives_left[c] += 1
+                    positives_right[c] += 1
+                    for o in offsets_left:
+                        if i + o >= 0:
+                            cand_left[c][(o, words[i + o])] += 1
+                    for o in offsets_right:
+                        if i + o < m:
+                            cand_right[c][(o, words[i + o])] += 1
+                continue
+            for first, last, c in _phrases(labels):
+                positives_left[c] += 1
+                positives_right[c] += 1
+                if self.variant == "phrase":
+                    for o in offsets_left:
+                        if first + o >= 0:
+                            cand_left[c][(o, words[first + o])] += 1
+                    for o in offsets_right:
+                        if last + o < m:
+                            cand_right[c][(o, words[last + o])] += 1
+                else:
+                    for k in (2, 3):
+                        if first - k >= 0:
+                            cand_left[c][tuple(words[first - k:first])] += 1
+                        if last + 1 + k <= m:
+                            cand_right[c][tuple(words[last + 1:last + 1 + k])] += 1
+        counts = ngram_count if self.variant == "ngram" else None
+        self.left = {c: self._select(cand_left[c], n, positives_left[c], word_count, counts) for c in classes}
+        self.right = {c: self._select(cand_right[c], n, positives_right[c], word_count, counts) for c in classes}
+        return self
+
+    def _select(self, candidates: Counter, n: int, n_pos: int, word_count: Counter, ngram_count) -> dict:
+        keys = [k for k, v in candidates.items() if v >= self.min_count]
+        if not keys or n_pos == 0:
+            return {}
+        a_pos = np.array([candidates[k] for k in keys])
+        if ngram_count is not None:
+            a = np.array([ngram_count[k] for k in keys])
+        else:
+            a = np.array([word_count[k[1]] for k in keys])
+        gain = information_gain(n, n_pos, np.maximum(a, a_pos), a_pos)
+        order = np.argsort(-gain, kind="stable")[: self.top_k]
+        return {keys[i]: float(gain[i]) for i in order if gain[i] >= self.min_gain}
+
+    # -- applying ---------------------------------------------------------------------------
+    def hits(self, words: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Per token and class, the number of left and right triggers that point at it.
+
+        Returns two arrays of shape (len(words), 8); column c-1 is class code c.
+        """
+        m = len(words)
+        n_classes = len(PHI_CLASSES)
+        left = np.zeros((m, n_classes), dtype=np.float32)
+        right = np.zeros((m, n_classes), dtype=np.float32)
+        if self.variant == "ngram":
+            for lists, out, before in ((self.left, left, True), (self.right, right, False)):
+                index: dict[tuple, list[int]] = {}
+                for c, table in lists.items():
+                    for key in table:
+                        index.setdefault(key, []).append(c)
+                for k in (2, 3):
+                    for i in range(m):
+                        lo, hi = (i - k, i) if before else (i + 1, i + 1 + k)
+                        if lo < 0 or hi > m:
+                            continue
+                        for c in index.get(tuple(words[lo:hi]), ()):
+                            out[i, c - 1] += 1
+            return left, right
+        for side, lists, out in (("left", self.left, left), ("right", self.right, right)):
+            # invert: word -> [(offset, class)] so each token is looked up once
+            index: dict[str, list[tuple[int, int]]] = {}
+            for c, table in lists.items():
+                for (o, w) in table:
+                    index.setdefault(w, []).append((o, c))
+            for j, w in enumerate(words):
+                for o, c in index.get(w, ()):
+                    i = j - o  # the token this trigger points at
+                    if 0 <= i < m:
+                        out[i, c - 1] += 1
+        return left, right
+
+    # -- persistence ------------------------------------------------------------------------
+    def to_dict(self) -> dict:
+        def dump(lists):
+            return {str(c): [[list(k) if isinstance(k, tuple) else k, g] for k, g in table.items()]
+                    for c, table in lists.items()}
+        return {"variant": self.variant, "min_count": self.min_count, "min_gain": self.min_gain,
+                "top_k": self.top_k, "left": dump(self.left), "right": dump(self.right)}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "TriggerLists":
+        def load(lists):
+            out = {}
+            for c, rows in lists.items():
+                table = {}
+                for key, gain in rows:
+                    if data["variant"] == "ngram":
+                        key = tuple(key)
+                    else:
+                        key = (int(key[0]), key[1])
+                    table[key] = gain
+                out[int(c)] = table
+            return out
+        return cls(variant=data["variant"], min_count=data["min_count"], min_gain=data["min_gain"],
+                   top_k=data["top_k"], left=load(data["left"]), right=load(data["right"]))
