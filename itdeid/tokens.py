@@ -1,10 +1,40 @@
-"""Tokenization with character offsets (first version; refined by the tokenizer work).
+"""Tokenization with character offsets.
 
 Interface every stage relies on:
+
 - ``Token(start, end, text)`` with ``text == document_text[start:end]``;
 - ``tokenize(text, boundaries=())`` gives the non-whitespace tokens of ``text`` in order; every
-  offset in ``boundaries`` that falls inside a token splits it there, so a PHI span whose edge
-  falls inside a token is still representable token by token.
+  offset in ``boundaries`` that falls strictly inside a token splits it there, so a PHI span whose
+  edge falls inside a token is still representable token by token and no PHI character is lost.
+
+Clinical notes glue words, numbers and units together ('70yoM', 'Since6/03/04', 'GQ/NV/whalen').
+The i2b2 2014 systems (He et al. 2015) found that PHI hides inside such compounds, so the
+tokenizer separates them, while keeping whole the number patterns whose shape *is* the evidence
+(the model must see '6/03/04' or '555-3456' as one token to learn what it is). The decisions:
+
+- Punctuation is its own token ('Smith,John' -> Smith , John; 'GQ/NV' -> GQ / NV), except runs of
+  one repeated separator ('---', '...', '____'), one token each so rule lines do not flood the
+  token stream.
+- Periods are always separate: 'Dr.' -> Dr . ; 'J.' -> J . ; 'M.D.' -> M . D . ; 'e.g.' -> e . g .
+  One rule for honorifics, initials and abbreviations keeps the word itself comparable with
+  gazetteers and trigger lists; sentence splitting (itdeid.structure) knows the abbreviations.
+- Digit groups joined by / - . : are one token: dates '6/03/04', '2067-05-03', phones '555-3456',
+  SSN-like '123-45-6789', decimals '3.5', times '12:30', ranges '2-3' (the model learns that
+  ranges are not dates). 'd-Mon-yy(yy)' dates ('10-Feb-2011') are one token too. '(842) 544-2703'
+  is ( 842 ) 544-2703.
+- Digits followed by letters split only before a unit or a short lower-case word: a known unit
+  or age marker, any case ('2mg', '1000MG', '72yo', and '70yoM' -> 70 yo M with the sex letter),
+  or 1-3 lower-case letters after at most 3 digits ('3pm', '2x'), but not ordinals ('22nd').
+  Anything else with digits and letters stays whole, so IDs ('MRN12345', 'A1234567', 'BC12',
+  '3LNP') are one token.
+- Letters followed by digits split only where a word was glued to a number: a run of >= 3 letters
+  with a lower-case one ('Since6', 'Hct25'), or a run of >= 2 letters before a date-like digit group
+  ('DATED10/12/05').
+- Possessive "'s" is its own token ("Smith's" -> Smith 's); other inner apostrophes stay
+  ("O'Brien", "cont'd").
+
+Speed: one compiled regular expression (``finditer``); the lookaheads do the compound splitting,
+so there is no per-token post-processing beyond the optional boundary cuts.
 """
 from __future__ import annotations
 
@@ -14,18 +44,48 @@ from dataclasses import dataclass
 from typing import Iterable
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Token:
     start: int
     end: int
     text: str
 
 
-_TOKEN = re.compile(r"\d+(?:[/.\-]\d+)+|\w+|[^\w\s]")
+# Units and age markers that split from a preceding number whatever their length or case.
+_UNITS = ("mg|mcg|ug|g|kg|lb|lbs|ml|cc|l|dl|meq|mmol|mm|cm|m|km|in|ft|hr|hrs|h|min|mins|sec|"
+          "d|wk|wks|mo|mos|am|pm|u|iu|units|bpm|mmhg|x")
+_AGE = "yo|y|yr|yrs|yof|yom"
+_MONTHS = "jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec"
+_ALNUM = r"[^\W_]"  # a letter or digit (\w without the underscore)
+
+_TOKEN = re.compile(
+    # 10-Feb-2011
+    rf"\d{{1,2}}-(?i:{_MONTHS})[a-z]*-(?:\d{{4}}|\d{{2}})(?!{_ALNUM})"
+    # 6/03/04, 555-3456, 3.5, 12:30, 2-3
+    r"|\d+(?:[/.:\-]\d+)+"
+    # the number of '70yoM', '2mg', '3pm' (the unit follows as its own token)
+    rf"|\d+(?=(?i:(?:{_AGE})[mf]?|{_UNITS})(?!{_ALNUM}))"
+    r"|\d{1,3}(?=(?!st|nd|rd|th)[a-z]{1,3}(?![^\W_]))"
+    # the age marker of '70yoM' when the sex letter follows it
+    rf"|(?<=\d)(?i:{_AGE})(?=(?i:[mf])(?!{_ALNUM}))"
+    # the word of 'Since6/03/04', 'Hct25'
+    r"|(?=[^\W\d_]*[a-z])[^\W\d_]{3,}(?=\d)"
+    r"|[^\W\d_]{2,}(?=\d+[/.:\-]\d)"
+    # possessive 's
+    rf"|['\u2019][sS](?!{_ALNUM})"
+    # words, numbers, IDs, with inner apostrophes (O'Brien, cont'd) but not a final 's
+    rf"|{_ALNUM}+(?:['\u2019](?![sS](?!{_ALNUM})){_ALNUM}+)*"
+    # a run of one repeated separator, then any other single punctuation character
+    r"|([-_=*~.#+])\1+"
+    r"|[^\w\s]|_"
+)
 
 
 def tokenize(text: str, boundaries: Iterable[int] = ()) -> list[Token]:
+    """The tokens of ``text``, each split at the ``boundaries`` offsets strictly inside it."""
     cuts = sorted(set(boundaries))
+    if not cuts:
+        return [Token(m.start(), m.end(), m.group()) for m in _TOKEN.finditer(text)]
     tokens: list[Token] = []
     for match in _TOKEN.finditer(text):
         start, end = match.span()

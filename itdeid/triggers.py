@@ -13,6 +13,10 @@ the three models of the final vote differ only in which:
 ``ngram``
     Bigrams and trigrams right before a phrase or right after it (', M.D.', 'seen by Dr').
 
+Only non-PHI tokens are trigger candidates: a trigger is context, never another entity (a first
+name before a last name is the model's business, not a trigger's), and so the trigger lists that
+a saved model carries hold no training PHI.
+
 Every candidate must occur ``min_count`` times at its place and is then ranked by the
 information gain of "this word is at this offset" about "this token is of this class" (for
 phrase and n-gram triggers: "is the first/last token of a phrase of this class"), over all
@@ -117,10 +121,10 @@ class TriggerLists:
                     positives_left[c] += 1
                     positives_right[c] += 1
                     for o in offsets_left:
-                        if i + o >= 0:
+                        if i + o >= 0 and not labels[i + o]:
                             cand_left[c][(o, words[i + o])] += 1
                     for o in offsets_right:
-                        if i + o < m:
+                        if i + o < m and not labels[i + o]:
                             cand_right[c][(o, words[i + o])] += 1
                 continue
             for first, last, c in _phrases(labels):
@@ -128,16 +132,16 @@ class TriggerLists:
                 positives_right[c] += 1
                 if self.variant == "phrase":
                     for o in offsets_left:
-                        if first + o >= 0:
+                        if first + o >= 0 and not labels[first + o]:
                             cand_left[c][(o, words[first + o])] += 1
                     for o in offsets_right:
-                        if last + o < m:
+                        if last + o < m and not labels[last + o]:
                             cand_right[c][(o, words[last + o])] += 1
                 else:
                     for k in (2, 3):
-                        if first - k >= 0:
+                        if first - k >= 0 and not labels[first - k:first].any():
                             cand_left[c][tuple(words[first - k:first])] += 1
-                        if last + 1 + k <= m:
+                        if last + 1 + k <= m and not labels[last + 1:last + 1 + k].any():
                             cand_right[c][tuple(words[last + 1:last + 1 + k])] += 1
         counts = ngram_count if self.variant == "ngram" else None
         self.left = {c: self._select(cand_left[c], n, positives_left[c], word_count, counts) for c in classes}

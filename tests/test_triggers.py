@@ -83,3 +83,17 @@ def test_round_trip(variant):
 def test_unknown_variant():
     with pytest.raises(ValueError, match="trigger variant"):
         TriggerLists("bogus")
+
+
+@pytest.mark.parametrize("variant", ["token", "phrase", "ngram"])
+def test_phi_words_never_become_triggers(variant):
+    # the first name 'john' stands right before every last name, but it is PHI itself
+    sequences = []
+    for i in range(10):
+        words = ["patient", "john", f"s{i}", "was", "seen"]
+        labels = np.array([0, 1, 1, 0, 0], dtype=np.int8)
+        sequences.append((words, labels))
+    t = TriggerLists(variant, min_count=3).fit(sequences)
+    keys = [k for lists in (t.left, t.right) for table in lists.values() for k in table]
+    assert keys, "context triggers are still found"
+    assert not any("john" in (k if variant == "ngram" else (k[1],)) for k in keys)

@@ -1,0 +1,74 @@
+"""Span <-> token label conversion (itdeid.spans)."""
+from itdeid.document import NON_PHI, Span
+from itdeid.spans import labels_to_spans, token_labels
+from itdeid.tokens import tokenize
+
+TEXT = "Seen by Dr. John Smith on 6/03/04 at Mercy\nHospital, MRN12345."
+
+
+def _spans():
+    return [
+        Span(TEXT.index("John"), TEXT.index("Smith") + len("Smith"), "DOCTOR"),
+        Span(TEXT.index("6/03/04"), TEXT.index("6/03/04") + 7, "DATE"),
+        Span(TEXT.index("Mercy"), TEXT.index("Hospital") + len("Hospital"), "HOSPITAL"),
+        Span(TEXT.index("12345"), TEXT.index("12345") + 5, "ID"),
+    ]
+
+
+def _edges(spans):
+    return [x for s in spans for x in (s.start, s.end)]
+
+
+def test_token_labels():
+    spans = _spans()
+    tokens = tokenize(TEXT, _edges(spans))
+    labels = dict(zip((t.text for t in tokens), token_labels(tokens, spans)))
+    assert labels["John"] == labels["Smith"] == "DOCTOR"
+    assert labels["Dr"] == labels["."] == labels["by"] == NON_PHI
+    assert labels["6/03/04"] == "DATE"
+    assert labels["Mercy"] == labels["Hospital"] == "HOSPITAL"
+    assert labels["MRN"] == NON_PHI and labels["12345"] == "ID"
+
+
+def test_token_labels_without_spans():
+    tokens = tokenize(TEXT)
+    assert token_labels(tokens, []) == [NON_PHI] * len(tokens)
+
+
+def test_round_trip_keeps_spans_that_do_not_cross_lines():
+    spans = _spans()
+    tokens = tokenize(TEXT, _edges(spans))
+    back = labels_to_spans(TEXT, tokens, token_labels(tokens, spans))
+    got = [(s.start, s.end, s.type) for s in back]
+    for s in spans:
+        if "\n" not in TEXT[s.start:s.end]:
+            assert (s.start, s.end, s.type) in got
+
+
+def test_span_across_line_break_is_not_joined():
+    spans = _spans()
+    tokens = tokenize(TEXT, _edges(spans))
+    back = labels_to_spans(TEXT, tokens, token_labels(tokens, spans))
+    hospital = [TEXT[s.start:s.end] for s in back if s.type == "HOSPITAL"]
+    assert hospital == ["Mercy", "Hospital"]
+
+
+def test_adjacent_tokens_of_different_classes_stay_apart():
+    text = "Smith 6/03/04"
+    tokens = tokenize(text)
+    back = labels_to_spans(text, tokens, ["DOCTOR", "DATE"])
+    assert [(text[s.start:s.end], s.type) for s in back] == [("Smith", "DOCTOR"), ("6/03/04", "DATE")]
+
+
+def test_runs_separated_by_non_phi_are_separate():
+    text = "John and Mary"
+    tokens = tokenize(text)
+    back = labels_to_spans(text, tokens, ["PATIENT", NON_PHI, "PATIENT"])
+    assert [text[s.start:s.end] for s in back] == ["John", "Mary"]
+
+
+def test_space_separated_run_is_one_span_and_punctuation_inside_is_kept():
+    text = "Smith , John  M"
+    tokens = tokenize(text)
+    back = labels_to_spans(text, tokens, ["PATIENT"] * len(tokens))
+    assert [(s.start, s.end) for s in back] == [(0, len(text))]

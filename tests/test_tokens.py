@@ -1,0 +1,96 @@
+"""The tokenizer's decisions (see the itdeid.tokens docstring) and its offset invariants."""
+import random
+import string
+
+import pytest
+
+from itdeid.tokens import Token, tokenize
+
+
+def texts(text, boundaries=()):
+    return [t.text for t in tokenize(text, boundaries)]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("70yoM", ["70", "yo", "M"]),
+    ("Since6/03/04", ["Since", "6/03/04"]),
+    ("GQ/NV/whalen", ["GQ", "/", "NV", "/", "whalen"]),
+    ("6/03/04", ["6/03/04"]),
+    ("555-3456", ["555-3456"]),
+    ("2067-05-03", ["2067-05-03"]),
+    ("123-45-6789", ["123-45-6789"]),
+    ("10-Feb-2011", ["10-Feb-2011"]),
+    ("(842) 544-2703", ["(", "842", ")", "544-2703"]),
+    ("Smith,John", ["Smith", ",", "John"]),
+    ("Dr. J. Smith", ["Dr", ".", "J", ".", "Smith"]),
+    ("M.D.", ["M", ".", "D", ".", ]),
+    ("2mg 1000MG 72yo 3pm", ["2", "mg", "1000", "MG", "72", "yo", "3", "pm"]),
+    ("22nd", ["22nd"]),
+    ("MRN12345 A1234567 3LNP", ["MRN12345", "A1234567", "3LNP"]),
+    ("Hct25", ["Hct", "25"]),
+    ("DATED10/12/05", ["DATED", "10/12/05"]),
+    ("Smith's O'Brien cont'd", ["Smith", "'s", "O'Brien", "cont'd"]),
+    ("---- ... ____", ["----", "...", "____"]),
+])
+def test_decisions(text, expected):
+    assert texts(text) == expected
+
+
+def test_boundary_inside_token_splits_it():
+    assert texts("MRN12345", boundaries=[3]) == ["MRN", "12345"]
+
+
+def test_boundaries_at_token_edges_or_outside_change_nothing():
+    assert texts("Seen by Smith", boundaries=[0, 4, 5, 13, 99]) == ["Seen", "by", "Smith"]
+
+
+def test_several_boundaries_in_one_token():
+    toks = tokenize("ABC12345XY", boundaries=[3, 8])
+    assert [t.text for t in toks] == ["ABC", "12345", "XY"]
+    assert [(t.start, t.end) for t in toks] == [(0, 3), (3, 8), (8, 10)]
+
+
+def test_offsets():
+    text = "Pt  seen\n\t6/03/04 by Dr.Smith."
+    for t in tokenize(text):
+        assert isinstance(t, Token)
+        assert text[t.start:t.end] == t.text
+
+
+_ALPHABET = (string.ascii_letters + string.digits + string.punctuation
+             + "     \n\n\t" + "\u00a0\u2019é")
+
+
+def _random_texts(n=300, seed=20070101):
+    rng = random.Random(seed)
+    for _ in range(n):
+        yield "".join(rng.choice(_ALPHABET) for _ in range(rng.randint(0, 80))), rng
+
+
+def _check_invariants(text, tokens, boundaries=()):
+    covered = set()
+    previous_end = 0
+    for t in tokens:
+        assert t.text and text[t.start:t.end] == t.text
+        assert not any(c.isspace() for c in t.text), (text, t)
+        assert t.start >= previous_end, "tokens in order, not overlapping"
+        previous_end = t.end
+        assert not any(t.start < b < t.end for b in boundaries), (text, t, boundaries)
+        covered.update(range(t.start, t.end))
+    missing = [i for i, c in enumerate(text) if not c.isspace() and i not in covered]
+    assert not missing, (text, missing)
+
+
+def test_random_texts_keep_invariants():
+    for text, _ in _random_texts():
+        _check_invariants(text, tokenize(text))
+
+
+def test_random_boundaries_keep_invariants():
+    for text, rng in _random_texts(seed=7):
+        boundaries = [rng.randint(0, len(text)) for _ in range(rng.randint(0, 4))]
+        tokens = tokenize(text, boundaries)
+        _check_invariants(text, tokens, boundaries)
+        # boundaries only ever cut tokens: the same characters are covered
+        plain = {i for t in tokenize(text) for i in range(t.start, t.end)}
+        assert plain == {i for t in tokens for i in range(t.start, t.end)}
