@@ -1,0 +1,568 @@
+"""Per-token numeric features, in the feature groups of Szarvas et al. (2007).
+
+A :class:`FeatureExtractor` is fitted on training documents (it learns triggers, phrase
+suffixes, the heading vocabulary and the words never tagged as PHI there) and then turns any
+tokenized documents into a float32 matrix, one row per token, one column per attribute. Each
+group can be switched off so the groups' worth can be measured (the paper's Figure 2):
+
+========== ===================================================================================
+group      attributes
+========== ===================================================================================
+basic      initial letter type; trigger hits per class and side (of the trigger variant);
+           learned PHI phrase suffixes ('Hospital'); predicted classes of the 2 preceding
+           tokens (filled in by the model, see ``previous``)
+orthography capitalization pattern, length, digits, inner upper case, inner punctuation,
+           letters mixed with digits, roman and arabic numbers, word shape
+frequency  wordfreq Zipf frequency; log ratios of capitalized to lower-case and to
+           sentence-initial occurrences, counted in the unlabeled corpus (the training
+           documents plus the documents being transformed)
+heading    the nearest section heading (id in the training heading vocabulary), inside a
+           heading, tokens since the heading
+regex      covered by an AGE / DATE / ID / PHONE template of features/regex.json (and which)
+location   US city, US state, country, world city (phrases of up to 3 tokens)
+sentence   relative sentence position in the document, token position in its sentence,
+           first token of a line / of a sentence
+context    inside quotes, inside brackets, the whole line in upper case
+firstnames first-name and last-name frequency (census-based lists)
+nonphi     in a general-English word list; seen in training often and never as PHI
+trusted    trusted phrases (issue C's iterative dictionary), given at transform time
+========== ===================================================================================
+
+Attributes of the tokens in a window of ``window`` tokens each side are added for a subset of
+columns (the cheap, local ones), the way the paper described each token by its neighbours.
+"""
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from itdeid.document import LABELS, NON_PHI, PHI_CLASSES, Document
+from itdeid.resources import load_json, load_table, load_wordlist
+from itdeid.spans import token_labels
+from itdeid.structure import Structure, analyze
+from itdeid.tokens import Token, tokenize
+from itdeid.triggers import TriggerLists
+
+GROUPS: tuple[str, ...] = (
+    "basic", "orthography", "frequency", "heading", "regex", "location", "sentence", "context",
+    "firstnames", "nonphi",
+)
+LABEL_CODE = {label: i for i, label in enumerate(LABELS)}
+N_CLASSES = len(PHI_CLASSES)
+#: Columns of the trusted-phrase group: class code of the trusted phrase a token lies in, and
+#: the token's place in it (1 first, 2 inside, 3 last, 4 a one-token phrase).
+TRUSTED_COLUMNS = ("trusted_class", "trusted_position")
+
+
+# ------------------------------------------------------------------------------------------
+# Tokenized documents: what every model of a pipeline shares, computed once.
+# ------------------------------------------------------------------------------------------
+@dataclass
+class TokenizedDocument:
+    """A document with its tokens, structure, lower-cased words and (gold) label codes."""
+
+    document: Document
+    tokens: list[Token]
+    words: list[str]
+    structure: Structure
+    labels: np.ndarray | None = None
+
+    def __len__(self):
+        return len(self.tokens)
+
+
+def tokenize_document(document: Document, gold: bool = True) -> TokenizedDocument:
+    """Tokenize a document; with ``gold``, split tokens at its span edges and label them.
+
+    Splitting at gold edges only happens at training and evaluation time; at tagging time the
+    text's own tokens are used.
+    """
+    if gold and document.spans:
+        edges = [x for span in document.spans for x in (span.start, span.end)]
+        tokens = tokenize(document.text, edges)
+    else:
+        tokens = tokenize(document.text)
+    labels = None
+    if gold:
+        labels = np.array([LABEL_CODE[x] for x in token_labels(tokens, document.spans)], dtype=np.int8)
+    words = [t.text.lower() for t in tokens]
+    return TokenizedDocument(document, tokens, words, analyze(document.text, tokens), labels)
+
+
+# ------------------------------------------------------------------------------------------
+# Knowledge shipped with the package.
+# ------------------------------------------------------------------------------------------
+@lru_cache(maxsize=1)
+def regex_templates() -> dict[str, list[re.Pattern]]:
+    """Compiled templates of features/regex.json, per class."""
+    data = load_json("features", "regex.json")["templates"]
+    return {cls: [re.compile(t["pattern"], re.IGNORECASE if "i" in t.get("flags", "") else 0)
+                  for t in templates]
+            for cls, templates in data.items()}
+
+
+@lru_cache(maxsize=1)
+def _gazetteers() -> dict:
+    first = {}
+    for name, _sex, weight in load_table("gazetteers", "first_names.tsv"):
+        key = name.lower()
+        first[key] = max(first.get(key, 0.0), float(weight))
+    last = {name.lower(): float(weight) for name, weight in load_table("gazetteers", "last_names.tsv")}
+    cities = {tuple(tokenize_words(row[0])) for row in load_table("gazetteers", "us_cities.tsv")}
+    states = {tuple(tokenize_words(name)) for name, _abbr in load_table("gazetteers", "us_states.tsv")}
+    state_abbr = {abbr.upper() for _name, abbr in load_table("gazetteers", "us_states.tsv")}
+    countries = {tuple(tokenize_words(x)) for x in load_wordlist("gazetteers", "countries.txt")}
+    world = {tuple(tokenize_words(x)) for x in load_wordlist("gazetteers", "world_cities.txt")}
+    english = {w.lower() for w in load_wordlist("gazetteers", "nonphi_words.txt")}
+    return {"first": first, "last": last, "cities": cities, "states": states,
+            "state_abbr": state_abbr, "countries": countries, "world": world, "english": english}
+
+
+def tokenize_words(text: str) -> list[str]:
+    return [t.text.lower() for t in tokenize(text)]
+
+
+@lru_cache(maxsize=200_000)
+def _zipf(word: str) -> float:
+    from wordfreq import zipf_frequency
+    return zipf_frequency(word, "en")
+
+
+_ROMAN = re.compile(r"^(?=[MDCLXVI])M{0,3}(CM|CD|D?C{0,3})(XC|XL|L?X{0,3})(IX|IV|V?I{0,3})$")
+
+
+@lru_cache(maxsize=200_000)
+def _shape(text: str) -> str:
+    shape = re.sub(r"[A-Z]", "X", text)
+    shape = re.sub(r"[a-z]", "x", shape)
+    shape = re.sub(r"\d", "d", shape)
+    return re.sub(r"(.)\1{2,}", r"\1\1", shape)
+
+
+@lru_cache(maxsize=200_000)
+def _orthography(text: str) -> tuple:
+    """Orthographic attributes of one token text (cached: the vocabulary repeats)."""
+    first = text[0]
+    if first.isupper():
+        initial = 0
+    elif first.islower():
+        initial = 1
+    elif first.isdigit():
+        initial = 2
+    elif first.isalnum():
+        initial = 4
+    else:
+        initial = 3
+    letters = [c for c in text if c.isalpha()]
+    n_digits = sum(c.isdigit() for c in text)
+    all_upper = bool(letters) and all(c.isupper() for c in letters)
+    all_lower = bool(letters) and all(c.islower() for c in letters)
+    title = text[0].isupper() and len(letters) > 1 and all(c.islower() for c in letters[1:])
+    inner_upper = any(c.isupper() for c in text[1:]) and not all_upper
+    inner_punct = any(not c.isalnum() for c in text[1:-1]) if len(text) > 2 else False
+    mixed = bool(letters) and n_digits > 0
+    roman = bool(_ROMAN.match(text)) and len(text) <= 6
+    number = bool(re.fullmatch(r"\d+(?:[.,]\d+)?", text))
+    return (initial, float(all_upper), float(all_lower), float(title), float(inner_upper),
+            float(len(text)), float(n_digits > 0), float(n_digits == len(text)), float(n_digits),
+            float(inner_punct), float(mixed), float(roman), float(number),
+            float(text.endswith(".")))
+
+
+ORTHOGRAPHY_COLUMNS = ("all_upper", "all_lower", "title", "inner_upper", "length", "has_digit",
+                       "all_digit", "n_digits", "inner_punct", "letters_and_digits", "roman",
+                       "arabic_number", "ends_with_period", "shape")
+
+
+def _phrase_marks(words: Sequence[str], phrases: set, max_len: int = 3) -> np.ndarray:
+    """1.0 for every token inside an occurrence of a phrase (a tuple of lower-case words)."""
+    marks = np.zeros(len(words), dtype=np.float32)
+    for i in range(len(words)):
+        for k in range(max_len, 0, -1):
+            if i + k <= len(words) and tuple(words[i:i + k]) in phrases:
+                marks[i:i + k] = 1.0
+                break
+    return marks
+
+
+def _covered(tokens: Sequence[Token], spans: Iterable[tuple[int, int]]) -> np.ndarray:
+    """Boolean mask of tokens overlapping any (start, end) character span."""
+    starts = np.fromiter((t.start for t in tokens), dtype=np.int64, count=len(tokens))
+    ends = np.fromiter((t.end for t in tokens), dtype=np.int64, count=len(tokens))
+    mask = np.zeros(len(tokens), dtype=bool)
+    for s, e in spans:
+        lo = np.searchsorted(ends, s, side="right")
+        hi = np.searchsorted(starts, e, side="left")
+        mask[lo:hi] = True
+    return mask
+
+
+# ------------------------------------------------------------------------------------------
+# Case statistics over an unlabeled corpus.
+# ------------------------------------------------------------------------------------------
+class CaseCounts:
+    """How often each word is written capitalized, lower case, or capitalized sentence-initially.
+
+    wordfreq folds case, so these ratios are counted in the documents themselves: at fit time
+    the training documents, at transform time those plus the documents being transformed.
+    """
+
+    def __init__(self):
+        self.capitalized = Counter()
+        self.lower = Counter()
+        self.initial = Counter()
+
+    def add(self, docs: Iterable[TokenizedDocument]) -> "CaseCounts":
+        for td in docs:
+            first_in_sentence = td.structure.token_in_sentence == 0
+            for token, word, initial in zip(td.tokens, td.words, first_in_sentence):
+                c = token.text[0]
+                if not c.isalpha():
+                    continue
+                if initial:
+                    self.initial[word] += 1
+                elif c.isupper():
+                    self.capitalized[word] += 1
+                else:
+                    self.lower[word] += 1
+        return self
+
+    def merged(self, other: "CaseCounts") -> "CaseCounts":
+        out = CaseCounts()
+        for name in ("capitalized", "lower", "initial"):
+            getattr(out, name).update(getattr(self, name))
+            getattr(out, name).update(getattr(other, name))
+        return out
+
+    def restricted(self, words: set) -> "CaseCounts":
+        """The counts of ``words`` only."""
+        out = CaseCounts()
+        for name in ("capitalized", "lower", "initial"):
+            getattr(out, name).update({w: n for w, n in getattr(self, name).items() if w in words})
+        return out
+
+    def ratios(self, word: str) -> tuple[float, float]:
+        cap = self.capitalized.get(word, 0)
+        return (math.log((cap + 1) / (self.lower.get(word, 0) + 1)),
+                math.log((cap + 1) / (self.initial.get(word, 0) + 1)))
+
+
+# ------------------------------------------------------------------------------------------
+# The extractor.
+# ------------------------------------------------------------------------------------------
+class FeatureExtractor:
+    """Learns what features need from training documents and builds the feature matrix.
+
+    Parameters
+    ----------
+    groups : sequence of str, default all of :data:`GROUPS`
+        Feature groups to compute; the others are left out of the matrix.
+    trigger : {"token", "phrase", "ngram"}, default "token"
+        Which trigger variant feeds the ``basic`` group.
+    window : int, default 2
+        Attributes of this many tokens on each side are added for the windowed columns.
+    trigger_min_count, trigger_min_gain, trigger_top_k
+        Filters of the trigger lists (see :mod:`itdeid.triggers`).
+    nonphi_min_count : int, default 3
+        A word seen this often in training and never as PHI counts as a non-PHI word.
+    suffix_min_count : int, default 2
+        A word must end this many training PHI phrases (of two or more tokens) to be a suffix.
+
+    Attributes (after fit)
+    ----------------------
+    triggers_ : TriggerLists
+    suffixes_ : dict[str, int]  word -> class code of phrases it ends
+    headings_ : dict[str, int]  heading name -> id
+    nonphi_ : set[str]          words never PHI in training
+    case_counts_ : CaseCounts
+    feature_names_ : list[str]
+    """
+
+    def __init__(self, groups: Sequence[str] = GROUPS, trigger: str = "token", window: int = 2,
+                 trigger_min_count: int = 3, trigger_min_gain: float = 1e-4, trigger_top_k: int = 60,
+                 nonphi_min_count: int = 3, suffix_min_count: int = 2):
+        self.groups = tuple(groups)
+        self.trigger = trigger
+        self.window = window
+        self.trigger_min_count = trigger_min_count
+        self.trigger_min_gain = trigger_min_gain
+        self.trigger_top_k = trigger_top_k
+        self.nonphi_min_count = nonphi_min_count
+        self.suffix_min_count = suffix_min_count
+
+    # -- fit --------------------------------------------------------------------------------
+    def fit(self, docs: Sequence[TokenizedDocument]) -> "FeatureExtractor":
+        unknown = set(self.groups) - set(GROUPS) - {"trusted"}
+        if unknown:
+            raise ValueError(f"unknown feature groups: {', '.join(sorted(unknown))}")
+        if any(td.labels is None for td in docs):
+            raise ValueError("FeatureExtractor.fit needs documents tokenized with gold labels")
+        self.triggers_ = TriggerLists(self.trigger, self.trigger_min_count, self.trigger_min_gain,
+                                      self.trigger_top_k).fit([(td.words, td.labels) for td in docs])
+        ends = Counter()
+        ends_by_class: dict[str, Counter] = {}
+        seen, as_phi = Counter(), Counter()
+        headings = Counter()
+        for td in docs:
+            for w, label in zip(td.words, td.labels):
+                seen[w] += 1
+                if label:
+                    as_phi[w] += 1
+            headings.update({h.name for h in td.structure.headings})
+            labels = td.labels
+            i = 0
+            while i < len(labels):
+                if labels[i]:
+                    j = i
+                    while j + 1 < len(labels) and labels[j + 1] == labels[i]:
+                        j += 1
+                    if j > i and td.words[j].isalpha():
+                        ends[td.words[j]] += 1
+                        ends_by_class.setdefault(td.words[j], Counter())[int(labels[i])] += 1
+                    i = j + 1
+                else:
+                    i += 1
+        # What fit learns is saved in the model file, so it must hold no training PHI:
+        # suffixes are ordinary English words ('hospital', 'center', 'street'), never a name that
+        # happens to end many phrases ('Smith'); headings count only when their words are never
+        # PHI and they head two or more documents; case counts are kept for non-PHI words only
+        # (a PHI word's ratios come from the documents being transformed).
+        english = _gazetteers()["english"]
+        self.suffixes_ = {w: ends_by_class[w].most_common(1)[0][0]
+                          for w, n in ends.items() if n >= self.suffix_min_count and w in english}
+        self.nonphi_ = {w for w, n in seen.items() if n >= self.nonphi_min_count and not as_phi[w]}
+        safe = self.nonphi_ | english
+        self.headings_ = {name: i for i, name in enumerate(sorted(
+            name for name, n in headings.items()
+            if n >= 2 and all(w in safe for w in tokenize_words(name) if w.isalpha())))}
+        self.case_counts_ = CaseCounts().add(docs).restricted(safe)
+        self.feature_names_ = self._names()
+        return self
+
+    # -- transform --------------------------------------------------------------------------
+    def transform(self, docs: Sequence[TokenizedDocument], trusted: Sequence[np.ndarray] | None = None
+                  ) -> np.ndarray:
+        """The feature matrix of all tokens of ``docs``, documents one after another.
+
+        ``trusted``: per document, an (n_tokens, k) array of trusted-phrase attributes (issue C);
+        required when the ``trusted`` group is on.
+        """
+        if not hasattr(self, "feature_names_"):
+            raise RuntimeError("FeatureExtractor is not fitted yet: call fit() first")
+        counts = self.case_counts_.merged(CaseCounts().add(docs)) if "frequency" in self.groups else None
+        blocks = []
+        for k, td in enumerate(docs):
+            extra = trusted[k] if trusted is not None else None
+            blocks.append(self._document(td, counts, extra))
+        if not blocks:
+            return np.zeros((0, len(self.feature_names_)), dtype=np.float32)
+        return np.vstack(blocks)
+
+    def fit_transform(self, docs, trusted=None):
+        return self.fit(docs).transform(docs, trusted)
+
+    def previous_columns(self) -> list[int]:
+        """Indices of the two predicted-previous-class columns (empty when ``basic`` is off)."""
+        return [i for i, n in enumerate(self.feature_names_) if n in ("prev1_class", "prev2_class")]
+
+    # -- internals --------------------------------------------------------------------------
+    def _base_names(self) -> tuple[list[str], list[str]]:
+        """Names of the per-token columns, and the subset that is windowed."""
+        names, windowed = [], []
+        g = self.groups
+        if "basic" in g:
+            names += ["initial_type"]
+            names += [f"trigger_left_{c}" for c in PHI_CLASSES] + [f"trigger_right_{c}" for c in PHI_CLASSES]
+            names += ["suffix_class", "suffix_ahead_class", "suffix_ahead_distance"]
+            windowed += ["initial_type", "suffix_class"]
+        if "orthography" in g:
+            names += list(ORTHOGRAPHY_COLUMNS)
+            windowed += ["all_upper", "title", "has_digit", "length", "shape"]
+        if "frequency" in g:
+            names += ["zipf", "cap_to_lower", "cap_to_initial"]
+            windowed += ["zipf", "cap_to_lower"]
+        if "heading" in g:
+            names += ["heading_id", "in_heading", "since_heading"]
+        if "regex" in g:
+            names += [f"regex_{c}" for c in ("AGE", "DATE", "ID", "PHONE")]
+            names += [f"regex_{c}_template" for c in ("AGE", "DATE", "ID", "PHONE")]
+            windowed += [f"regex_{c}" for c in ("DATE", "ID", "PHONE")]
+        if "location" in g:
+            names += ["us_city", "us_state", "country", "world_city"]
+            windowed += ["us_city", "us_state"]
+        if "sentence" in g:
+            names += ["sentence_position", "token_in_sentence", "line_start", "sentence_start"]
+        if "context" in g:
+            names += ["in_quotes", "in_brackets", "line_upper"]
+        if "firstnames" in g:
+            names += ["first_name", "last_name"]
+            windowed += ["first_name", "last_name"]
+        if "nonphi" in g:
+            names += ["english_word", "never_phi"]
+            windowed += ["english_word", "never_phi"]
+        return names, windowed
+
+    def _names(self) -> list[str]:
+        names, windowed = self._base_names()
+        out = list(names)
+        for o in [o for o in range(-self.window, self.window + 1) if o]:
+            out += [f"{n}@{o:+d}" for n in windowed]
+        if "basic" in self.groups:
+            out += ["prev1_class", "prev2_class"]
+        if "trusted" in self.groups:
+            out += list(TRUSTED_COLUMNS)
+        return out
+
+    def _shape_id(self, text: str) -> float:
+        shape = _shape(text)
+        # a stable numeric code of the shape: its hash would differ between runs, so map
+        # shapes to small integers by a content-based checksum
+        return float(sum((i + 1) * ord(c) for i, c in enumerate(shape[:12])) % 997)
+
+    def _document(self, td: TokenizedDocument, counts: CaseCounts | None, trusted) -> np.ndarray:
+        g = self.groups
+        n = len(td.tokens)
+        text = td.document.text
+        cols: dict[str, np.ndarray] = {}
+        if n == 0:
+            return np.zeros((0, len(self.feature_names_)), dtype=np.float32)
+        ortho = np.array([_orthography(t.text) for t in td.tokens], dtype=np.float32)
+        if "basic" in g:
+            cols["initial_type"] = ortho[:, 0]
+            left, right = self.triggers_.hits(td.words)
+            for j, c in enumerate(PHI_CLASSES):
+                cols[f"trigger_left_{c}"] = left[:, j]
+                cols[f"trigger_right_{c}"] = right[:, j]
+            suffix = np.array([self.suffixes_.get(w, 0) for w in td.words], dtype=np.float32)
+            cols["suffix_class"] = suffix
+            ahead_class = np.zeros(n, dtype=np.float32)
+            ahead_dist = np.zeros(n, dtype=np.float32)
+            upcoming, where = 0.0, -1
+            for i in range(n - 1, -1, -1):
+                if where >= 0 and where - i <= 4:
+                    ahead_class[i], ahead_dist[i] = upcoming, where - i
+                if suffix[i]:
+                    upcoming, where = suffix[i], i
+            cols["suffix_ahead_class"] = ahead_class
+            cols["suffix_ahead_distance"] = ahead_dist
+        if "orthography" in g:
+            for j, name in enumerate(ORTHOGRAPHY_COLUMNS[:-1]):
+                cols[name] = ortho[:, j + 1]
+            cols["shape"] = np.array([self._shape_id(t.text) for t in td.tokens], dtype=np.float32)
+        if "frequency" in g:
+            cols["zipf"] = np.array([_zipf(w) for w in td.words], dtype=np.float32)
+            ratios = np.array([counts.ratios(w) for w in td.words], dtype=np.float32).reshape(n, 2)
+            cols["cap_to_lower"], cols["cap_to_initial"] = ratios[:, 0], ratios[:, 1]
+        s = td.structure
+        if "heading" in g:
+            names = [h.name for h in s.headings]
+            ids = np.array([self.headings_.get(x, -2) for x in names] + [-1], dtype=np.float32)
+            cols["heading_id"] = ids[np.asarray(s.heading)]  # -1 indexes the appended "none"
+            cols["in_heading"] = np.asarray(s.in_heading, dtype=np.float32)
+            since = np.zeros(n, dtype=np.float32)
+            count = 0
+            for i in range(n):
+                count = 0 if s.in_heading[i] else count + 1
+                since[i] = min(count, 50)
+            cols["since_heading"] = since
+        if "regex" in g:
+            for cls, patterns in regex_templates().items():
+                flag = np.zeros(n, dtype=np.float32)
+                which = np.zeros(n, dtype=np.float32)
+                for k, pattern in enumerate(patterns, start=1):
+                    mask = _covered(td.tokens, (m.span() for m in pattern.finditer(text)))
+                    which[mask & (which == 0)] = k
+                    flag[mask] = 1.0
+                cols[f"regex_{cls}"], cols[f"regex_{cls}_template"] = flag, which
+        if "location" in g:
+            gaz = _gazetteers()
+            cols["us_city"] = _phrase_marks(td.words, gaz["cities"])
+            state = _phrase_marks(td.words, gaz["states"])
+            state[[i for i, t in enumerate(td.tokens) if t.text in gaz["state_abbr"]]] = 1.0
+            cols["us_state"] = state
+            cols["country"] = _phrase_marks(td.words, gaz["countries"])
+            cols["world_city"] = _phrase_marks(td.words, gaz["world"])
+        if "sentence" in g:
+            cols["sentence_position"] = np.asarray(s.sentence_position, dtype=np.float32)
+            cols["token_in_sentence"] = np.minimum(np.asarray(s.token_in_sentence, dtype=np.float32), 50)
+            cols["line_start"] = np.asarray(s.line_start, dtype=np.float32)
+            cols["sentence_start"] = (np.asarray(s.token_in_sentence) == 0).astype(np.float32)
+        if "context" in g:
+            quotes = np.zeros(n, dtype=np.float32)
+            brackets = np.zeros(n, dtype=np.float32)
+            line_upper = np.zeros(n, dtype=np.float32)
+            in_quote, depth, line_start = False, 0, 0
+            line_starts = np.asarray(s.line_start)
+            for i, t in enumerate(td.tokens):
+                if line_starts[i]:
+                    in_quote, depth = False, 0
+                if t.text == '"':
+                    in_quote = not in_quote
+                elif t.text in "([{":
+                    depth += 1
+                elif t.text in ")]}":
+                    depth = max(0, depth - 1)
+                else:
+                    quotes[i], brackets[i] = float(in_quote), float(depth > 0)
+            # whole line in upper case: letters of the line all upper
+            bounds = list(np.flatnonzero(line_starts)) + [n]
+            for a, b in zip(bounds[:-1], bounds[1:]):
+                line = text[td.tokens[a].start:td.tokens[b - 1].end]
+                letters = [c for c in line if c.isalpha()]
+                line_upper[a:b] = float(len(letters) > 3 and all(c.isupper() for c in letters))
+            cols["in_quotes"], cols["in_brackets"], cols["line_upper"] = quotes, brackets, line_upper
+        if "firstnames" in g:
+            gaz = _gazetteers()
+            cols["first_name"] = np.array([math.log1p(gaz["first"].get(w, 0.0)) for w in td.words], dtype=np.float32)
+            cols["last_name"] = np.array([math.log1p(gaz["last"].get(w, 0.0)) for w in td.words], dtype=np.float32)
+        if "nonphi" in g:
+            english = _gazetteers()["english"]
+            cols["english_word"] = np.array([w in english for w in td.words], dtype=np.float32)
+            cols["never_phi"] = np.array([w in self.nonphi_ for w in td.words], dtype=np.float32)
+
+        base_names, windowed = self._base_names()
+        base = np.column_stack([cols[name] for name in base_names]) if base_names else np.zeros((n, 0), np.float32)
+        blocks = [base]
+        if windowed:
+            w = np.column_stack([cols[name] for name in windowed])
+            for o in [o for o in range(-self.window, self.window + 1) if o]:
+                shifted = np.full_like(w, -1.0)
+                if o < 0 and -o < n:
+                    shifted[-o:] = w[:o]
+                elif o > 0 and o < n:
+                    shifted[:-o] = w[o:]
+                blocks.append(shifted)
+        if "basic" in g:
+            blocks.append(np.full((n, 2), -1.0, dtype=np.float32))  # prev classes, set by the model
+        if "trusted" in g:
+            if trusted is None:
+                raise ValueError("the 'trusted' feature group needs trusted-phrase attributes")
+            blocks.append(np.asarray(trusted, dtype=np.float32).reshape(n, len(TRUSTED_COLUMNS)))
+        return np.hstack(blocks).astype(np.float32, copy=False)
+
+
+def set_previous(X: np.ndarray, columns: Sequence[int], labels: np.ndarray, doc_lengths: Sequence[int]) -> None:
+    """Fill the previous-class columns of ``X`` in place from per-token label codes.
+
+    Used at training time with gold (or out-of-fold predicted) labels; at tagging time the model
+    fills them left to right from its own predictions.
+    """
+    if not columns:
+        return
+    p1, p2 = columns
+    start = 0
+    for n in doc_lengths:
+        seg = labels[start:start + n].astype(np.float32)
+        prev1 = np.full(n, -1.0, dtype=np.float32)
+        prev2 = np.full(n, -1.0, dtype=np.float32)
+        prev1[1:] = seg[:-1]
+        prev2[2:] = seg[:-2]
+        X[start:start + n, p1] = prev1
+        X[start:start + n, p2] = prev2
+        start += n
