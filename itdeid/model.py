@@ -1,0 +1,264 @@
+"""``TokenModel``: one trigger variant's PHI tagger (features + boosted trees).
+
+The estimator follows scikit-learn's contract: ``__init__`` stores parameters, ``fit`` learns
+and returns ``self``, learned state ends in ``_``, and ``get_params`` lets a cross-validation
+runner clone a fresh model for each fold.
+
+Predicted classes of preceding tokens (the paper's "online evaluation") are a feature: at
+tagging time they are the model's own predictions, filled in left to right. All documents are
+processed together one token position at a time, so a batch costs as many classifier calls as
+its longest document has tokens, not as many as it has tokens. At training time the feature can
+come from ``previous="gold"`` labels (look more reliable than they will be), from
+``previous="oof"`` out-of-fold predictions of an inner split (what the model will really see),
+or be left out (``"none"``).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from itdeid import __version__
+from itdeid.document import LABELS, Document, Span
+from itdeid.errors import UserError
+from itdeid.featurize import (GROUPS, FeatureExtractor, TokenizedDocument, set_previous,
+                              tokenize_document)
+from itdeid.learners import Learner
+from itdeid.spans import labels_to_spans
+from itdeid.triggers import TriggerLists
+
+MODEL_FORMAT = 1
+PREVIOUS = ("gold", "oof", "none")
+
+
+class NotFittedError(UserError):
+    """The model is used before ``fit`` (or ``load``)."""
+
+
+def _lengths(docs: Sequence[TokenizedDocument]) -> np.ndarray:
+    return np.array([len(td) for td in docs], dtype=np.int64)
+
+
+class TokenModel:
+    """A token classifier over one trigger variant's features.
+
+    Parameters
+    ----------
+    trigger : {"token", "phrase", "ngram"}, default "token"
+        Trigger variant (the three models of the final vote differ only in this).
+    learner : {"xgboost", "adaboost", "tree", "majority"}, default "xgboost"
+        See :mod:`itdeid.learners`.
+    groups : sequence of str, default all feature groups of :mod:`itdeid.featurize`
+    window : int, default 2
+        Neighbouring tokens each side whose attributes are added.
+    previous : {"gold", "oof", "none"}, default "gold"
+        Where the predicted-previous-class feature comes from at training time.
+    inner_folds : int, default 3
+        Folds of the inner split used by ``previous="oof"``.
+    n_estimators, max_depth, learning_rate : learner parameters (None: the learner's default)
+    device : {"cpu", "cuda"}, default "cpu"
+        xgboost training device.
+    n_jobs : int or None
+        Threads for xgboost (None: all cores).
+    random_state : int, default 0
+    trigger_min_count, trigger_min_gain, trigger_top_k : trigger filters (:mod:`itdeid.triggers`)
+
+    Attributes
+    ----------
+    extractor_ : FeatureExtractor
+    learner_ : Learner
+    feature_names_ : list of str
+    """
+
+    def __init__(self, trigger: str = "token", learner: str = "xgboost", groups: Sequence[str] = GROUPS,
+                 window: int = 2, previous: str = "gold", inner_folds: int = 3,
+                 n_estimators: int | None = None, max_depth: int | None = None,
+                 learning_rate: float | None = None, device: str = "cpu", n_jobs: int | None = None,
+                 random_state: int = 0, trigger_min_count: int = 3, trigger_min_gain: float = 1e-4,
+                 trigger_top_k: int = 60):
+        self.trigger = trigger
+        self.learner = learner
+        self.groups = groups
+        self.window = window
+        self.previous = previous
+        self.inner_folds = inner_folds
+        self.n_estimators = n_estimators
+        self.max_depth = max_depth
+        self.learning_rate = learning_rate
+        self.device = device
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.trigger_min_count = trigger_min_count
+        self.trigger_min_gain = trigger_min_gain
+        self.trigger_top_k = trigger_top_k
+
+    # -- scikit-learn contract --------------------------------------------------------------
+    _PARAMS = ("trigger", "learner", "groups", "window", "previous", "inner_folds", "n_estimators",
+               "max_depth", "learning_rate", "device", "n_jobs", "random_state", "trigger_min_count",
+               "trigger_min_gain", "trigger_top_k")
+
+    def get_params(self, deep: bool = True) -> dict:
+        return {name: getattr(self, name) for name in self._PARAMS}
+
+    def set_params(self, **params) -> "TokenModel":
+        for name, value in params.items():
+            if name not in self._PARAMS:
+                raise ValueError(f"TokenModel has no parameter {name!r}")
+            setattr(self, name, value)
+        return self
+
+    def clone(self) -> "TokenModel":
+        return type(self)(**self.get_params())
+
+    def __repr__(self):
+        return f"TokenModel(trigger={self.trigger!r}, learner={self.learner!r}, previous={self.previous!r})"
+
+    # -- training ---------------------------------------------------------------------------
+    def _new_extractor(self) -> FeatureExtractor:
+        return FeatureExtractor(groups=self.groups, trigger=self.trigger, window=self.window,
+                                trigger_min_count=self.trigger_min_count,
+                                trigger_min_gain=self.trigger_min_gain, trigger_top_k=self.trigger_top_k)
+
+    def _new_learner(self) -> Learner:
+        return Learner(self.learner, n_estimators=self.n_estimators, max_depth=self.max_depth,
+                       learning_rate=self.learning_rate, n_jobs=self.n_jobs, device=self.device,
+                       random_state=self.random_state)
+
+    def fit(self, documents: Sequence[Document], trusted=None) -> "TokenModel":
+        """Train on documents with gold spans."""
+        return self.fit_tokenized([tokenize_document(d) for d in documents], trusted)
+
+    def fit_tokenized(self, docs: Sequence[TokenizedDocument], trusted=None) -> "TokenModel":
+        if self.previous not in PREVIOUS:
+            raise ValueError(f"previous must be one of {', '.join(PREVIOUS)}, got {self.previous!r}")
+        if not docs:
+            raise UserError("cannot train on an empty corpus")
+        if any(td.labels is None for td in docs):
+            raise UserError("training documents need gold labels")
+        previous_labels = None
+        if self.previous == "oof" and "basic" in self.groups:
+            previous_labels = self._out_of_fold_labels(docs, trusted)
+        self.extractor_ = self._new_extractor().fit(docs)
+        X = self.extractor_.transform(docs, trusted)
+        y = np.concatenate([td.labels for td in docs]).astype(np.int64)
+        columns = self.extractor_.previous_columns()
+        if self.previous == "gold":
+            set_previous(X, columns, y, _lengths(docs))
+        elif self.previous == "oof":
+            set_previous(X, columns, previous_labels, _lengths(docs))
+        self.learner_ = self._new_learner().fit(X, y)
+        self.feature_names_ = self.extractor_.feature_names_
+        return self
+
+    def _out_of_fold_labels(self, docs, trusted) -> np.ndarray:
+        """Labels predicted for each training document by a model that did not see it."""
+        k = max(2, min(self.inner_folds, len(docs)))
+        fold = np.arange(len(docs)) % k
+        out = [None] * len(docs)
+        for f in range(k):
+            train = [i for i in range(len(docs)) if fold[i] != f]
+            test = [i for i in range(len(docs)) if fold[i] == f]
+            inner = self.clone().set_params(previous="gold")
+            inner.fit_tokenized([docs[i] for i in train],
+                                None if trusted is None else [trusted[i] for i in train])
+            predicted = inner.predict_tokenized([docs[i] for i in test],
+                                                None if trusted is None else [trusted[i] for i in test])
+            for i, labels in zip(test, predicted):
+                out[i] = labels
+        return np.concatenate(out)
+
+    # -- prediction -------------------------------------------------------------------------
+    def _check_fitted(self):
+        if not hasattr(self, "learner_"):
+            raise NotFittedError("this TokenModel is not fitted yet: call fit() or load() first")
+
+    def predict_proba_tokenized(self, docs: Sequence[TokenizedDocument], trusted=None) -> list[np.ndarray]:
+        """Per document, an (n_tokens, 9) array of label probabilities (tagging left to right)."""
+        self._check_fitted()
+        X = self.extractor_.transform(docs, trusted)
+        lengths = _lengths(docs)
+        starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
+        columns = self.extractor_.previous_columns()
+        if not columns or self.previous == "none":
+            proba = self.learner_.predict_proba(X)
+        else:
+            proba = np.zeros((len(X), len(LABELS)), dtype=np.float32)
+            labels = np.zeros(len(X), dtype=np.int64)
+            p1, p2 = columns
+            for t in range(int(lengths.max(initial=0))):
+                rows = starts[lengths > t] + t
+                if t >= 1:
+                    X[rows, p1] = labels[rows - 1]
+                if t >= 2:
+                    X[rows, p2] = labels[rows - 2]
+                proba[rows] = self.learner_.predict_proba(X[rows])
+                labels[rows] = proba[rows].argmax(axis=1)
+        return [proba[s:s + n] for s, n in zip(starts, lengths)]
+
+    def predict_tokenized(self, docs: Sequence[TokenizedDocument], trusted=None) -> list[np.ndarray]:
+        """Per document, the predicted label codes (indices into ``LABELS``)."""
+        return [p.argmax(axis=1) for p in self.predict_proba_tokenized(docs, trusted)]
+
+    def predict(self, documents: Sequence[Document]) -> list[list[Span]]:
+        """Predicted PHI spans of each document (gold spans, if any, are ignored)."""
+        docs = [tokenize_document(d, gold=False) for d in documents]
+        return [labels_to_spans(td.document.text, td.tokens, [LABELS[i] for i in codes])
+                for td, codes in zip(docs, self.predict_tokenized(docs))]
+
+    # -- persistence ------------------------------------------------------------------------
+    def save(self, folder) -> None:
+        """Write the model to ``folder`` as JSON metadata plus the learner's own file."""
+        self._check_fitted()
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        params = self.get_params()
+        params["groups"] = list(params["groups"])
+        ex = self.extractor_
+        state = {
+            "format": MODEL_FORMAT, "itdeid_version": __version__, "kind": "TokenModel",
+            "params": params,
+            "extractor": {
+                "triggers": ex.triggers_.to_dict(), "suffixes": ex.suffixes_, "headings": ex.headings_,
+                "nonphi": sorted(ex.nonphi_),
+                "case_counts": {"capitalized": dict(ex.case_counts_.capitalized),
+                                "lower": dict(ex.case_counts_.lower),
+                                "initial": dict(ex.case_counts_.initial)},
+            },
+            "feature_names": self.feature_names_,
+            "learner": self.learner_.save(folder),
+        }
+        (folder / "model.json").write_text(json.dumps(state), encoding="utf-8")
+
+    @classmethod
+    def load(cls, folder) -> "TokenModel":
+        folder = Path(folder)
+        path = folder / "model.json"
+        if not path.is_file():
+            raise UserError(f"{folder}: not a model folder (no model.json)")
+        try:
+            state = json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as error:
+            raise UserError(f"{path}:{error.lineno}: not valid JSON ({error.msg})") from None
+        if state.get("kind") != "TokenModel" or state.get("format") != MODEL_FORMAT:
+            raise UserError(f"{path}: model format {state.get('kind')} v{state.get('format')} "
+                            f"(written by itdeid {state.get('itdeid_version')}); this itdeid "
+                            f"{__version__} reads TokenModel v{MODEL_FORMAT}")
+        model = cls(**state["params"])
+        ex = model._new_extractor()
+        saved = state["extractor"]
+        ex.triggers_ = TriggerLists.from_dict(saved["triggers"])
+        ex.suffixes_ = saved["suffixes"]
+        ex.headings_ = saved["headings"]
+        ex.nonphi_ = set(saved["nonphi"])
+        from itdeid.featurize import CaseCounts
+        counts = CaseCounts()
+        for name in ("capitalized", "lower", "initial"):
+            getattr(counts, name).update(saved["case_counts"][name])
+        ex.case_counts_ = counts
+        ex.feature_names_ = state["feature_names"]
+        model.extractor_ = ex
+        model.feature_names_ = state["feature_names"]
+        model.learner_ = Learner.load(folder, state["learner"])
+        return model

@@ -1,0 +1,58 @@
+"""Results files that say how they were made: command, date, machine, then the tables."""
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import platform
+import shlex
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+
+def machine() -> str:
+    """A one-line description of this machine (CPU model, cores, memory, Python)."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as handle:
+            for line in handle:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    try:
+        mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+        memory = f", {mem:.0f} GiB RAM"
+    except (ValueError, OSError, AttributeError):
+        memory = ""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return f"{cpu}, {cores} cores{memory}, Python {platform.python_version()}, {platform.system()}"
+
+
+def command_line() -> str:
+    """The command that is running, as a user would type it."""
+    prog = Path(sys.argv[0]).name
+    if prog in ("__main__.py", "-c", ""):
+        prog = "itdeid"
+    return " ".join([prog] + [shlex.quote(a) for a in sys.argv[1:]])
+
+
+def header(title: str, command: str | None = None) -> str:
+    now = _dt.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
+    return (f"# {title}\n\n- command: `{command or command_line()}`\n- date: {now}\n"
+            f"- machine: {machine()}\n")
+
+
+def markdown_table(frame: pd.DataFrame, floatfmt: str = ".2f") -> str:
+    """A pipe table (no extra dependency: pandas' to_markdown needs tabulate)."""
+    frame = frame.reset_index() if frame.index.name or not isinstance(frame.index, pd.RangeIndex) else frame
+    cols = [str(c) for c in frame.columns]
+    lines = ["| " + " | ".join(cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
+    for _, row in frame.iterrows():
+        cells = []
+        for v in row:
+            cells.append(format(v, floatfmt) if isinstance(v, float) else str(v))
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"

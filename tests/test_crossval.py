@@ -1,0 +1,59 @@
+"""Cross-validation: folds cut on document boundaries, grouped by patient; fit only on training folds."""
+import numpy as np
+import pytest
+
+from itdeid.crossval import crossval, group_folds, results_table
+from itdeid.document import Document
+from itdeid.model import TokenModel
+
+from helpers import tiny_corpus
+
+
+def test_patients_never_straddle_folds():
+    docs = tiny_corpus(40)
+    folds = group_folds(docs, 5, seed=3)
+    by_patient = {}
+    for d, f in zip(docs, folds):
+        by_patient.setdefault(d.patient, set()).add(int(f))
+    assert all(len(s) == 1 for s in by_patient.values())
+    assert set(folds.tolist()) == set(range(5))
+    sizes = np.bincount(folds, weights=[len(d.text) for d in docs])
+    assert sizes.max() / sizes.min() < 1.5                  # balanced by characters
+
+
+def test_folds_deterministic_and_seeded():
+    docs = tiny_corpus(40)
+    np.testing.assert_array_equal(group_folds(docs, 5, 1), group_folds(docs, 5, 1))
+    assert not np.array_equal(group_folds(docs, 5, 1), group_folds(docs, 5, 2))
+
+
+def test_documents_without_patient_are_their_own_group():
+    docs = [Document(f"d{i}", "x " * (i + 1)) for i in range(6)]
+    assert len(set(group_folds(docs, 3).tolist())) == 3
+    with pytest.raises(ValueError, match="cannot fill"):
+        group_folds(docs[:2], 3)
+
+
+class SpyModel(TokenModel):
+    """Records which documents each fold's model was fitted on (a class attribute log)."""
+
+    log: list = []
+
+    def fit_tokenized(self, docs, trusted=None):
+        SpyModel.log.append({td.document.id for td in docs})
+        return super().fit_tokenized(docs, trusted)
+
+
+def test_each_fold_trains_on_training_folds_only():
+    docs = tiny_corpus(30)
+    SpyModel.log = []
+    result = crossval(docs, lambda: SpyModel(n_estimators=5, n_jobs=1, trigger_min_count=2), folds=3, seed=0)
+    folds = group_folds(docs, 3, 0)
+    for f, trained in enumerate(SpyModel.log):
+        expected = {d.id for d, k in zip(docs, folds) if k != f}
+        assert trained == expected
+    assert set(result.predictions) == {d.id for d in docs}      # every note predicted out of fold
+    assert len(result.per_fold) == 3
+    table = results_table([result])
+    assert {"9way_F", "8way_P", "8way_R", "8way_F", "seconds"} <= set(table.columns)
+    assert 0.5 < table.loc["model", "8way_F"] <= 1

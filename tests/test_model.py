@@ -1,0 +1,96 @@
+"""TokenModel: the estimator contract, tagging, save/load giving identical predictions."""
+import json
+
+import numpy as np
+import pytest
+
+from itdeid.evaluate import evaluate
+from itdeid.model import NotFittedError, TokenModel
+
+from helpers import tiny_corpus
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return tiny_corpus(40, seed=1)
+
+
+@pytest.fixture(scope="module")
+def fitted(corpus):
+    return TokenModel(n_estimators=30, n_jobs=1, trigger_min_count=2).fit(corpus[:30])
+
+
+def test_estimator_contract():
+    model = TokenModel(trigger="phrase", window=1)
+    assert model.get_params()["trigger"] == "phrase"
+    assert model.set_params(window=3) is model and model.window == 3
+    clone = model.clone()
+    assert clone.get_params() == model.get_params() and not hasattr(clone, "learner_")
+    with pytest.raises(ValueError):
+        model.set_params(bogus=1)
+
+
+def test_fit_returns_self_with_learned_attributes(corpus):
+    model = TokenModel(n_estimators=5, n_jobs=1)
+    assert model.fit(corpus[:10]) is model
+    assert model.feature_names_ and hasattr(model, "learner_") and hasattr(model, "extractor_")
+
+
+def test_predicts_held_out_notes(corpus, fitted):
+    held_out = corpus[30:]
+    predicted = fitted.predict(held_out)
+    scores = evaluate(held_out, {d.id: spans for d, spans in zip(held_out, predicted)})
+    assert scores.to_dict()["summary"]["token_8way"]["f"] > 0.9
+
+
+def test_gold_spans_are_ignored_when_predicting(corpus, fitted):
+    from itdeid.document import Document
+    stripped = [Document(d.id, d.text) for d in corpus[30:]]
+    assert fitted.predict(stripped) == fitted.predict(corpus[30:])
+
+
+def test_save_load_identical(corpus, fitted, tmp_path):
+    fitted.save(tmp_path / "m")
+    loaded = TokenModel.load(tmp_path / "m")
+    assert loaded.get_params() == {**fitted.get_params(), "groups": list(fitted.groups)}
+    assert loaded.predict(corpus[30:]) == fitted.predict(corpus[30:])
+    assert {p.name for p in (tmp_path / "m").iterdir()} == {"model.json", "learner.ubj"}
+
+
+def test_model_file_holds_no_training_phi(corpus, fitted, tmp_path):
+    fitted.save(tmp_path / "m")
+    state = (tmp_path / "m" / "model.json").read_text(encoding="utf-8").lower()
+    from helpers import FIRST, LAST
+    for name in FIRST + LAST:
+        assert f'"{name.lower()}"' not in state, name
+
+
+def test_not_fitted(corpus):
+    with pytest.raises(NotFittedError):
+        TokenModel().predict(corpus[:1])
+
+
+def test_load_refuses_other_files(tmp_path):
+    from itdeid.errors import UserError
+    with pytest.raises(UserError, match="not a model folder"):
+        TokenModel.load(tmp_path)
+    (tmp_path / "model.json").write_text("{not json", encoding="utf-8")
+    with pytest.raises(UserError, match="model.json:1"):
+        TokenModel.load(tmp_path)
+    (tmp_path / "model.json").write_text(json.dumps({"kind": "Other", "format": 9}), encoding="utf-8")
+    with pytest.raises(UserError, match="model format"):
+        TokenModel.load(tmp_path)
+
+
+@pytest.mark.parametrize("previous", ["oof", "none"])
+def test_previous_label_sources(corpus, previous):
+    model = TokenModel(n_estimators=10, n_jobs=1, previous=previous, inner_folds=2).fit(corpus[:20])
+    codes = model.predict_tokenized([__import__("itdeid.featurize", fromlist=["x"]).tokenize_document(corpus[25])])
+    assert codes[0].shape[0] > 0 and codes[0].max() > 0
+
+
+@pytest.mark.parametrize("learner", ["tree", "adaboost", "majority"])
+def test_other_learners_save_load(corpus, learner, tmp_path):
+    model = TokenModel(learner=learner, n_estimators=3).fit(corpus[:12])
+    model.save(tmp_path)
+    assert TokenModel.load(tmp_path).predict(corpus[30:33]) == model.predict(corpus[30:33])
