@@ -314,6 +314,7 @@ class _Handler2006(_XmlHandler):
             if "ID" not in attrs:
                 raise self.error("<RECORD> has no ID attribute")
             self.record = (attrs["ID"], None, [])
+            self.patient = attrs.get("PATIENT")
         elif name == "TEXT":
             if self.record[1] is not None:
                 raise self.error(f"record {self.record[0]} has a second <TEXT>")
@@ -345,7 +346,8 @@ class _Handler2006(_XmlHandler):
             record_id, text, spans = self.record
             if text is None:
                 raise self.error(f"record {record_id} has no <TEXT>")
-            self.documents.append(Document(record_id, text, spans, source=self.path))
+            self.documents.append(Document(record_id, text, spans, patient=self.patient,
+                                           source=self.path))
 
 
 def _repair_2006(data: bytes, path: str) -> bytes:
@@ -361,7 +363,10 @@ def _repair_2006(data: bytes, path: str) -> bytes:
 def read_i2b2_2006(path) -> list[Document]:
     """The records of an i2b2 2006 XML file, or of the one XML file in a .zip.
 
-    ``Document.id`` is the RECORD ID; the text is the TEXT content with the PHI tags taken out,
+    ``Document.id`` is the RECORD ID; ``Document.patient`` the optional PATIENT attribute, an
+    itdeid extension that the i2b2 files do not have (their records are read with no patient,
+    so each is its own cross-validation group) and that :func:`write_i2b2_2006` writes for
+    documents that have one (the synthetic corpus keeps its patient timelines this way); the text is the TEXT content with the PHI tags taken out,
     unescaped, every character kept (including the line ends around it and ``[ report_end ]``).
     """
     if zipfile.is_zipfile(path):
@@ -384,7 +389,8 @@ def write_i2b2_2006(documents: list[Document], path) -> None:
     for doc in documents:
         _check_spans(doc, path)
         _check_xml_text(doc, path)
-        out.append(f"<RECORD ID={_attribute(doc.id)}>\n<TEXT>")
+        patient = f" PATIENT={_attribute(doc.patient)}" if doc.patient is not None else ""
+        out.append(f"<RECORD ID={_attribute(doc.id)}{patient}>\n<TEXT>")
         position = 0
         for span in sorted(doc.spans):
             out += [_escape(doc.text[position:span.start]), f'<PHI TYPE="{span.type}">',

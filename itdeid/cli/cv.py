@@ -1,0 +1,75 @@
+"""``itdeid cv CORPUS --folds 10``: cross-validate baselines and boosted models on the same folds."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from tqdm import tqdm
+
+from itdeid.crossval import STANDARD_ROWS, crossval, results_table
+from itdeid.document import Document
+from itdeid.featurize import tokenize_document
+from itdeid.formats import read_corpus, write_jsonl_spans
+from itdeid.learners import LEARNERS
+from itdeid.model import PREVIOUS, TokenModel
+from itdeid.report import header, markdown_table
+from itdeid.triggers import VARIANTS
+
+
+def add_parser(subparsers):
+    p = subparsers.add_parser(
+        "cv", help="k-fold cross-validation (folds grouped by patient)",
+        description="Cross-validate on document boundaries, grouping a patient's notes in one fold. "
+                    "By default runs the rows " + ", ".join(STANDARD_ROWS) + "; --learner/--trigger "
+                    "run one row instead. Writes results.md, results.csv and out-of-fold predictions.")
+    p.add_argument("corpus", help="annotated corpus (any format)")
+    p.add_argument("--format", default="auto", help="corpus format (default: detect)")
+    p.add_argument("--folds", type=int, default=10, help="number of folds (default: 10)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the fold assignment and learners")
+    p.add_argument("--rows", default=",".join(STANDARD_ROWS),
+                   help="comma-separated rows among " + ", ".join(STANDARD_ROWS))
+    p.add_argument("--learner", choices=LEARNERS, help="run a single row with this learner")
+    p.add_argument("--trigger", choices=VARIANTS, help="trigger variant of the single row")
+    p.add_argument("--previous", choices=PREVIOUS, default="gold",
+                   help="previous-class feature source at training time (default: gold)")
+    p.add_argument("--out", default="cv-results", help="folder for results (default: cv-results)")
+    p.add_argument("--title", default=None, help="title of results.md")
+    p.set_defaults(run=run)
+
+
+def run(args):
+    documents = read_corpus(args.corpus, args.format)
+    if args.learner or args.trigger:
+        learner, trigger = args.learner or "xgboost", args.trigger or "token"
+        rows = {f"{learner}-{trigger}": dict(learner=learner, trigger=trigger)}
+    else:
+        names = [r.strip() for r in args.rows.split(",") if r.strip()]
+        unknown = [r for r in names if r not in STANDARD_ROWS]
+        if unknown:
+            from itdeid.errors import UserError
+            raise UserError(f"unknown rows {', '.join(unknown)}; choose from {', '.join(STANDARD_ROWS)}")
+        rows = {r: STANDARD_ROWS[r] for r in names}
+    tokenized = [tokenize_document(d) for d in tqdm(documents, desc="tokenize", file=sys.stderr, leave=False)]
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    results = []
+    with tqdm(total=len(rows) * args.folds, desc="cv", unit="fold", file=sys.stderr) as bar:
+        for name, params in rows.items():
+            params = {"previous": args.previous, "random_state": args.seed, **params}
+            bar.set_postfix_str(name)
+            result = crossval(documents, lambda: TokenModel(**params), args.folds, args.seed, name,
+                              tokenized=tokenized, progress=bar)
+            results.append(result)
+            write_jsonl_spans([Document(d.id, d.text, result.predictions.get(d.id, []))
+                               for d in documents], out / f"predictions-{name}.jsonl")
+    table = results_table(results)
+    table.to_csv(out / "results.csv")
+    text = header(args.title or f"Cross-validation ({args.folds} folds) of {Path(args.corpus).name}")
+    text += f"- corpus: {len(documents)} documents, {len({d.patient or d.id for d in documents})} patients\n\n"
+    text += "Token-level scores in percent, pooled over out-of-fold predictions; `8way_F_fold_sd` is the spread over folds; `seconds` is wall time of the row.\n\n"
+    text += markdown_table(table)
+    for r in results:
+        text += f"\n## {r.name}: per-class (pooled)\n\n" + markdown_table(r.scores.per_class_frame()) if hasattr(r.scores, "per_class_frame") else ""
+    (out / "results.md").write_text(text, encoding="utf-8")
+    print(markdown_table(table))
+    print(f"results written to {out}/results.md, results.csv and predictions-*.jsonl")

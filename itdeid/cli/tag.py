@@ -1,0 +1,30 @@
+"""``itdeid tag MODEL_DIR INPUT --out PRED``: tag documents with a trained model."""
+from __future__ import annotations
+
+from itdeid.document import Document
+from itdeid.formats import read_corpus, write_corpus
+from itdeid.model import TokenModel
+
+
+def add_parser(subparsers):
+    p = subparsers.add_parser("tag", help="tag documents with a trained model",
+                              description="Predict PHI spans with a trained model and write them as "
+                                          "JSON Lines spans or i2b2 XML.")
+    p.add_argument("model", help="model folder written by 'itdeid train'")
+    p.add_argument("input", help="documents to tag (any corpus format, or plain text files/folders)")
+    p.add_argument("--out", required=True, help="output file (.jsonl or .xml)")
+    p.add_argument("--input-format", default="auto", help="input format (default: detect)")
+    p.add_argument("--format", choices=["jsonl", "i2b2-2006"], default=None,
+                   help="output format (default: from the --out suffix; .xml is i2b2-2006)")
+    p.set_defaults(run=run)
+
+
+def run(args):
+    model = TokenModel.load(args.model)
+    documents = read_corpus(args.input, args.input_format)
+    predicted = model.predict(documents)
+    out_docs = [Document(d.id, d.text, spans, d.patient, d.source) for d, spans in zip(documents, predicted)]
+    fmt = args.format or ("i2b2-2006" if args.out.endswith(".xml") else "jsonl")
+    write_corpus(out_docs, args.out, fmt)
+    n = sum(len(s) for s in predicted)
+    print(f"tagged {len(documents)} documents: {n} PHI spans written to {args.out} ({fmt})")

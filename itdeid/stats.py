@@ -1,0 +1,115 @@
+"""Corpus statistics: documents, patients, tokens, PHI per class, headings.
+
+``corpus_stats(documents)`` counts what the paper's Table 2 counts (tokens per class, tokens from
+:func:`itdeid.tokens.tokenize` cut at span edges and labelled by :func:`itdeid.spans.token_labels`)
+plus spans per class and distinct section headings; ``format_stats(stats)`` prints it as a table
+with each class's proportion beside the 2006 test set's (the ratio column: 1.0 is the test set).
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Sequence
+
+from itdeid.document import LABELS, NON_PHI, PHI_CLASSES, Document
+from itdeid.spans import token_labels
+from itdeid.tokens import tokenize
+
+#: Token counts of the i2b2 2006 test set (Szarvas et al. 2007, Table 2).
+PAPER_TEST_TOKENS: dict[str, int] = {
+    "NONE": 159_077, "PATIENT": 514, "DOCTOR": 2_309, "LOCATION": 236, "HOSPITAL": 1_598,
+    "DATE": 3_683, "ID": 1_200, "PHONE": 85, "AGE": 3,
+}
+_PAPER_TOTAL = sum(PAPER_TEST_TOKENS.values())
+#: Per-100k-token proportions of the test set.
+PAPER_PER_100K: dict[str, float] = {k: v / _PAPER_TOTAL * 1e5 for k, v in PAPER_TEST_TOKENS.items()}
+
+try:  # itdeid.structure finds headings the way the featurizer sees them
+    from itdeid.structure import analyze as _analyze
+except ImportError:  # pragma: no cover - only before itdeid.structure exists
+    _analyze = None
+
+# Fallback when itdeid.structure is absent: a line-initial upper-case phrase ending in ':'.
+_HEADING = re.compile(r"^[ \t]*([A-Z][A-Z /&()-]{1,58}[A-Z)]):", re.MULTILINE)
+
+
+def _headings(doc: Document, tokens) -> list[tuple[str, str]]:
+    """(surface text, normalized name) of each heading of ``doc``."""
+    if _analyze is not None:
+        structure = _analyze(doc.text, tokens)
+        return [(doc.text[h.start:h.end].rstrip(":").strip(), h.name) for h in structure.headings]
+    return [(m.group(1), " ".join(m.group(1).split())) for m in _HEADING.finditer(doc.text)]
+
+
+def _patient(doc: Document) -> str:
+    """The document's patient, else the document itself (a note with no patient id)."""
+    return doc.patient if doc.patient is not None else f"\0{doc.id}"
+
+
+def corpus_stats(documents: Sequence[Document], headings: bool = True) -> dict:
+    """Counts over ``documents``: documents, patients, tokens, tokens and spans per class,
+    per-100k-token proportions (and their ratio to the 2006 test set), distinct headings."""
+    token_counts: Counter = Counter()
+    span_counts: Counter = Counter()
+    heading_names: Counter = Counter()
+    heading_forms: Counter = Counter()
+    patients = set()
+    for doc in documents:
+        cuts = [edge for span in doc.spans for edge in (span.start, span.end)]
+        tokens = tokenize(doc.text, cuts)
+        token_counts.update(token_labels(tokens, doc.spans))
+        span_counts.update(span.type for span in doc.spans)
+        patients.add(_patient(doc))
+        if headings:
+            for form, name in _headings(doc, tokens):
+                heading_forms[form] += 1
+                heading_names[name] += 1
+    total = sum(token_counts.values())
+    per_100k = {label: (token_counts[label] / total * 1e5 if total else 0.0) for label in LABELS}
+    ratio = {label: (per_100k[label] / PAPER_PER_100K[label] if PAPER_PER_100K[label] else 0.0)
+             for label in LABELS}
+    stats = {
+        "documents": len(documents),
+        "patients": len(patients),
+        "tokens": total,
+        "tokens_per_document": total / len(documents) if documents else 0.0,
+        "phi_tokens": {label: token_counts[label] for label in PHI_CLASSES},
+        "none_tokens": token_counts[NON_PHI],
+        "spans": {label: span_counts[label] for label in PHI_CLASSES},
+        "per_100k": per_100k,
+        "paper_per_100k": dict(PAPER_PER_100K),
+        "ratio_to_paper": ratio,
+    }
+    if headings:
+        stats["headings"] = {
+            "distinct_names": len(heading_names),
+            "distinct_forms": len(heading_forms),
+            "total": sum(heading_names.values()),
+            "most_common": heading_names.most_common(10),
+        }
+    return stats
+
+
+def format_stats(stats: dict) -> str:
+    """``stats`` as a readable table."""
+    lines = [
+        f"documents  {stats['documents']:>9,}",
+        f"patients   {stats['patients']:>9,}",
+        f"tokens     {stats['tokens']:>9,}  ({stats['tokens_per_document']:.0f} per document)",
+        "",
+        f"{'class':<10} {'tokens':>9} {'spans':>7} {'per 100k':>9} {'paper':>8} {'ratio':>6}",
+    ]
+    for label in LABELS:
+        tokens = stats["none_tokens"] if label == NON_PHI else stats["phi_tokens"][label]
+        spans = "" if label == NON_PHI else f"{stats['spans'][label]:,}"
+        lines.append(f"{label:<10} {tokens:>9,} {spans:>7} {stats['per_100k'][label]:>9.0f} "
+                     f"{stats['paper_per_100k'][label]:>8.0f} {stats['ratio_to_paper'][label]:>6.2f}")
+    if "headings" in stats:
+        h = stats["headings"]
+        lines += ["", f"headings   {h['total']:,} in all; {h['distinct_names']} distinct names, "
+                      f"{h['distinct_forms']} distinct surface forms"]
+        if h["most_common"]:
+            lines.append("  most common: " + ", ".join(f"{name} ({n})" for name, n in h["most_common"]))
+    lines.append("(paper: the i2b2 2006 test set, Szarvas et al. 2007 Table 2; ratio = per 100k "
+                 "/ paper per 100k)")
+    return "\n".join(lines)

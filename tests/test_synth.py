@@ -1,0 +1,102 @@
+"""itdeid.synth: determinism, exact spans, class proportions near the paper's Table 2, patients,
+surface forms, round trip through the i2b2 2006 XML, the synth and stats commands."""
+import re
+from collections import Counter
+
+import pytest
+
+from itdeid.cli import main
+from itdeid.document import PHI_CLASSES
+from itdeid.formats import read_corpus, write_i2b2_2006
+from itdeid.stats import PAPER_PER_100K, corpus_stats
+from itdeid.synth import generate
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return generate(300, seed=11)
+
+
+def test_deterministic_by_seed(tmp_path):
+    a, b, c = tmp_path / "a.xml", tmp_path / "b.xml", tmp_path / "c.xml"
+    write_i2b2_2006(generate(30, seed=5), a)
+    write_i2b2_2006(generate(30, seed=5), b)
+    write_i2b2_2006(generate(30, seed=6), c)
+    assert a.read_bytes() == b.read_bytes()
+    assert a.read_bytes() != c.read_bytes()
+
+
+def test_spans_exact_and_disjoint(corpus):
+    for doc in corpus:
+        doc.check_spans()
+        for span in doc.spans:
+            piece = doc.text[span.start:span.end]
+            assert piece and piece == piece.strip(), (doc.id, piece)
+
+
+def test_every_class_but_age_present():
+    counts = Counter(span.type for doc in generate(200, seed=3) for span in doc.spans)
+    for cls in PHI_CLASSES:
+        if cls != "AGE":
+            assert counts[cls] > 0, cls
+
+
+def test_proportions_near_table_2(corpus):
+    stats = corpus_stats(corpus, headings=False)
+    for cls in PHI_CLASSES:
+        if cls == "AGE":
+            continue
+        ratio = stats["per_100k"][cls] / PAPER_PER_100K[cls]
+        assert 0.5 <= ratio <= 2.0, (cls, ratio)
+    assert 200 <= stats["tokens_per_document"] <= 1200
+
+
+def test_patients_have_timelines(corpus):
+    by_patient = {}
+    for doc in corpus:
+        by_patient.setdefault(doc.patient, []).append(doc)
+    assert len(corpus) / len(by_patient) > 1.5
+    # the same MRN (an ID span) recurs across a patient's records
+    repeated = 0
+    for docs in by_patient.values():
+        if len(docs) > 1:
+            ids = [{d.text[s.start:s.end] for s in d.spans if s.type == "ID"} for d in docs]
+            repeated += bool(set.intersection(*ids))
+    assert repeated > 0.5 * sum(len(d) > 1 for d in by_patient.values())
+
+
+def test_patient_named_in_several_forms(corpus):
+    several = 0
+    for doc in corpus:
+        forms = {doc.text[s.start:s.end] for s in doc.spans if s.type == "PATIENT"}
+        several += len(forms) >= 2
+    assert several >= 0.2 * len(corpus)
+
+
+def test_round_trip_i2b2_2006(tmp_path, corpus):
+    path = tmp_path / "s.xml"
+    write_i2b2_2006(corpus[:60], path)
+    back = read_corpus(path)
+    assert [(d.id, d.text, d.spans) for d in back] == [(d.id, d.text, d.spans) for d in corpus[:60]]
+    assert all(d.text.rstrip().endswith("[ report_end ]") for d in back)
+
+
+def test_many_headings(corpus):
+    stats = corpus_stats(corpus[:100])
+    assert stats["headings"]["distinct_names"] >= 20
+
+
+def test_date_formats_and_ambiguous_names(corpus):
+    dates = [d.text[s.start:s.end] for d in corpus for s in d.spans if s.type == "DATE"]
+    shapes = {re.sub(r"\d", "9", re.sub(r"[A-Za-z]+", "A", x)) for x in dates}
+    assert len(shapes) >= 8
+    assert not any(x in ("Monday", "Tuesday", "Friday") for x in dates)
+
+
+def test_cli_synth_then_stats(tmp_path, capsys):
+    path = str(tmp_path / "s20.xml")
+    assert main(["synth", "--records", "20", "--seed", "1", "--out", path]) == 0
+    assert main(["stats", path, "--json", str(tmp_path / "s.json")]) == 0
+    out = capsys.readouterr().out
+    assert "DOCTOR" in out and "ratio" in out and "headings" in out
+    assert len(read_corpus(path)) == 20
