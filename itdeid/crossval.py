@@ -107,8 +107,8 @@ def results_table(results: Sequence[CVResult]) -> pd.DataFrame:
     """One row per estimator: pooled 9-way F, 8-way P/R/F (percent), fold spread, wall time."""
     rows = []
     for r in results:
-        row = dict(r.pooled)
-        f8 = [x["8way_F"] for x in r.per_fold]
+        row = {k: (100 * v if k != "row" else v) for k, v in r.pooled.items()}
+        f8 = [100 * x["8way_F"] for x in r.per_fold]
         row["8way_F_fold_sd"] = float(np.std(f8)) if f8 else float("nan")
         row["seconds"] = round(r.seconds, 1)
         rows.append(row)

@@ -69,7 +69,10 @@ def run(args):
     text += "Token-level scores in percent, pooled over out-of-fold predictions; `8way_F_fold_sd` is the spread over folds; `seconds` is wall time of the row.\n\n"
     text += markdown_table(table)
     for r in results:
-        text += f"\n## {r.name}: per-class (pooled)\n\n" + markdown_table(r.scores.per_class_frame()) if hasattr(r.scores, "per_class_frame") else ""
+        text += f"\n## {r.name}\n\nPooled scores (all measures, percent):\n\n```\n{r.scores.format()}\n```\n"
+        text += "\nConfusion matrix (token counts; rows gold, columns predicted, as the paper's Table 2):\n\n"
+        text += markdown_table(r.scores.confusion, floatfmt="d")
+        r.scores.write_json(out / f"scores-{r.name}.json")
     (out / "results.md").write_text(text, encoding="utf-8")
     print(markdown_table(table))
     print(f"results written to {out}/results.md, results.csv and predictions-*.jsonl")
