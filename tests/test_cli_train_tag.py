@@ -1,0 +1,63 @@
+"""itdeid train / tag / cv on small corpora written in the shared formats."""
+import json
+
+from itdeid.cli import main
+from itdeid.formats import read_corpus, read_jsonl_spans, write_i2b2_2006, write_physionet
+
+from helpers import tiny_corpus
+
+
+def _physionet_corpus(tmp_path):
+    docs = tiny_corpus(24, seed=2)
+    for k, d in enumerate(docs):           # PhysioNet ids: <patient>-<note>
+        d.id, d.patient = f"{k // 2 + 1}-{k % 2 + 1}", str(k // 2 + 1)
+        d.spans = [s for s in d.spans if s.type != "HOSPITAL"]   # PhysioNet has no HOSPITAL class
+    write_physionet(docs, tmp_path / "id.text")
+    return docs
+
+
+def test_train_then_tag_physionet_jsonl(tmp_path, capsys):
+    docs = _physionet_corpus(tmp_path)
+    assert main(["train", str(tmp_path / "id.text"), "--out", str(tmp_path / "model")]) == 0
+    assert main(["tag", str(tmp_path / "model"), str(tmp_path / "id.text"),
+                 "--out", str(tmp_path / "pred.jsonl")]) == 0
+    lines = [json.loads(x) for x in (tmp_path / "pred.jsonl").read_text().splitlines()]
+    assert lines and set(lines[0]) >= {"doc", "start", "end", "type"}
+    texts = {d.id: d.text for d in docs}
+    assert {x["doc"] for x in lines} <= set(texts)
+    assert all(x["doc"].count("-") == 1 for x in lines)
+    # offsets index the note text: most predicted DOCTOR spans are the training doctors' names
+    predicted = read_jsonl_spans(tmp_path / "pred.jsonl")
+    gold = {(d.id, s.start, s.end) for d in docs for s in d.spans}
+    hits = sum((doc, s.start, s.end) in gold for doc, spans in predicted.items() for s in spans)
+    assert hits / sum(map(len, predicted.values())) > 0.8
+    assert "saved to" in capsys.readouterr().out
+
+
+def test_tag_writes_i2b2_xml(tmp_path):
+    docs = tiny_corpus(20, seed=3)
+    write_i2b2_2006(docs, tmp_path / "train.xml")
+    main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "m"), "--learner", "tree"])
+    main(["tag", str(tmp_path / "m"), str(tmp_path / "train.xml"), "--out", str(tmp_path / "pred.xml")])
+    tagged = read_corpus(tmp_path / "pred.xml")
+    assert [d.id for d in tagged] == [d.id for d in docs]
+    assert [d.text for d in tagged] == [d.text for d in docs]
+    assert sum(len(d.spans) for d in tagged) > 0
+
+
+def test_cv_writes_results(tmp_path, capsys):
+    docs = tiny_corpus(20, seed=4)
+    write_i2b2_2006(docs, tmp_path / "c.xml")
+    out = tmp_path / "cv"
+    assert main(["cv", str(tmp_path / "c.xml"), "--folds", "2", "--rows", "BASELINE,C4.5",
+                 "--out", str(out)]) == 0
+    text = (out / "results.md").read_text()
+    assert "| BASELINE |" in text and "| C4.5 |" in text and "- machine:" in text
+    assert (out / "results.csv").exists() and (out / "predictions-C4.5.jsonl").exists()
+
+
+def test_bad_model_folder_is_one_line_error(tmp_path, capsys):
+    (tmp_path / "in.txt").write_text("hello", encoding="utf-8")
+    assert main(["tag", str(tmp_path), str(tmp_path / "in.txt"), "--out", str(tmp_path / "p.jsonl")]) == 2
+    err = capsys.readouterr().err
+    assert "not a model folder" in err and "Traceback" not in err
