@@ -32,6 +32,7 @@ def add_parser(subparsers):
     p.add_argument("--trigger", choices=VARIANTS, help="trigger variant of the single row")
     p.add_argument("--previous", choices=PREVIOUS, default="gold",
                    help="previous-class feature source at training time (default: gold)")
+    p.add_argument("--n-jobs", type=int, default=None, help="xgboost threads (default: all cores)")
     p.add_argument("--out", default="cv-results", help="folder for results (default: cv-results)")
     p.add_argument("--title", default=None, help="title of results.md")
     p.set_defaults(run=run)
@@ -55,24 +56,32 @@ def run(args):
     results = []
     with tqdm(total=len(rows) * args.folds, desc="cv", unit="fold", file=sys.stderr) as bar:
         for name, params in rows.items():
-            params = {"previous": args.previous, "random_state": args.seed, **params}
+            params = {"previous": args.previous, "random_state": args.seed, "n_jobs": args.n_jobs, **params}
             bar.set_postfix_str(name)
             result = crossval(documents, lambda: TokenModel(**params), args.folds, args.seed, name,
                               tokenized=tokenized, progress=bar)
             results.append(result)
             write_jsonl_spans([Document(d.id, d.text, result.predictions.get(d.id, []))
                                for d in documents], out / f"predictions-{name}.jsonl")
+            # written after every row, so a long run that is stopped keeps the rows it finished
+            _write_results(out, args, documents, results, len(rows))
+    print(markdown_table(results_table(results)))
+    print(f"results written to {out}/results.md, results.csv and predictions-*.jsonl")
+
+
+def _write_results(out: Path, args, documents, results, n_rows: int) -> None:
     table = results_table(results)
     table.to_csv(out / "results.csv")
     text = header(args.title or f"Cross-validation ({args.folds} folds) of {Path(args.corpus).name}")
-    text += f"- corpus: {len(documents)} documents, {len({d.patient or d.id for d in documents})} patients\n\n"
-    text += "Token-level scores in percent, pooled over out-of-fold predictions; `8way_F_fold_sd` is the spread over folds; `seconds` is wall time of the row.\n\n"
+    text += f"- corpus: {len(documents)} documents, {len({d.patient or d.id for d in documents})} patients\n"
+    if len(results) < n_rows:
+        text += f"- partial: {len(results)} of {n_rows} rows finished so far\n"
+    text += ("\nToken-level scores in percent, pooled over out-of-fold predictions; `8way_F_fold_sd` is "
+             "the spread over folds; `seconds` is wall time of the row.\n\n")
     text += markdown_table(table)
     for r in results:
         text += f"\n## {r.name}\n\nPooled scores (all measures, percent):\n\n```\n{r.scores.format()}\n```\n"
         text += "\nConfusion matrix (token counts; rows gold, columns predicted, as the paper's Table 2):\n\n"
-        text += markdown_table(r.scores.confusion, floatfmt="d")
+        text += markdown_table(r.scores.confusion)
         r.scores.write_json(out / f"scores-{r.name}.json")
     (out / "results.md").write_text(text, encoding="utf-8")
-    print(markdown_table(table))
-    print(f"results written to {out}/results.md, results.csv and predictions-*.jsonl")
