@@ -1,0 +1,258 @@
+"""``Deidentifier``: the whole system of Szarvas et al. (2007) as one estimator.
+
+Three :class:`~itdeid.model.TokenModel` s that differ only in their triggers are trained (ITR0);
+then, ``iterations`` times, trusted phrases are harvested under the unambiguous headings and
+three models are retrained with the ``trusted`` feature group (ITR1, ITR2, ...). Tagging runs the
+same stages: each iteration's trusted phrases come from the previous iteration's voted labels of
+the document being tagged (optionally pooled over the patient's documents), never from gold.
+The last iteration's votes are standardized: a predicted phrase of two or more tokens is PHI
+wherever it recurs.
+
+Training-time trusted phrases (``harvest``):
+
+``"gold"``
+    harvested from the gold labels of the training documents: cheap, but the feature looks more
+    reliable in training than it will be at tagging time, when it comes from predictions.
+``"oof"``
+    harvested from the previous iteration's voted *out-of-fold* predictions (an inner split of
+    ``inner_folds``), which is what the model will really see; costs ``inner_folds`` extra
+    fits of the three models per iteration.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from itdeid import __version__
+from itdeid.document import LABELS, Document, Span
+from itdeid.errors import UserError
+from itdeid.featurize import GROUPS, TokenizedDocument, tokenize_document
+from itdeid.iterate import harvest as harvest_phrases
+from itdeid.iterate import trusted_columns, unambiguous_headings
+from itdeid.model import NotFittedError, TokenModel
+from itdeid.spans import labels_to_spans
+from itdeid.standardize import predicted_phrases, standardize
+from itdeid.vote import RULES, vote
+
+HARVEST = ("gold", "oof")
+SPREAD = ("document", "patient")
+FORMAT = 1
+
+
+class Deidentifier:
+    """The iterative, voting, standardizing PHI tagger.
+
+    Parameters
+    ----------
+    triggers : sequence of {"token", "phrase", "ngram"}, default all three
+    iterations : int, default 2
+        Retraining rounds with trusted phrases (the paper: 2, giving ITR1 and ITR2).
+    vote : {"two_of_three", "recall_first"}, default "two_of_three"
+    standardize : bool, default True
+    spread : {"document", "patient"}, default "document"
+        Where trusted phrases and standardized phrases are pooled at tagging time.
+    harvest : {"gold", "oof"}, default "gold"
+    entropy_threshold : float, default 0.1
+    min_heading_tokens : int, default 5
+    trust_triggers : bool, default False
+        Also trust phrases right after 'Dr.', 'Mr.'... (the paper's negative result).
+    inner_folds : int, default 2
+    groups : feature groups of the token models (the ``trusted`` group is added from ITR1 on)
+    model_params : dict, optional
+        Further :class:`TokenModel` parameters (learner, n_estimators, n_jobs, ...).
+    random_state : int, default 0
+    """
+
+    def __init__(self, triggers: Sequence[str] = ("token", "phrase", "ngram"), iterations: int = 2,
+                 vote: str = "two_of_three", standardize: bool = True, spread: str = "document",
+                 harvest: str = "gold", entropy_threshold: float = 0.1, min_heading_tokens: int = 5,
+                 trust_triggers: bool = False, inner_folds: int = 2, groups: Sequence[str] = GROUPS,
+                 model_params: dict | None = None, random_state: int = 0):
+        self.triggers = triggers
+        self.iterations = iterations
+        self.vote = vote
+        self.standardize = standardize
+        self.spread = spread
+        self.harvest = harvest
+        self.entropy_threshold = entropy_threshold
+        self.min_heading_tokens = min_heading_tokens
+        self.trust_triggers = trust_triggers
+        self.inner_folds = inner_folds
+        self.groups = groups
+        self.model_params = model_params
+        self.random_state = random_state
+
+    _PARAMS = ("triggers", "iterations", "vote", "standardize", "spread", "harvest",
+               "entropy_threshold", "min_heading_tokens", "trust_triggers", "inner_folds", "groups",
+               "model_params", "random_state")
+
+    def get_params(self, deep: bool = True) -> dict:
+        return {name: getattr(self, name) for name in self._PARAMS}
+
+    def set_params(self, **params) -> "Deidentifier":
+        for name, value in params.items():
+            if name not in self._PARAMS:
+                raise ValueError(f"Deidentifier has no parameter {name!r}")
+            setattr(self, name, value)
+        return self
+
+    def clone(self) -> "Deidentifier":
+        return type(self)(**self.get_params())
+
+    def _check(self):
+        if self.vote not in RULES:
+            raise ValueError(f"vote must be one of {', '.join(RULES)}, got {self.vote!r}")
+        if self.harvest not in HARVEST:
+            raise ValueError(f"harvest must be one of {', '.join(HARVEST)}, got {self.harvest!r}")
+        if self.spread not in SPREAD:
+            raise ValueError(f"spread must be one of {', '.join(SPREAD)}, got {self.spread!r}")
+        if self.iterations < 0:
+            raise ValueError("iterations must be >= 0")
+
+    def _model(self, trigger: str, iteration: int) -> TokenModel:
+        groups = tuple(self.groups) + (("trusted",) if iteration else ())
+        params = {"random_state": self.random_state, **(self.model_params or {})}
+        return TokenModel(trigger=trigger, groups=groups, **params)
+
+    # -- training ---------------------------------------------------------------------------
+    def fit(self, documents: Sequence[Document]) -> "Deidentifier":
+        return self.fit_tokenized([tokenize_document(d) for d in documents])
+
+    def fit_tokenized(self, docs: Sequence[TokenizedDocument]) -> "Deidentifier":
+        self._check()
+        if not docs:
+            raise UserError("cannot train on an empty corpus")
+        self.headings_ = unambiguous_headings(docs, self.entropy_threshold, self.min_heading_tokens)
+        self.models_: list[list[TokenModel]] = []
+        source = [td.labels for td in docs]            # labels the next harvest reads
+        for iteration in range(self.iterations + 1):
+            trusted = None if iteration == 0 else self._trusted(docs, source)
+            models = [self._model(t, iteration).fit_tokenized(docs, trusted) for t in self.triggers]
+            self.models_.append(models)
+            if iteration == 0:
+                # the saved model names these headings: keep only names the feature extractor
+                # found safe (seen in 2+ documents, words never PHI)
+                self.headings_ = self.headings_ & frozenset(models[0].extractor_.headings_)
+            if self.harvest == "oof" and iteration < self.iterations:
+                source = self._out_of_fold_votes(docs, iteration, trusted)
+        return self
+
+    def _out_of_fold_votes(self, docs, iteration, trusted) -> list[np.ndarray]:
+        """Voted labels of iteration ``iteration`` for each training document, from models that
+        did not see it (an inner split by document order, ``inner_folds`` parts)."""
+        k = max(2, min(self.inner_folds, len(docs)))
+        fold = np.arange(len(docs)) % k
+        out: list[np.ndarray] = [None] * len(docs)
+        for f in range(k):
+            train = [i for i in range(len(docs)) if fold[i] != f]
+            test = [i for i in range(len(docs)) if fold[i] == f]
+            sub = (lambda idx: None if trusted is None else [trusted[i] for i in idx])
+            predictions = []
+            for t in self.triggers:
+                model = self._model(t, iteration).fit_tokenized([docs[i] for i in train], sub(train))
+                predictions.append(model.predict_tokenized([docs[i] for i in test], sub(test)))
+            for j, i in enumerate(test):
+                out[i] = vote([p[j] for p in predictions], self.vote)
+        return out
+
+    def _trusted(self, docs: Sequence[TokenizedDocument], labels: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """Trusted-phrase columns of each document, harvested from ``labels`` (pooled per patient
+        when ``spread="patient"``)."""
+        found = [harvest_phrases(td, codes, self.headings_, trust_triggers=self.trust_triggers)
+                 for td, codes in zip(docs, labels)]
+        if self.spread == "patient":
+            pooled: dict[str, dict] = {}
+            for td, phrases in zip(docs, found):
+                if td.document.patient is not None:
+                    bucket = pooled.setdefault(td.document.patient, {})
+                    for key, code in phrases.items():
+                        bucket.setdefault(key, code)
+            found = [pooled.get(td.document.patient, phrases) if td.document.patient is not None
+                     else phrases for td, phrases in zip(docs, found)]
+        return [trusted_columns(td, phrases) for td, phrases in zip(docs, found)]
+
+    # -- tagging ----------------------------------------------------------------------------
+    def _check_fitted(self):
+        if not hasattr(self, "models_"):
+            raise NotFittedError("this Deidentifier is not fitted yet: call fit() or load() first")
+
+    def predict_stages(self, docs: Sequence[TokenizedDocument]) -> dict[str, list[np.ndarray]]:
+        """Label codes per document after every stage, as Table 1's rows need them:
+        ``ITR{i}_{TRIGGER}`` for each model, ``ITR{i}_VOTE``, and ``..._STD`` standardized."""
+        self._check_fitted()
+        stages: dict[str, list[np.ndarray]] = {}
+        previous = None
+        for iteration, models in enumerate(self.models_):
+            trusted = None if iteration == 0 else self._trusted(docs, previous)
+            outputs = []
+            for trigger, model in zip(self.triggers, models):
+                codes = model.predict_tokenized(docs, trusted)
+                stages[f"ITR{iteration}_{trigger.upper()}"] = codes
+                outputs.append(codes)
+            voted = [vote([o[j] for o in outputs], self.vote) for j in range(len(docs))]
+            stages[f"ITR{iteration}_VOTE"] = voted
+            for name in [f"ITR{iteration}_{t.upper()}" for t in self.triggers] + [f"ITR{iteration}_VOTE"]:
+                stages[name + "_STD"] = self._standardized(docs, stages[name])
+            previous = voted
+        return stages
+
+    def _standardized(self, docs, labels) -> list[np.ndarray]:
+        if self.spread == "patient":
+            pooled: dict[str, dict] = {}
+            for td, codes in zip(docs, labels):
+                if td.document.patient is not None:
+                    bucket = pooled.setdefault(td.document.patient, {})
+                    for key, counter in predicted_phrases(td.words, codes).items():
+                        bucket.setdefault(key, type(counter)()).update(counter)
+            return [standardize(td.words, codes, pooled.get(td.document.patient))
+                    if td.document.patient is not None else standardize(td.words, codes)
+                    for td, codes in zip(docs, labels)]
+        return [standardize(td.words, codes) for td, codes in zip(docs, labels)]
+
+    def final_stage(self) -> str:
+        return f"ITR{self.iterations}_VOTE" + ("_STD" if self.standardize else "")
+
+    def predict_tokenized(self, docs: Sequence[TokenizedDocument]) -> list[np.ndarray]:
+        return self.predict_stages(docs)[self.final_stage()]
+
+    def predict(self, documents: Sequence[Document]) -> list[list[Span]]:
+        """Predicted PHI spans of each document (gold spans, if any, are ignored)."""
+        docs = [tokenize_document(d, gold=False) for d in documents]
+        return [labels_to_spans(td.document.text, td.tokens, [LABELS[i] for i in codes])
+                for td, codes in zip(docs, self.predict_tokenized(docs))]
+
+    # -- persistence ------------------------------------------------------------------------
+    def save(self, folder) -> None:
+        """One folder: deidentifier.json and a TokenModel folder per iteration and trigger."""
+        self._check_fitted()
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        params = self.get_params()
+        params["triggers"], params["groups"] = list(self.triggers), list(self.groups)
+        for iteration, models in enumerate(self.models_):
+            for trigger, model in zip(self.triggers, models):
+                model.save(folder / f"itr{iteration}-{trigger}")
+        state = {"kind": "Deidentifier", "format": FORMAT, "itdeid_version": __version__,
+                 "params": params, "headings": sorted(self.headings_)}
+        (folder / "deidentifier.json").write_text(json.dumps(state, indent=1), encoding="utf-8")
+
+    @classmethod
+    def load(cls, folder) -> "Deidentifier":
+        folder = Path(folder)
+        path = folder / "deidentifier.json"
+        if not path.is_file():
+            raise UserError(f"{folder}: not a Deidentifier model folder (no deidentifier.json)")
+        try:
+            state = json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as error:
+            raise UserError(f"{path}:{error.lineno}: not valid JSON ({error.msg})") from None
+        if state.get("kind") != "Deidentifier" or state.get("format") != FORMAT:
+            raise UserError(f"{path}: not a Deidentifier model of format {FORMAT}")
+        model = cls(**state["params"])
+        model.headings_ = frozenset(state["headings"])
+        model.models_ = [[TokenModel.load(folder / f"itr{i}-{t}") for t in model.triggers]
+                         for i in range(model.iterations + 1)]
+        return model
