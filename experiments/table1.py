@@ -1,0 +1,131 @@
+"""Reproduce the layout of Szarvas et al. (2007) Table 1 (and Table 2) by cross-validation.
+
+    python experiments/table1.py --corpus CORPUS [--folds 10] [--out experiments/results/table1-NAME]
+
+For every fold (document boundaries, a patient's notes in one fold) a :class:`Deidentifier` is
+trained on the other folds and all its stages are applied to the held-out notes; the baselines
+(majority class, one entropy tree with token triggers) are trained on the same folds. Scores are
+pooled over the out-of-fold predictions of the whole corpus. Rows:
+
+- BASELINE, C4.5
+- ITRi_BEST: the best of the three trigger models of iteration i (by pooled 8-way F; which one is
+  named in the ``model`` column), ITRi_VOTE: their vote; each raw and standardized (``_STD``).
+
+Writes ``table1.md`` (with the command, date and machine), ``table1.csv``, ``table2.md`` (the
+confusion matrix of the final stage) and ``scores.json``.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+from tqdm import tqdm
+
+from itdeid.crossval import group_folds
+from itdeid.deidentifier import Deidentifier
+from itdeid.document import LABELS
+from itdeid.evaluate import evaluate
+from itdeid.featurize import tokenize_document
+from itdeid.formats import read_corpus
+from itdeid.model import TokenModel
+from itdeid.report import header, markdown_table
+from itdeid.spans import labels_to_spans
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--corpus", required=True, help="annotated corpus (any format itdeid reads)")
+    p.add_argument("--folds", type=int, default=10)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--iterations", type=int, default=2)
+    p.add_argument("--harvest", choices=["gold", "oof"], default="gold")
+    p.add_argument("--spread", choices=["document", "patient"], default="document")
+    p.add_argument("--vote", choices=["two_of_three", "recall_first"], default="two_of_three")
+    p.add_argument("--trust-triggers", action="store_true", help="the paper's negative result")
+    p.add_argument("--n-estimators", type=int, default=None, help="xgboost rounds (default: learner's)")
+    p.add_argument("--n-jobs", type=int, default=None)
+    p.add_argument("--device", default="cpu", help="xgboost device: cpu or cuda")
+    p.add_argument("--out", default=None, help="results folder (default: experiments/results/table1-<corpus>)")
+    return p.parse_args(argv)
+
+
+def scores_row(name: str, model: str, scores) -> dict:
+    s = scores.to_dict()["summary"]
+    return {"row": name, "model": model, "9way_F": 100 * s["token_9way"]["f"],
+            "8way_P": 100 * s["token_8way"]["p"], "8way_R": 100 * s["token_8way"]["r"],
+            "8way_F": 100 * s["token_8way"]["f"]}
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    documents = read_corpus(args.corpus)
+    name = Path(args.corpus).stem if Path(args.corpus).is_file() else Path(args.corpus).name
+    out = Path(args.out or f"experiments/results/table1-{name}")
+    out.mkdir(parents=True, exist_ok=True)
+    tokenized = [tokenize_document(d) for d in documents]
+    folds = group_folds(documents, args.folds, args.seed)
+    model_params = {"n_estimators": args.n_estimators, "n_jobs": args.n_jobs, "device": args.device}
+    stage_codes: dict[str, dict[int, object]] = {}
+    start = time.perf_counter()
+    for f in tqdm(range(args.folds), desc="table1", unit="fold", file=sys.stderr):
+        train = [tokenized[i] for i in range(len(documents)) if folds[i] != f]
+        test_idx = [i for i in range(len(documents)) if folds[i] == f]
+        test = [tokenized[i] for i in test_idx]
+        system = Deidentifier(iterations=args.iterations, harvest=args.harvest, spread=args.spread,
+                              vote=args.vote, trust_triggers=args.trust_triggers,
+                              model_params=model_params, random_state=args.seed).fit_tokenized(train)
+        stages = system.predict_stages(test)
+        for baseline, learner in (("BASELINE", "majority"), ("C4.5", "tree")):
+            model = TokenModel(learner=learner, trigger="token", random_state=args.seed).fit_tokenized(train)
+            stages[baseline] = model.predict_tokenized(test)
+        for stage, codes in stages.items():
+            bucket = stage_codes.setdefault(stage, {})
+            for i, c in zip(test_idx, codes):
+                bucket[i] = c
+    seconds = time.perf_counter() - start
+
+    def score(stage):
+        predicted = {documents[i].id: labels_to_spans(tokenized[i].document.text, tokenized[i].tokens,
+                                                      [LABELS[c] for c in codes])
+                     for i, codes in stage_codes[stage].items()}
+        return evaluate(documents, predicted)
+
+    all_scores = {stage: score(stage) for stage in stage_codes}
+    rows = [scores_row("BASELINE", "majority", all_scores["BASELINE"]),
+            scores_row("C4.5", "tree", all_scores["C4.5"])]
+    triggers = ("TOKEN", "PHRASE", "NGRAM")
+    for i in range(args.iterations + 1):
+        for std in ("", "_STD"):
+            best = max(triggers, key=lambda t: all_scores[f"ITR{i}_{t}{std}"].to_dict()["summary"]["token_8way"]["f"])
+            rows.append(scores_row(f"ITR{i}_BEST{std}", best.lower(), all_scores[f"ITR{i}_{best}{std}"]))
+            rows.append(scores_row(f"ITR{i}_VOTE{std}", "vote", all_scores[f"ITR{i}_VOTE{std}"]))
+    table = pd.DataFrame(rows).set_index("row")
+    table.to_csv(out / "table1.csv")
+    final = f"ITR{args.iterations}_VOTE_STD"
+    text = header(f"Table 1 layout: {args.folds}-fold CV on {name}")
+    text += (f"- corpus: {len(documents)} documents, {len({d.patient or d.id for d in documents})} patients\n"
+             f"- settings: iterations={args.iterations}, harvest={args.harvest}, spread={args.spread}, "
+             f"vote={args.vote}, trust_triggers={args.trust_triggers}, n_estimators={args.n_estimators}\n"
+             f"- wall time: {seconds:.0f} s\n\nToken-level scores in percent, pooled over out-of-fold "
+             "predictions (9-way F counts non-PHI tokens too; 8-way P/R/F over the PHI classes).\n\n")
+    text += markdown_table(table)
+    text += "\nEvery single model and stage:\n\n"
+    text += markdown_table(pd.DataFrame([scores_row(s, s, all_scores[s]) for s in sorted(all_scores)])
+                           .drop(columns="model").set_index("row"))
+    (out / "table1.md").write_text(text, encoding="utf-8")
+    t2 = header(f"Table 2 layout: confusion matrix of {final}, {args.folds}-fold CV on {name}")
+    t2 += "\nToken counts; rows gold, columns predicted.\n\n" + markdown_table(all_scores[final].confusion)
+    t2 += "\nPer class:\n\n```\n" + all_scores[final].format() + "\n```\n"
+    (out / "table2.md").write_text(t2, encoding="utf-8")
+    (out / "scores.json").write_text(json.dumps({s: v.to_dict()["summary"] for s, v in all_scores.items()},
+                                                indent=1), encoding="utf-8")
+    print(markdown_table(table))
+    print(f"written to {out}/table1.md, table1.csv, table2.md, scores.json")
+
+
+if __name__ == "__main__":
+    main()

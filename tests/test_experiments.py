@@ -1,0 +1,24 @@
+"""The experiment scripts run end to end on a tiny corpus (so they do not rot between runs)."""
+import runpy
+import sys
+from pathlib import Path
+
+from itdeid.formats import write_i2b2_2006
+
+from helpers import tiny_corpus
+
+EXPERIMENTS = Path(__file__).resolve().parent.parent / "experiments"
+
+
+def test_table1_script(tmp_path, monkeypatch):
+    write_i2b2_2006(tiny_corpus(12, seed=6), tmp_path / "tiny.xml")
+    out = tmp_path / "t1"
+    monkeypatch.setattr(sys, "argv", ["table1.py", "--corpus", str(tmp_path / "tiny.xml"), "--folds", "2",
+                                      "--iterations", "1", "--n-estimators", "3", "--n-jobs", "1",
+                                      "--out", str(out)])
+    runpy.run_path(str(EXPERIMENTS / "table1.py"), run_name="__main__")
+    table = (out / "table1.md").read_text()
+    for row in ("BASELINE", "C4.5", "ITR0_BEST", "ITR1_VOTE", "ITR1_VOTE_STD"):
+        assert f"| {row} |" in table
+    assert "- machine:" in table and "- command:" in table
+    assert "rows gold" in (out / "table2.md").read_text()
