@@ -36,6 +36,13 @@ def command_line() -> str:
     prog = Path(sys.argv[0]).name
     if prog in ("__main__.py", "-c", ""):
         prog = "itdeid"
+    elif prog.endswith(".py"):      # a script such as experiments/table1.py
+        path = Path(sys.argv[0])
+        try:
+            path = path.resolve().relative_to(Path.cwd())
+        except ValueError:
+            pass
+        prog = f"python {path}"
     return " ".join([prog] + [shlex.quote(a) for a in sys.argv[1:]])
 
 
