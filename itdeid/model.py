@@ -41,6 +41,34 @@ def _lengths(docs: Sequence[TokenizedDocument]) -> np.ndarray:
     return np.array([len(td) for td in docs], dtype=np.int64)
 
 
+def decode(learner: Learner, X: np.ndarray, lengths: np.ndarray, columns: Sequence[int]) -> list[np.ndarray]:
+    """Per document, (n_tokens, 9) label probabilities, tagging left to right.
+
+    ``X`` holds the documents' rows one document after another (``lengths`` tokens each); the
+    two ``columns`` (previous and second-previous predicted class) are filled in from the
+    learner's own predictions as it goes. All documents advance together, one token position at
+    a time, so a batch costs as many classifier calls as its longest document has tokens.
+    ``X`` is modified in place.
+    """
+    lengths = np.asarray(lengths, dtype=np.int64)
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
+    if not len(columns):
+        proba = learner.predict_proba(X)
+    else:
+        proba = np.zeros((len(X), len(LABELS)), dtype=np.float32)
+        labels = np.zeros(len(X), dtype=np.int64)
+        p1, p2 = columns
+        for t in range(int(lengths.max(initial=0))):
+            rows = starts[lengths > t] + t
+            if t >= 1:
+                X[rows, p1] = labels[rows - 1]
+            if t >= 2:
+                X[rows, p2] = labels[rows - 2]
+            proba[rows] = learner.predict_proba(X[rows])
+            labels[rows] = proba[rows].argmax(axis=1)
+    return [proba[s:s + n] for s, n in zip(starts, lengths)]
+
+
 class TokenModel:
     """A token classifier over one trigger variant's features.
 
@@ -178,24 +206,8 @@ class TokenModel:
         """Per document, an (n_tokens, 9) array of label probabilities (tagging left to right)."""
         self._check_fitted()
         X = self.extractor_.transform(docs, trusted)
-        lengths = _lengths(docs)
-        starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
-        columns = self.extractor_.previous_columns()
-        if not columns or self.previous == "none":
-            proba = self.learner_.predict_proba(X)
-        else:
-            proba = np.zeros((len(X), len(LABELS)), dtype=np.float32)
-            labels = np.zeros(len(X), dtype=np.int64)
-            p1, p2 = columns
-            for t in range(int(lengths.max(initial=0))):
-                rows = starts[lengths > t] + t
-                if t >= 1:
-                    X[rows, p1] = labels[rows - 1]
-                if t >= 2:
-                    X[rows, p2] = labels[rows - 2]
-                proba[rows] = self.learner_.predict_proba(X[rows])
-                labels[rows] = proba[rows].argmax(axis=1)
-        return [proba[s:s + n] for s, n in zip(starts, lengths)]
+        columns = [] if self.previous == "none" else self.extractor_.previous_columns()
+        return decode(self.learner_, X, _lengths(docs), columns)
 
     def predict_tokenized(self, docs: Sequence[TokenizedDocument], trusted=None) -> list[np.ndarray]:
         """Per document, the predicted label codes (indices into ``LABELS``)."""
