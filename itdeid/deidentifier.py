@@ -256,3 +256,11 @@ class Deidentifier:
         model.models_ = [[TokenModel.load(folder / f"itr{i}-{t}") for t in model.triggers]
                          for i in range(model.iterations + 1)]
         return model
+
+
+def load_model(folder):
+    """A model folder written by ``itdeid train``: a :class:`Deidentifier` or a :class:`TokenModel`."""
+    folder = Path(folder)
+    if (folder / "deidentifier.json").is_file():
+        return Deidentifier.load(folder)
+    return TokenModel.load(folder)

@@ -61,3 +61,13 @@ def test_bad_model_folder_is_one_line_error(tmp_path, capsys):
     assert main(["tag", str(tmp_path), str(tmp_path / "in.txt"), "--out", str(tmp_path / "p.jsonl")]) == 2
     err = capsys.readouterr().err
     assert "not a model folder" in err and "Traceback" not in err
+
+
+def test_train_system_then_tag(tmp_path):
+    docs = tiny_corpus(16, seed=8)
+    write_i2b2_2006(docs, tmp_path / "train.xml")
+    assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "sys"), "--system",
+                 "--iterations", "1", "--n-estimators", "5", "--n-jobs", "1"]) == 0
+    assert (tmp_path / "sys" / "deidentifier.json").exists()
+    assert main(["tag", str(tmp_path / "sys"), str(tmp_path / "train.xml"), "--out", str(tmp_path / "p.jsonl")]) == 0
+    assert read_jsonl_spans(tmp_path / "p.jsonl")

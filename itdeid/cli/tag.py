@@ -3,14 +3,14 @@ from __future__ import annotations
 
 from itdeid.document import Document
 from itdeid.formats import read_corpus, write_corpus
-from itdeid.model import TokenModel
+from itdeid.deidentifier import load_model
 
 
 def add_parser(subparsers):
     p = subparsers.add_parser("tag", help="tag documents with a trained model",
                               description="Predict PHI spans with a trained model and write them as "
                                           "JSON Lines spans or i2b2 XML.")
-    p.add_argument("model", help="model folder written by 'itdeid train'")
+    p.add_argument("model", help="model folder written by 'itdeid train' (a token model or --system)")
     p.add_argument("input", help="documents to tag (any corpus format, or plain text files/folders)")
     p.add_argument("--out", required=True, help="output file (.jsonl or .xml)")
     p.add_argument("--input-format", default="auto", help="input format (default: detect)")
@@ -20,7 +20,7 @@ def add_parser(subparsers):
 
 
 def run(args):
-    model = TokenModel.load(args.model)
+    model = load_model(args.model)
     documents = read_corpus(args.input, args.input_format)
     predicted = model.predict(documents)
     out_docs = [Document(d.id, d.text, spans, d.patient, d.source) for d, spans in zip(documents, predicted)]

@@ -1,18 +1,23 @@
-"""``itdeid train CORPUS --out MODEL_DIR``: train one trigger variant's token model."""
+"""``itdeid train CORPUS --out MODEL_DIR``: train a token model, or the whole iterative system."""
 from __future__ import annotations
 
 import time
 
+from itdeid.deidentifier import HARVEST, SPREAD, Deidentifier
 from itdeid.formats import read_corpus
 from itdeid.learners import LEARNERS
 from itdeid.model import PREVIOUS, TokenModel
 from itdeid.triggers import VARIANTS
+from itdeid.vote import RULES
 
 
 def add_parser(subparsers):
-    p = subparsers.add_parser("train", help="train a token model on an annotated corpus",
+    p = subparsers.add_parser("train", help="train a token model (or --system) on an annotated corpus",
                               description="Train a boosted-tree PHI token model on gold-annotated "
-                                          "documents and save it to a folder (JSON + learner file).")
+                                          "documents, or with --system the iterative three-model "
+                                          "system (trusted phrases, vote, standardization), and save "
+                                          "it to a folder (JSON + learner files; nothing runs code "
+                                          "when loaded).")
     p.add_argument("corpus", help="annotated corpus (i2b2 2006/2014 XML, PhysioNet id.text, ...)")
     p.add_argument("--out", required=True, help="model folder to write")
     p.add_argument("--format", default="auto", help="corpus format (default: detect)")
@@ -20,16 +25,31 @@ def add_parser(subparsers):
     p.add_argument("--learner", choices=LEARNERS, default="xgboost", help="classifier (default: xgboost)")
     p.add_argument("--previous", choices=PREVIOUS, default="gold",
                    help="source of the previous-class feature at training time (default: gold)")
+    p.add_argument("--n-estimators", type=int, default=None, help="boosting rounds (default: the learner's)")
     p.add_argument("--device", default="cpu", help="xgboost device: cpu or cuda (default: cpu)")
+    p.add_argument("--n-jobs", type=int, default=None, help="xgboost threads (default: all cores)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    s = p.add_argument_group("the iterative system (--system)")
+    s.add_argument("--system", action="store_true", help="train the three-model iterative system")
+    s.add_argument("--iterations", type=int, default=2, help="ITR rounds with trusted phrases (default: 2)")
+    s.add_argument("--vote", choices=RULES, default="two_of_three", help="vote rule (default: two_of_three)")
+    s.add_argument("--harvest", choices=HARVEST, default="gold", help="training-time trusted phrases")
+    s.add_argument("--spread", choices=SPREAD, default="document",
+                   help="pool trusted and standardized phrases per document or per patient")
     p.set_defaults(run=run)
 
 
 def run(args):
     documents = read_corpus(args.corpus, args.format)
     start = time.perf_counter()
-    model = TokenModel(trigger=args.trigger, learner=args.learner, previous=args.previous,
-                       device=args.device, random_state=args.seed).fit(documents)
+    params = dict(learner=args.learner, previous=args.previous, n_estimators=args.n_estimators,
+                  device=args.device, n_jobs=args.n_jobs)
+    if args.system:
+        model = Deidentifier(iterations=args.iterations, vote=args.vote, harvest=args.harvest,
+                             spread=args.spread, model_params=params, random_state=args.seed)
+    else:
+        model = TokenModel(trigger=args.trigger, random_state=args.seed, **params)
+    model.fit(documents)
     model.save(args.out)
-    print(f"trained {model!r} on {len(documents)} documents in {time.perf_counter() - start:.1f} s; "
-          f"{len(model.feature_names_)} features; saved to {args.out}")
+    print(f"trained {type(model).__name__} on {len(documents)} documents in "
+          f"{time.perf_counter() - start:.1f} s; saved to {args.out}")
