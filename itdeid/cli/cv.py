@@ -4,6 +4,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pandas as pd
 from tqdm import tqdm
 
 from itdeid.crossval import STANDARD_ROWS, crossval, results_table
@@ -80,7 +81,9 @@ def _write_results(out: Path, args, documents, results, n_rows: int) -> None:
              "the spread over folds; `seconds` is wall time of the row.\n\n")
     text += markdown_table(table)
     for r in results:
-        text += f"\n## {r.name}\n\nPooled scores (all measures, percent):\n\n```\n{r.scores.format()}\n```\n"
+        text += f"\n## {r.name}\n\nPer fold (percent):\n\n"
+        text += markdown_table(pd.DataFrame(r.per_fold).set_index("row").mul(100))
+        text += f"\nPooled scores (all measures, percent):\n\n```\n{r.scores.format()}\n```\n"
         text += "\nConfusion matrix (token counts; rows gold, columns predicted, as the paper's Table 2):\n\n"
         text += markdown_table(r.scores.confusion)
         r.scores.write_json(out / f"scores-{r.name}.json")
