@@ -44,7 +44,7 @@ import numpy as np
 
 from itdeid.document import LABELS, NON_PHI, PHI_CLASSES, Document
 from itdeid.resources import load_json, load_table, load_wordlist
-from itdeid.spans import token_labels
+from itdeid.spans import label_runs, token_labels
 from itdeid.structure import Structure, analyze
 from itdeid.tokens import Token, tokenize
 from itdeid.triggers import TriggerLists
@@ -315,19 +315,10 @@ class FeatureExtractor:
                 if label:
                     as_phi[w] += 1
             headings.update({h.name for h in td.structure.headings})
-            labels = td.labels
-            i = 0
-            while i < len(labels):
-                if labels[i]:
-                    j = i
-                    while j + 1 < len(labels) and labels[j + 1] == labels[i]:
-                        j += 1
-                    if j > i and td.words[j].isalpha():
-                        ends[td.words[j]] += 1
-                        ends_by_class.setdefault(td.words[j], Counter())[int(labels[i])] += 1
-                    i = j + 1
-                else:
-                    i += 1
+            for first, last, code in label_runs(td.labels):
+                if last > first and td.words[last].isalpha():
+                    ends[td.words[last]] += 1
+                    ends_by_class.setdefault(td.words[last], Counter())[code] += 1
         # What fit learns is saved in the model file, so it must hold no training PHI:
         # suffixes are ordinary English words ('hospital', 'center', 'street'), never a name that
         # happens to end many phrases ('Smith'); headings count only when their words are never

@@ -31,6 +31,7 @@ import numpy as np
 
 from itdeid.document import LABELS
 from itdeid.featurize import TRUSTED_COLUMNS, TokenizedDocument, _gazetteers
+from itdeid.spans import label_runs
 
 #: Label codes of the person classes, whose name parts are trusted on their own.
 PERSON_CODES = (LABELS.index("PATIENT"), LABELS.index("DOCTOR"))
@@ -38,21 +39,6 @@ PERSON_CODES = (LABELS.index("PATIENT"), LABELS.index("DOCTOR"))
 ACRONYM_SKIP = frozenset({"of", "the", "and", "&", "at", "for", "de", "la"})
 #: The strongest triggers: words right before a phrase that the paper tried trusting too.
 STRONG_TRIGGERS = frozenset({"dr", "mr", "mrs", "ms"})
-
-
-def phrases(codes: Sequence[int]) -> list[tuple[int, int, int]]:
-    """Runs of equal non-zero label codes as (first, last, code) token indices."""
-    runs, i, n = [], 0, len(codes)
-    while i < n:
-        if codes[i]:
-            j = i
-            while j + 1 < n and codes[j + 1] == codes[i]:
-                j += 1
-            runs.append((i, j, int(codes[i])))
-            i = j + 1
-        else:
-            i += 1
-    return runs
 
 
 def heading_entropy(docs: Iterable[TokenizedDocument], labels: Sequence[np.ndarray] | None = None
@@ -106,7 +92,7 @@ def harvest(td: TokenizedDocument, codes: Sequence[int], headings: frozenset[str
     names = [h.name for h in td.structure.headings]
     english = _gazetteers()["english"]
     found: dict[tuple[str, ...], int] = {}
-    for first, last, code in phrases(codes):
+    for first, last, code in label_runs(codes):
         h = td.structure.heading[first]
         under = h >= 0 and names[h] in headings
         after_trigger = trust_triggers and any(

@@ -13,6 +13,22 @@ from itdeid.document import NON_PHI, Span
 from itdeid.tokens import Token
 
 
+def label_runs(codes: Sequence[int]) -> list[tuple[int, int, int]]:
+    """Runs of equal non-zero label codes as (first, last, code) token indices: the phrases of
+    a labelled token sequence (triggers, suffixes, trusted phrases and standardization read them)."""
+    runs, i, n = [], 0, len(codes)
+    while i < n:
+        if codes[i]:
+            j = i
+            while j + 1 < n and codes[j + 1] == codes[i]:
+                j += 1
+            runs.append((i, j, int(codes[i])))
+            i = j + 1
+        else:
+            i += 1
+    return runs
+
+
 def token_labels(tokens: Sequence[Token], spans: Sequence[Span]) -> list[str]:
     ordered = sorted(spans)
     starts = [span.start for span in ordered]

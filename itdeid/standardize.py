@@ -16,14 +16,14 @@ from typing import Sequence
 
 import numpy as np
 
-from itdeid.iterate import phrases
+from itdeid.spans import label_runs
 
 
 def predicted_phrases(words: Sequence[str], codes: Sequence[int], min_tokens: int = 2
                       ) -> dict[tuple[str, ...], Counter]:
     """Predicted phrases of at least ``min_tokens`` alphanumeric words -> Counter of classes."""
     found: dict[tuple[str, ...], Counter] = defaultdict(Counter)
-    for first, last, code in phrases(codes):
+    for first, last, code in label_runs(codes):
         key = tuple(w for w in words[first:last + 1] if any(c.isalnum() for c in w))
         if len(key) >= min_tokens:
             found[key][code] += 1

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from itdeid.document import PHI_CLASSES
+from itdeid.spans import label_runs
 
 VARIANTS = ("token", "phrase", "ngram")
 
@@ -56,22 +57,6 @@ def information_gain(n: int, n_pos: int, a: np.ndarray, a_pos: np.ndarray) -> np
         h_a = np.where(a > 0, _entropy(a_pos / np.maximum(a, 1)), 0.0)
         h_b = np.where(b > 0, _entropy(b_pos / np.maximum(b, 1)), 0.0)
     return h - (a / n) * h_a - (b / n) * h_b
-
-
-def _phrases(labels: np.ndarray) -> list[tuple[int, int, int]]:
-    """Runs of equal non-zero labels as (first, last, label) token indices."""
-    runs = []
-    i, n = 0, len(labels)
-    while i < n:
-        if labels[i]:
-            j = i
-            while j + 1 < n and labels[j + 1] == labels[i]:
-                j += 1
-            runs.append((i, j, int(labels[i])))
-            i = j + 1
-        else:
-            i += 1
-    return runs
 
 
 @dataclass
@@ -127,7 +112,7 @@ class TriggerLists:
                         if i + o < m and not labels[i + o]:
                             cand_right[c][(o, words[i + o])] += 1
                 continue
-            for first, last, c in _phrases(labels):
+            for first, last, c in label_runs(labels):
                 positives_left[c] += 1
                 positives_right[c] += 1
                 if self.variant == "phrase":
