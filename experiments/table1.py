@@ -13,6 +13,11 @@ pooled over the out-of-fold predictions of the whole corpus. Rows:
 
 Writes ``table1.md`` (with the command, date and machine), ``table1.csv``, ``table2.md`` (the
 confusion matrix of the final stage) and ``scores.json``.
+
+A run takes hours on two cores, so every finished fold's out-of-fold label codes (no text) are
+kept in ``OUT/folds/fold-K.npz``, with the settings in ``OUT/folds/settings.json``: running the
+same command again resumes after the last finished fold. Other settings refuse to mix with them
+(delete ``OUT/folds`` to start over). Wall time is the sum of the folds' times.
 """
 from __future__ import annotations
 
@@ -22,6 +27,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
@@ -47,6 +53,7 @@ def parse_args(argv=None):
     p.add_argument("--vote", choices=["two_of_three", "recall_first"], default="two_of_three")
     p.add_argument("--trust-triggers", action="store_true", help="the paper's negative result")
     p.add_argument("--n-estimators", type=int, default=None, help="xgboost rounds (default: learner's)")
+    p.add_argument("--learning-rate", type=float, default=None, help="xgboost learning rate (default: learner's)")
     p.add_argument("--n-jobs", type=int, default=None)
     p.add_argument("--device", default="cpu", help="xgboost device: cpu or cuda")
     p.add_argument("--out", default=None, help="results folder (default: experiments/results/table1-<corpus>)")
@@ -60,6 +67,46 @@ def scores_row(name: str, model: str, scores) -> dict:
             "8way_F": 100 * s["token_8way"]["f"]}
 
 
+
+def checkpoint_settings(args, corpus_size: int) -> dict:
+    """What a fold's results depend on; a resumed run must match it."""
+    keys = ("corpus", "folds", "seed", "iterations", "harvest", "spread", "vote", "trust_triggers",
+            "n_estimators", "learning_rate", "device")
+    return {**{k: getattr(args, k) for k in keys}, "documents": corpus_size}
+
+
+def run_fold(args, tokenized, folds, f, test_idx, model_params) -> dict[str, list[np.ndarray]]:
+    """Train the system and the baselines on the other folds; label codes of every stage on fold f."""
+    train = [tokenized[i] for i in range(len(tokenized)) if folds[i] != f]
+    test = [tokenized[i] for i in test_idx]
+    system = Deidentifier(iterations=args.iterations, harvest=args.harvest, spread=args.spread,
+                          vote=args.vote, trust_triggers=args.trust_triggers,
+                          model_params=model_params, random_state=args.seed).fit_tokenized(train)
+    stages = system.predict_stages(test)
+    for baseline, learner in (("BASELINE", "majority"), ("C4.5", "tree")):
+        model = TokenModel(learner=learner, trigger="token", random_state=args.seed).fit_tokenized(train)
+        stages[baseline] = model.predict_tokenized(test)
+    return stages
+
+
+def save_fold(path: Path, stages: dict[str, list[np.ndarray]]) -> None:
+    """One fold's label codes (no text), written atomically so a killed run leaves no half file."""
+    lengths = np.array([len(c) for c in next(iter(stages.values()))], dtype=np.int64)
+    arrays = {stage: np.concatenate(codes).astype(np.int8) if len(codes) else np.zeros(0, np.int8)
+              for stage, codes in stages.items()}
+    tmp = path.with_name(path.stem + ".tmp.npz")
+    np.savez_compressed(tmp, __lengths__=lengths, **arrays)
+    tmp.replace(path)
+
+
+def load_fold(path: Path) -> dict[str, list[np.ndarray]]:
+    """Stage name -> label codes per test document, from one fold's checkpoint."""
+    with np.load(path, allow_pickle=False) as data:
+        bounds = np.cumsum(data["__lengths__"])[:-1]
+        return {stage: np.split(data[stage].astype(np.int64), bounds)
+                for stage in data.files if stage != "__lengths__"}
+
+
 def main(argv=None):
     args = parse_args(argv)
     documents = read_corpus(args.corpus)
@@ -68,25 +115,34 @@ def main(argv=None):
     out.mkdir(parents=True, exist_ok=True)
     tokenized = [tokenize_document(d) for d in documents]
     folds = group_folds(documents, args.folds, args.seed)
-    model_params = {"n_estimators": args.n_estimators, "n_jobs": args.n_jobs, "device": args.device}
+    model_params = {"n_estimators": args.n_estimators, "learning_rate": args.learning_rate,
+                    "n_jobs": args.n_jobs, "device": args.device}
     stage_codes: dict[str, dict[int, object]] = {}
-    start = time.perf_counter()
+    checkpoints = out / "folds"
+    checkpoints.mkdir(exist_ok=True)
+    settings = checkpoint_settings(args, len(documents))
+    settings_path = checkpoints / "settings.json"
+    if settings_path.exists() and json.loads(settings_path.read_text(encoding="utf-8")) != settings:
+        sys.exit(f"table1: {checkpoints} holds folds of other settings; delete it to start over")
+    settings_path.write_text(json.dumps(settings, indent=1), encoding="utf-8")
+    seconds_path = checkpoints / "seconds.json"
+    fold_seconds = json.loads(seconds_path.read_text()) if seconds_path.exists() else {}
     for f in tqdm(range(args.folds), desc="table1", unit="fold", file=sys.stderr):
-        train = [tokenized[i] for i in range(len(documents)) if folds[i] != f]
         test_idx = [i for i in range(len(documents)) if folds[i] == f]
-        test = [tokenized[i] for i in test_idx]
-        system = Deidentifier(iterations=args.iterations, harvest=args.harvest, spread=args.spread,
-                              vote=args.vote, trust_triggers=args.trust_triggers,
-                              model_params=model_params, random_state=args.seed).fit_tokenized(train)
-        stages = system.predict_stages(test)
-        for baseline, learner in (("BASELINE", "majority"), ("C4.5", "tree")):
-            model = TokenModel(learner=learner, trigger="token", random_state=args.seed).fit_tokenized(train)
-            stages[baseline] = model.predict_tokenized(test)
+        fold_path = checkpoints / f"fold-{f}.npz"
+        if fold_path.exists():
+            stages = load_fold(fold_path)
+        else:
+            start = time.perf_counter()
+            stages = run_fold(args, tokenized, folds, f, test_idx, model_params)
+            save_fold(fold_path, stages)
+            fold_seconds[str(f)] = round(time.perf_counter() - start, 1)
+            seconds_path.write_text(json.dumps(fold_seconds), encoding="utf-8")
         for stage, codes in stages.items():
             bucket = stage_codes.setdefault(stage, {})
             for i, c in zip(test_idx, codes):
                 bucket[i] = c
-    seconds = time.perf_counter() - start
+    seconds = sum(fold_seconds.values())
 
     def score(stage):
         predicted = {documents[i].id: labels_to_spans(tokenized[i].document.text, tokenized[i].tokens,
@@ -109,7 +165,8 @@ def main(argv=None):
     text = header(f"Table 1 layout: {args.folds}-fold CV on {name}")
     text += (f"- corpus: {len(documents)} documents, {len({d.patient or d.id for d in documents})} patients\n"
              f"- settings: iterations={args.iterations}, harvest={args.harvest}, spread={args.spread}, "
-             f"vote={args.vote}, trust_triggers={args.trust_triggers}, n_estimators={args.n_estimators}\n"
+             f"vote={args.vote}, trust_triggers={args.trust_triggers}, "
+             f"n_estimators={args.n_estimators}, learning_rate={args.learning_rate}\n"
              f"- wall time: {seconds:.0f} s\n\nToken-level scores in percent, pooled over out-of-fold "
              "predictions (9-way F counts non-PHI tokens too; 8-way P/R/F over the PHI classes).\n\n")
     text += markdown_table(table)

@@ -3,6 +3,8 @@ import runpy
 import sys
 from pathlib import Path
 
+import pytest
+
 from itdeid.formats import write_i2b2_2006
 
 from helpers import tiny_corpus
@@ -22,6 +24,26 @@ def test_table1_script(tmp_path, monkeypatch):
         assert f"| {row} |" in table
     assert "- machine:" in table and "- command:" in table
     assert "rows gold" in (out / "table2.md").read_text()
+    assert sorted(p.name for p in (out / "folds").glob("fold-*.npz")) == ["fold-0.npz", "fold-1.npz"]
+
+
+def test_table1_resumes_from_fold_checkpoints(tmp_path, monkeypatch):
+    """A rerun reuses finished folds (same table), and refuses folds of other settings."""
+    write_i2b2_2006(tiny_corpus(12, seed=6), tmp_path / "tiny.xml")
+    out = tmp_path / "t1"
+    argv = ["table1.py", "--corpus", str(tmp_path / "tiny.xml"), "--folds", "2", "--iterations", "1",
+            "--n-estimators", "3", "--n-jobs", "1", "--out", str(out)]
+    monkeypatch.setattr(sys, "argv", argv)
+    runpy.run_path(str(EXPERIMENTS / "table1.py"), run_name="__main__")
+    first = (out / "table1.csv").read_text()
+    (out / "folds" / "fold-1.npz").unlink()                   # as if killed during fold 2
+    stamp = (out / "folds" / "fold-0.npz").stat().st_mtime_ns
+    runpy.run_path(str(EXPERIMENTS / "table1.py"), run_name="__main__")
+    assert (out / "folds" / "fold-0.npz").stat().st_mtime_ns == stamp   # fold 1 not redone
+    assert (out / "table1.csv").read_text() == first
+    monkeypatch.setattr(sys, "argv", argv[:-2] + ["--seed", "3", "--out", str(out)])
+    with pytest.raises(SystemExit, match="other settings"):
+        runpy.run_path(str(EXPERIMENTS / "table1.py"), run_name="__main__")
 
 
 def test_figure2_script(tmp_path, monkeypatch):
