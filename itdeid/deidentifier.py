@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Sequence
 
 import numpy as np
+from sklearn.base import BaseEstimator
 
 from itdeid import __version__
 from itdeid.document import LABELS, Document, Span
@@ -42,7 +43,7 @@ SPREAD = ("document", "patient")
 FORMAT = 1
 
 
-class Deidentifier:
+class Deidentifier(BaseEstimator):
     """The iterative, voting, standardizing PHI tagger.
 
     Parameters
@@ -84,23 +85,6 @@ class Deidentifier:
         self.groups = groups
         self.model_params = model_params
         self.random_state = random_state
-
-    _PARAMS = ("triggers", "iterations", "vote", "standardize", "spread", "harvest",
-               "entropy_threshold", "min_heading_tokens", "trust_triggers", "inner_folds", "groups",
-               "model_params", "random_state")
-
-    def get_params(self, deep: bool = True) -> dict:
-        return {name: getattr(self, name) for name in self._PARAMS}
-
-    def set_params(self, **params) -> "Deidentifier":
-        for name, value in params.items():
-            if name not in self._PARAMS:
-                raise ValueError(f"Deidentifier has no parameter {name!r}")
-            setattr(self, name, value)
-        return self
-
-    def clone(self) -> "Deidentifier":
-        return type(self)(**self.get_params())
 
     def _check(self):
         if self.vote not in RULES:

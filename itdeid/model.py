@@ -1,8 +1,8 @@
 """``TokenModel``: one trigger variant's PHI tagger (features + boosted trees).
 
-The estimator follows scikit-learn's contract: ``__init__`` stores parameters, ``fit`` learns
-and returns ``self``, learned state ends in ``_``, and ``get_params`` lets a cross-validation
-runner clone a fresh model for each fold.
+The estimator follows scikit-learn's contract (it is a ``BaseEstimator``): ``__init__`` stores
+parameters, ``fit`` learns and returns ``self``, learned state ends in ``_``, and
+``sklearn.base.clone`` gives a cross-validation runner a fresh model for each fold.
 
 Predicted classes of preceding tokens (the paper's "online evaluation") are a feature: at
 tagging time they are the model's own predictions, filled in left to right. All documents are
@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Sequence
 
 import numpy as np
+from sklearn.base import BaseEstimator, clone
 
 from itdeid import __version__
 from itdeid.document import LABELS, Document, Span
@@ -69,7 +70,7 @@ def decode(learner: Learner, X: np.ndarray, lengths: np.ndarray, columns: Sequen
     return [proba[s:s + n] for s, n in zip(starts, lengths)]
 
 
-class TokenModel:
+class TokenModel(BaseEstimator):
     """A token classifier over one trigger variant's features.
 
     Parameters
@@ -122,27 +123,6 @@ class TokenModel:
         self.trigger_min_gain = trigger_min_gain
         self.trigger_top_k = trigger_top_k
 
-    # -- scikit-learn contract --------------------------------------------------------------
-    _PARAMS = ("trigger", "learner", "groups", "window", "previous", "inner_folds", "n_estimators",
-               "max_depth", "learning_rate", "device", "n_jobs", "random_state", "trigger_min_count",
-               "trigger_min_gain", "trigger_top_k")
-
-    def get_params(self, deep: bool = True) -> dict:
-        return {name: getattr(self, name) for name in self._PARAMS}
-
-    def set_params(self, **params) -> "TokenModel":
-        for name, value in params.items():
-            if name not in self._PARAMS:
-                raise ValueError(f"TokenModel has no parameter {name!r}")
-            setattr(self, name, value)
-        return self
-
-    def clone(self) -> "TokenModel":
-        return type(self)(**self.get_params())
-
-    def __repr__(self):
-        return f"TokenModel(trigger={self.trigger!r}, learner={self.learner!r}, previous={self.previous!r})"
-
     # -- training ---------------------------------------------------------------------------
     def _new_extractor(self) -> FeatureExtractor:
         return FeatureExtractor(groups=self.groups, trigger=self.trigger, window=self.window,
@@ -188,7 +168,7 @@ class TokenModel:
         for f in range(k):
             train = [i for i in range(len(docs)) if fold[i] != f]
             test = [i for i in range(len(docs)) if fold[i] == f]
-            inner = self.clone().set_params(previous="gold")
+            inner = clone(self).set_params(previous="gold")
             inner.fit_tokenized([docs[i] for i in train],
                                 None if trusted is None else [trusted[i] for i in train])
             predicted = inner.predict_tokenized([docs[i] for i in test],

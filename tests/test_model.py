@@ -2,6 +2,7 @@
 import json
 
 import numpy as np
+import sklearn.base
 import pytest
 
 from itdeid.evaluate import evaluate
@@ -24,7 +25,7 @@ def test_estimator_contract():
     model = TokenModel(trigger="phrase", window=1)
     assert model.get_params()["trigger"] == "phrase"
     assert model.set_params(window=3) is model and model.window == 3
-    clone = model.clone()
+    clone = sklearn.base.clone(model)
     assert clone.get_params() == model.get_params() and not hasattr(clone, "learner_")
     with pytest.raises(ValueError):
         model.set_params(bogus=1)
