@@ -5,9 +5,9 @@ parameters, ``fit`` learns and returns ``self``, learned state ends in ``_``, an
 ``sklearn.base.clone`` gives a cross-validation runner a fresh model for each fold.
 
 Predicted classes of preceding tokens (the paper's "online evaluation") are a feature: at
-tagging time they are the model's own predictions, filled in left to right. All documents are
-processed together one token position at a time, so a batch costs as many classifier calls as
-its longest document has tokens, not as many as it has tokens. At training time the feature can
+tagging time they are the model's own predictions, filled in left to right. Documents are cut
+into segments that advance together one token position at a time, then repaired at segment
+starts (:func:`decode`), so a batch costs a few hundred classifier calls however long its notes. At training time the feature can
 come from ``previous="gold"`` labels (look more reliable than they will be), from
 ``previous="oof"`` out-of-fold predictions of an inner split (what the model will really see),
 or be left out (``"none"``).
@@ -42,31 +42,64 @@ def _lengths(docs: Sequence[TokenizedDocument]) -> np.ndarray:
     return np.array([len(td) for td in docs], dtype=np.int64)
 
 
-def decode(learner: Learner, X: np.ndarray, lengths: np.ndarray, columns: Sequence[int]) -> list[np.ndarray]:
+#: Tokens a decoding segment holds: long documents are cut into segments decoded side by side.
+SEGMENT = 256
+
+
+def decode(learner: Learner, X: np.ndarray, lengths: np.ndarray, columns: Sequence[int],
+           segment: int = SEGMENT) -> list[np.ndarray]:
     """Per document, (n_tokens, 9) label probabilities, tagging left to right.
 
     ``X`` holds the documents' rows one document after another (``lengths`` tokens each); the
     two ``columns`` (previous and second-previous predicted class) are filled in from the
-    learner's own predictions as it goes. All documents advance together, one token position at
-    a time, so a batch costs as many classifier calls as its longest document has tokens.
-    ``X`` is modified in place.
+    learner's own predictions as it goes. ``X`` is modified in place.
+
+    Going strictly token by token would cost one classifier call per token of the longest
+    document (hours for a 50 MB note). Instead every document is cut into segments of
+    ``segment`` tokens and all segments advance together, one position a call, each starting as
+    if it began a document. Then each segment's start is repaired, in document order, with the
+    true labels before it: its tokens are re-predicted one at a time until two in a row keep
+    their first-pass label, after which nothing downstream can differ (a row's only inputs that
+    changed are the two previous labels). The result is exactly that of token-by-token decoding.
     """
     lengths = np.asarray(lengths, dtype=np.int64)
     starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
     if not len(columns):
         proba = learner.predict_proba(X)
-    else:
-        proba = np.zeros((len(X), len(LABELS)), dtype=np.float32)
-        labels = np.zeros(len(X), dtype=np.int64)
-        p1, p2 = columns
-        for t in range(int(lengths.max(initial=0))):
-            rows = starts[lengths > t] + t
-            if t >= 1:
-                X[rows, p1] = labels[rows - 1]
-            if t >= 2:
-                X[rows, p2] = labels[rows - 2]
-            proba[rows] = learner.predict_proba(X[rows])
-            labels[rows] = proba[rows].argmax(axis=1)
+        return [proba[s:s + n] for s, n in zip(starts, lengths)]
+    segment = max(2, int(segment))
+    seg_starts, seg_lengths, doc_start_of = [], [], []
+    for s0, n in zip(starts, lengths):
+        for offset in range(0, int(n), segment):
+            seg_starts.append(s0 + offset)
+            seg_lengths.append(min(segment, int(n) - offset))
+            doc_start_of.append(s0)
+    seg_starts, seg_lengths = np.array(seg_starts, np.int64), np.array(seg_lengths, np.int64)
+    proba = np.zeros((len(X), len(LABELS)), dtype=np.float32)
+    labels = np.zeros(len(X), dtype=np.int64)
+    p1, p2 = columns
+    for t in range(int(seg_lengths.max(initial=0))):
+        rows = seg_starts[seg_lengths > t] + t
+        if t >= 1:
+            X[rows, p1] = labels[rows - 1]
+        if t >= 2:
+            X[rows, p2] = labels[rows - 2]
+        proba[rows] = learner.predict_proba(X[rows])
+        labels[rows] = proba[rows].argmax(axis=1)
+    for s0, n, d0 in zip(seg_starts, seg_lengths, doc_start_of):
+        if s0 == d0:
+            continue
+        kept = 0
+        for row in range(s0, s0 + n):
+            X[row, p1] = labels[row - 1]
+            if row - 2 >= d0:
+                X[row, p2] = labels[row - 2]
+            p = learner.predict_proba(X[row:row + 1])[0]
+            new = int(p.argmax())
+            kept = kept + 1 if new == labels[row] else 0
+            proba[row], labels[row] = p, new
+            if kept >= 2:
+                break
     return [proba[s:s + n] for s, n in zip(starts, lengths)]
 
 

@@ -95,3 +95,35 @@ def test_other_learners_save_load(corpus, learner, tmp_path):
     model = TokenModel(learner=learner, n_estimators=3).fit(corpus[:12])
     model.save(tmp_path)
     assert TokenModel.load(tmp_path).predict(corpus[30:33]) == model.predict(corpus[30:33])
+
+
+class ChainLearner:
+    """A stand-in classifier whose label leans on the two previous labels, so a segment that
+    starts without them goes wrong and must be repaired."""
+
+    def predict_proba(self, X):
+        codes = (3 * X[:, 1].astype(int) + X[:, 2].astype(int) + X[:, 0].astype(int)) % 9
+        return np.eye(9, dtype=np.float32)[codes]
+
+
+@pytest.mark.parametrize("segment", [2, 3, 7])
+def test_segmented_decoding_equals_token_by_token(corpus, fitted, segment):
+    """Long notes are decoded in segments side by side; the repaired result must be exactly the
+    token-by-token one, both for a real model and for one whose labels chain."""
+    from itdeid.featurize import tokenize_document
+    from itdeid.model import _lengths, decode
+    docs = [tokenize_document(d, gold=False) for d in corpus[30:]]
+    X = fitted.extractor_.transform(docs)
+    columns = fitted.extractor_.previous_columns()
+    whole = decode(fitted.learner_, X.copy(), _lengths(docs), columns, segment=10 ** 9)
+    parts = decode(fitted.learner_, X.copy(), _lengths(docs), columns, segment=segment)
+    assert all(np.array_equal(a, b) for a, b in zip(whole, parts))
+    assert sum((p.argmax(1) > 0).sum() for p in whole) > 10      # the notes do hold PHI
+
+    rng = np.random.default_rng(segment)
+    lengths = np.array([1, 5, 40, 17, 2])
+    X = np.zeros((lengths.sum(), 3))
+    X[:, 0] = rng.integers(0, 9, len(X))
+    exact = decode(ChainLearner(), X.copy(), lengths, [1, 2], segment=10 ** 9)
+    naive = decode(ChainLearner(), X.copy(), lengths, [1, 2], segment=segment)
+    assert all(np.array_equal(a, b) for a, b in zip(exact, naive))
