@@ -21,6 +21,7 @@ Training-time trusted phrases (``harvest``):
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 from typing import Sequence
 
@@ -148,14 +149,7 @@ class Deidentifier(BaseEstimator):
         found = [harvest_phrases(td, codes, self.headings_, trust_triggers=self.trust_triggers)
                  for td, codes in zip(docs, labels)]
         if self.spread == "patient":
-            pooled: dict[str, dict] = {}
-            for td, phrases in zip(docs, found):
-                if td.document.patient is not None:
-                    bucket = pooled.setdefault(td.document.patient, {})
-                    for key, code in phrases.items():
-                        bucket.setdefault(key, code)
-            found = [pooled.get(td.document.patient, phrases) if td.document.patient is not None
-                     else phrases for td, phrases in zip(docs, found)]
+            found = _pool_by_patient(docs, found, _keep_first)
         return [trusted_columns(td, phrases) for td, phrases in zip(docs, found)]
 
     # -- tagging ----------------------------------------------------------------------------
@@ -184,17 +178,10 @@ class Deidentifier(BaseEstimator):
         return stages
 
     def _standardized(self, docs, labels) -> list[np.ndarray]:
+        found = [predicted_phrases(td.words, codes) for td, codes in zip(docs, labels)]
         if self.spread == "patient":
-            pooled: dict[str, dict] = {}
-            for td, codes in zip(docs, labels):
-                if td.document.patient is not None:
-                    bucket = pooled.setdefault(td.document.patient, {})
-                    for key, counter in predicted_phrases(td.words, codes).items():
-                        bucket.setdefault(key, type(counter)()).update(counter)
-            return [standardize(td.words, codes, pooled.get(td.document.patient))
-                    if td.document.patient is not None else standardize(td.words, codes)
-                    for td, codes in zip(docs, labels)]
-        return [standardize(td.words, codes) for td, codes in zip(docs, labels)]
+            found = _pool_by_patient(docs, found, _add_counts)
+        return [standardize(td.words, codes, phrases) for td, codes, phrases in zip(docs, labels, found)]
 
     def final_stage(self) -> str:
         return f"ITR{self.iterations}_VOTE" + ("_STD" if self.standardize else "")
@@ -241,6 +228,27 @@ class Deidentifier(BaseEstimator):
                          for i in range(model.iterations + 1)]
         return model
 
+
+
+def _pool_by_patient(docs: Sequence[TokenizedDocument], found: list[dict], merge) -> list[dict]:
+    """Each document's phrases replaced by those of all its patient's documents (``merge(pool,
+    phrases)`` adds one document's to the pool); a document without a patient keeps its own."""
+    pools: dict[str, dict] = {}
+    for td, phrases in zip(docs, found):
+        if td.document.patient is not None:
+            merge(pools.setdefault(td.document.patient, {}), phrases)
+    return [phrases if td.document.patient is None else pools[td.document.patient]
+            for td, phrases in zip(docs, found)]
+
+
+def _keep_first(pool: dict, phrases: dict) -> None:
+    for key, code in phrases.items():
+        pool.setdefault(key, code)
+
+
+def _add_counts(pool: dict, phrases: dict) -> None:
+    for key, counter in phrases.items():
+        pool.setdefault(key, Counter()).update(counter)
 
 def load_model(folder):
     """A model folder written by ``itdeid train``: a :class:`Deidentifier` or a :class:`TokenModel`."""
