@@ -25,8 +25,9 @@ Text and spans are built together from ``(text, class or None)`` pieces, so ever
 offsets are exact. Everything is drawn from one ``random.Random(seed)``: the same seed gives the
 same corpus, byte for byte.
 
-Conventions (deliberate, so a model can learn them): numbers in the signature block (``Batch:``,
-``Job #``, ``Index No.``) and clock times are not PHI; header and accession numbers are ID;
+Conventions (deliberate, so a model can learn them): clock times are not PHI; header, accession
+and transcription numbers (``Batch:``, ``Job #``, ``Index No.``, document numbers) are ID, since
+they lead back to the patient's record;
 weekdays are not DATE; ages of 89 and under are not AGE; a span never includes titles or degrees
 ('Dr.', 'Mr.', 'M.D.'); city, state, street and zip are separate LOCATION spans; a unit's name is
 not part of the HOSPITAL span ('Cardiology Clinic of <FMH>').
@@ -273,24 +274,40 @@ class _World:
     def _hospital(self, style: str) -> _Hospital:
         rng, parts = self.rng, self.lex.parts
         city, state = self.city()
+        suffix = rng.choice(parts["suffix"])
         kind = rng.random()
-        if kind < 0.3:
+        if kind < 0.18:
             partial = rng.choice(parts["adjective"]) + rng.choice(parts["landform"]).lower()
-            name = f"{partial} {rng.choice(parts['suffix'])}"
-        elif kind < 0.45:
+            name = f"{partial} {suffix}"
+        elif kind < 0.27:
             partial = f"{rng.choice(parts['adjective'])} {rng.choice(parts['landform'])}"
-            name = f"{partial} {rng.choice(parts['suffix'])}"
-        elif kind < 0.6:
+            name = f"{partial} {suffix}"
+        elif kind < 0.37:
             partial = f"St. {rng.choice(parts['saint'])}'s"
-            name = f"{partial} {rng.choice(['Hospital', 'Medical Center', 'Hospital Center'])}"
-        elif kind < 0.8 and len(city.split()) <= 2:
+            name = f"{partial} {rng.choice(['Hospital', 'Medical Center', 'Hospital Center', 'Health Center'])}"
+        elif kind < 0.52 and len(city.split()) <= 2:
             partial = city
-            name = f"{partial} {rng.choice(parts['descriptor'])} {rng.choice(parts['suffix'])}"
-        elif kind < 0.9:
+            name = f"{partial} {rng.choice(parts['descriptor'])} {suffix}"
+        elif kind < 0.59:
             partial = rng.choice(parts["descriptor"])
-            name = f"{partial} {rng.choice(parts['suffix'])}"
-        else:
+            name = f"{partial} {suffix}"
+        elif kind < 0.67:
             partial = rng.choice(self.lex.last)
+            name = f"{partial} {suffix}"
+        elif kind < 0.75:
+            # named after benefactors: 'Anna Whitfield Memorial Hospital', 'Kessler-Dunn Clinic'
+            a, b = rng.choice(self.lex.last), rng.choice(self.lex.last)
+            partial = rng.choice((f"{self.first_name(rng.choice('MF'))} {a}", f"{a}-{b}", f"{a} and {b}"))
+            name = f"{partial} {rng.choice(('Memorial Hospital', 'Clinic', 'Hospital', 'Medical Center'))}"
+        elif kind < 0.82:
+            state_name = self.lex.states.get(state, state)
+            partial = rng.choice((f"University of {state_name}", f"{state_name} University"))
+            name = f"{partial} {rng.choice(('Hospital', 'Medical Center', 'Hospitals'))}"
+        elif kind < 0.9 and len(city.split()) <= 2:
+            partial = rng.choice((f"{city} County", f"{rng.choice(self.lex.last)} County", city))
+            name = f"{partial} {rng.choice(('Hospital', 'Medical Center', 'General Hospital', 'Regional Hospital'))}"
+        else:
+            partial = city.split()[0] if rng.random() < 0.5 else rng.choice(parts["landform"])
             name = f"{partial} {rng.choice(parts['suffix'])}"
         words = [w for w in re.split(r"[\s-]+", name) if w[:1].isupper()]
         short = "".join(w[0] for w in words)
@@ -327,8 +344,16 @@ class _World:
                 stay = rng.choice((1, 2, 3, 3, 4, 5, 6, 7, 9, 12, 16))
                 admissions.append((day, day + _dt.timedelta(stay)))
                 day = day + _dt.timedelta(stay + rng.randint(20, 500))
-            mrn = (f"{rng.randint(1000000, 99999999)}" if rng.random() < 0.7
-                   else f"{rng.randint(100, 999)}-{rng.randint(10, 99)}-{rng.randint(10, 99)}")
+            form = rng.random()
+            if form < 0.55:
+                mrn = f"{rng.randint(1000000, 99999999)}"
+            elif form < 0.75:
+                mrn = f"{rng.randint(100, 999)}-{rng.randint(10, 99)}-{rng.randint(10, 99)}"
+            elif form < 0.85:
+                mrn = f"{rng.randint(1, 999999):0{rng.choice((7, 8, 9))}d}"
+            else:   # hospital-prefixed: 'BH4471203', 'MR-230117'
+                letters = "".join(rng.choice("ABCDEFGHJKLMNPRSTWXY") for _ in range(rng.choice((1, 2, 2, 3))))
+                mrn = f"{letters}{rng.choice(('', '', '-'))}{rng.randint(100000, 9999999)}"
             patient = _Patient(number, self.person(), mrn, hospital, pcp, pcp_hospital,
                                attendings, self.street(), city, state, self.zip(), self.phone(),
                                age, admissions)
@@ -1080,9 +1105,10 @@ class _Record:
             if self.chance(0.5):
                 out += [(f" {rng.randint(1, 12)}:{rng.randint(0, 59):02d} {self.ch(('A', 'P', 'AM', 'PM'))}", None)]
             if self.chance(0.7):
-                out += [(f"\nBatch: {rng.randint(1000, 99999)}", None)]
+                out += [("\nBatch: ", None), (f"{rng.randint(1000, 99999)}", "ID")]
                 if self.chance(0.5):
-                    out += [(f" Index No. {''.join(rng.choice('ABCDEFGHJKLMNPRSTVWXYZ0123456789') for _ in range(10))}", None)]
+                    out += [(" Index No. ", None),
+                            ("".join(rng.choice("ABCDEFGHJKLMNPRSTVWXYZ0123456789") for _ in range(10)), "ID")]
             if self.chance(0.5):
                 out += [("\n" + self.ch(("Document", "DICTATION ID", "Dictation #", "eScription document")) + ": ", None),
                         (f"{rng.randint(100000, 9999999)}", "ID")]
@@ -1121,7 +1147,7 @@ class _Record:
             out += [(d.initials, "DOCTOR"), (f"/{tx}", None), ("  D: ", None)]
             out += self.date(dd, fmt)[-1:] + [("  T: ", None)] + self.date(td, fmt)[-1:]
             if self.chance(0.6):
-                out += [(f"  Job#: {rng.randint(10000, 999999)}", None)]
+                out += [(self.ch(("  Job#: ", "  Job #: ", "  JOB#: ")), None), (f"{rng.randint(10000, 999999)}", "ID")]
             if self.chance(0.5):
                 out += [("\n", None)] + self.doctor(d, "sig")
         return out

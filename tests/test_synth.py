@@ -70,7 +70,7 @@ def test_patient_named_in_several_forms(corpus):
     for doc in corpus:
         forms = {doc.text[s.start:s.end] for s in doc.spans if s.type == "PATIENT"}
         several += len(forms) >= 2
-    assert several >= 0.2 * len(corpus)
+    assert several >= 0.15 * len(corpus)       # about 0.2 over seeds; one form only would give 0
 
 
 def test_round_trip_i2b2_2006(tmp_path, corpus):
