@@ -5,6 +5,7 @@ import datetime as _dt
 import os
 import platform
 import shlex
+import subprocess
 import sys
 from pathlib import Path
 
@@ -46,10 +47,24 @@ def command_line() -> str:
     return " ".join([prog] + [shlex.quote(a) for a in sys.argv[1:]])
 
 
+def code_version() -> str:
+    """itdeid's version, and the git commit of the working tree when run from a checkout (with a
+    mark when it has uncommitted changes), so a result can be traced to the code that made it."""
+    from itdeid import __version__
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                                text=True, timeout=10, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, timeout=10, check=True).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return f"itdeid {__version__}"
+    return f"itdeid {__version__}, git {commit}{' with uncommitted changes' if dirty else ''}"
+
+
 def header(title: str, command: str | None = None) -> str:
     now = _dt.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
     return (f"# {title}\n\n- command: `{command or command_line()}`\n- date: {now}\n"
-            f"- machine: {machine()}\n")
+            f"- machine: {machine()}\n- code: {code_version()}\n")
 
 
 def markdown_table(frame: pd.DataFrame, floatfmt: str = ".2f") -> str:
