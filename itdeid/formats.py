@@ -384,6 +384,12 @@ def read_i2b2_2006(path) -> list[Document]:
 def write_i2b2_2006(documents: list[Document], path) -> None:
     """Write ``documents`` as one i2b2 2006 XML file that :func:`read_i2b2_2006` reads back to the
     same ids, texts and spans (spans must not overlap: XML elements cannot)."""
+    _atomic_write(path, render_i2b2_2006(documents, path))
+
+
+def render_i2b2_2006(documents: list[Document], path="<i2b2-2006>") -> bytes:
+    """The UTF-8 bytes :func:`write_i2b2_2006` writes, for callers that write the file themselves
+    (one file a note in ``itdeid.outputs``); ``path`` only names the output in errors."""
     _unique(documents, path)
     out = ['<?xml version="1.0" encoding="UTF-8"?>\n<ROOT>\n']
     for doc in documents:
@@ -398,7 +404,7 @@ def write_i2b2_2006(documents: list[Document], path) -> None:
             position = span.end
         out += [_escape(doc.text[position:]), "</TEXT>\n</RECORD>\n"]
     out.append("</ROOT>\n")
-    _atomic_write(path, "".join(out).encode("utf-8"))
+    return "".join(out).encode("utf-8")
 
 
 # --------------------------------------------------------------------------------------------
@@ -762,14 +768,25 @@ def read_jsonl_spans(path) -> dict[str, list[Span]]:
 
 def write_jsonl_spans(items: list[Document], path) -> None:
     """Write the spans of ``items`` as JSON Lines, documents in order, spans by offset."""
-    lines = []
-    for doc in items:
-        for span in sorted(doc.spans):
-            record = {"doc": doc.id, "start": span.start, "end": span.end, "type": span.type}
-            if span.subtype is not None:
-                record["subtype"] = span.subtype
-            lines.append(json.dumps(record) + "\n")
-    _atomic_write(path, "".join(lines).encode("utf-8"))
+    _atomic_write(path, render_jsonl_spans(items))
+
+
+def render_jsonl_spans(items: list[Document]) -> bytes:
+    """The UTF-8 bytes :func:`write_jsonl_spans` writes, for callers that write the file
+    themselves."""
+    lines = [json.dumps(span_record(doc.id, span)) + "\n"
+             for doc in items for span in sorted(doc.spans)]
+    return "".join(lines).encode("utf-8")
+
+
+def span_record(doc_id: str, span: Span) -> dict:
+    """The JSON Lines record of one span, ``{"doc", "start", "end", "type"}`` and ``subtype``
+    where the span has one, so every span file itdeid writes has the keys
+    :func:`read_jsonl_spans` reads."""
+    record = {"doc": doc_id, "start": span.start, "end": span.end, "type": span.type}
+    if span.subtype is not None:
+        record["subtype"] = span.subtype
+    return record
 
 
 # --------------------------------------------------------------------------------------------

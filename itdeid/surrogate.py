@@ -1,0 +1,749 @@
+"""Surrogates: every PHI span replaced by a realistic stand-in of its class.
+
+A surrogate is drawn with a keyed hash, never with a random generator, so the mapping is
+
+* **consistent within a patient**: the same original string (case-folded, whitespace collapsed) of
+  the same class always gets the same surrogate in one patient's notes, and a name is replaced
+  part by part, so "Smith" alone and the "Smith" of "John Smith" get the same last name;
+* **stateless and parallel-safe**: nothing is remembered between calls, so notes of one patient
+  may be processed by different worker processes, or in different runs, and still agree;
+* **irreversible without the key**: the choice is ``HMAC-SHA256(key, patient + "\\x1f" + class +
+  "\\x1f" + normalised original)``; without the key, guessing an original and hashing it tells
+  nothing. The same key gives the same output in every run.
+
+Every class keeps the shape of what it replaces:
+
+==========  ==================================================================================
+class       surrogate
+==========  ==================================================================================
+PATIENT,    names from the gazetteers (``first_names.tsv`` of the same sex where the original
+DOCTOR      is a known first name, ``last_names.tsv``), part by part: "Smith, John" stays
+            "Last, First", "J. Smith" an initial and a last name, "SMITH" upper case; titles
+            and degrees (Dr., Mrs., MD, M.D.; DO and PA only after a comma, being surnames
+            too) are kept. A single word is a first name only where it is a known first name
+            and no known last name, else a last name.
+HOSPITAL    an invented name from ``hospital_name_parts.tsv``, cities and last names, with the
+            original's suffix ("Medical Center", "Clinic", ...) kept, else " Hospital"; an
+            all-capital abbreviation of 2 to 6 letters ("MGH") becomes other capitals.
+LOCATION    by comma-separated part: a zip code keeps its digits' shape, a 2-letter state
+            abbreviation becomes another, a state name another state, a street address
+            ("12 Main St") a number of as many digits and a street name (its suffix kept), a
+            country another country, a world city another, anything else a US city. Parts are
+            drawn independently, so "Boston, MA" may become a city of another state.
+ID, PHONE   the same characters' shape: each digit a drawn digit, each letter a drawn letter of
+            the same case, everything else kept ("(617) 555-1234" stays "(ddd) ddd-dddd").
+AGE         each number from 90 on becomes another of 90 to 99, the rest ("yo") kept; an age
+            without digits ("ninety") becomes digits. Numbers under 90 are kept as written:
+            HIPAA's Safe Harbor rule lets ages under 90 stand, and research text needs them
+            (i2b2 2014 tags every age; i2b2 2006 and PhysioNet only ages over 89).
+DATE        shifted by one offset a patient (:meth:`Surrogates.date_offset`), written back in
+            the original format; see below.
+==========  ==================================================================================
+
+Dates. The offset is 30 to 330 days, earlier or later, drawn from the patient's HMAC and never a
+whole number of weeks, so every date of a patient moves by the same number of days (intervals
+survive), and a day, a month name alone and a weekday alone always change. Recognised shapes
+(separators, zero padding, 2- or 4-digit year, month name or abbreviation and its case, ordinal
+suffixes and a leading weekday are all kept): ``3/7/2019``, ``03/07/19``, ``2019-03-07``,
+``03-07-2019``, ``20190307``, ``March 7, 2019``, ``Mar. 7th 2019``, ``7 Mar 2019``,
+``7-Mar-2019``, ``05-JAN-10``, ``7th of March``, ``Mar 7``, ``3/7``, ``March 2019``, ``3/2019``,
+``12/98`` (month and two-digit year where the day cannot be one), ``2019``, ``'63``, ``March``,
+``Monday``; and, only as a whole span, ``92`` (a bare two-digit number is a year, as PhysioNet's
+DateYear "92" of "MI '92", whose apostrophe lies outside the span) and ``11th`` (a day alone).
+
+* Numeric dates are read month first (US) unless only day first is a valid date.
+* A date without a year is shifted as if in the leap year 2000 (so 2/29 exists); a month and
+  year as if on the 15th; a day alone as if in January 2000 (one day more where that lands on
+  the same day of another month).
+* A year alone moves one year in the direction of the offset: its day is unknown, so any shift
+  within a year is as right as another, and a zero shift would leave it as written.
+* Two-digit years are read with a pivot (00-49: 2000s, 50-99: 1900s), which only matters for
+  leap days, and are written back with two digits.
+* Zero padding: a date with a zero-padded day or month, and every year-first date, is written
+  padded; one without (``12/25/2010``) unpadded (so "12/25/2010" style cannot tell "1/5/2010"
+  from "01/05/2010" and writes the former).
+* A DATE span that no shape matches has its digits replaced like an ID (its letters too where it
+  has no digit, so "Christmas" does not survive): no original digit is left, and it is counted in
+  :attr:`Surrogates.unparsed_dates`. Digits left over beside a recognised date are replaced and
+  counted the same way, except clock times ("3/7/2019 10:30"), which are kept as written.
+
+Not handled: decades ("1990s") and seasons go through that fallback; a word beside a recognised
+date ("Christmas 2010") is kept as written; a range is shifted date by date; day-first notes
+("03/07/2019" meaning 3 July) are read month first. The surrogate for an initial ("J.") is a
+letter drawn for that letter, so it need not be the initial of the surrogate of "John"; two
+originals can draw the same surrogate (about 1 in 700 for two first names of one patient).
+
+Nothing here logs note text: :meth:`Surrogates.replace` logs document ids and offsets only.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import hmac
+import logging
+import re
+import string
+from dataclasses import dataclass
+from functools import lru_cache
+
+from itdeid.document import PHI_CLASSES, Document, Span
+from itdeid.resources import load_json, load_table, load_wordlist
+
+logger = logging.getLogger("itdeid.surrogate")
+
+#: The message separator of the keyed hash (ASCII unit separator: not in normalised note text).
+_SEP = "\x1f"
+#: Date offsets, in days: at least, at most (before the whole-week correction).
+OFFSET_DAYS = (30, 329)
+
+
+# --------------------------------------------------------------------------------------------
+# Keyed draws
+
+
+class _Draw:
+    """Integers drawn from ``HMAC-SHA256(key, message)``, extended by counter blocks when one
+    message needs more than four draws (a long ID), so every draw depends on the key and the
+    message only. 64 bits a draw make the modulo bias negligible."""
+
+    def __init__(self, key: bytes, message: str):
+        self._key = key
+        self._message = message.encode("utf-8")
+        self._pool = hmac.new(key, self._message, hashlib.sha256).digest()
+        self._block = 0
+
+    def below(self, n: int) -> int:
+        """A number in ``range(n)``."""
+        if len(self._pool) < 8:
+            self._block += 1
+            counter = b"\x1e" + self._block.to_bytes(4, "big")
+            self._pool += hmac.new(self._key, self._message + counter, hashlib.sha256).digest()
+        value, self._pool = int.from_bytes(self._pool[:8], "big"), self._pool[8:]
+        return value % n
+
+    def choice(self, items, avoid: str = "") -> str:
+        """An item of ``items``; if it is ``avoid`` (case-folded), the next one, so a surrogate
+        is never its original."""
+        index = self.below(len(items))
+        if items[index].casefold() == avoid.casefold():
+            index = (index + 1) % len(items)
+        return items[index]
+
+
+def _normalise(text: str) -> str:
+    """Case-folded with whitespace runs as one space: "SMITH" and "Smith" are one original."""
+    return " ".join(text.casefold().split())
+
+
+def _reshape(draw: _Draw, text: str, letters: bool = True) -> str:
+    """``text`` with every digit replaced by a drawn digit and (``letters``) every letter by a
+    drawn ASCII letter of the same case; anything else kept."""
+    out = []
+    for char in text:
+        if char.isdigit():
+            out.append(str(draw.below(10)))
+        elif letters and char.isalpha():
+            letter = string.ascii_lowercase[draw.below(26)]
+            out.append(letter if char.islower() else letter.upper())
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+def _reshape_new(draw: _Draw, text: str, letters: bool = True) -> str:
+    """:func:`_reshape`, drawn again while the result equals ``text`` (a one-digit ID draws its
+    own digit one time in ten); text without digits or letters has nothing to replace."""
+    for _ in range(20):
+        new = _reshape(draw, text, letters)
+        if new.casefold() != text.casefold():
+            return new
+    return new
+
+
+def _split_space(text: str) -> tuple[str, str, str]:
+    """(leading whitespace, the rest stripped, trailing whitespace): kept around a surrogate."""
+    core = text.strip()
+    if not core:
+        return text, "", ""
+    start = text.index(core)
+    return text[:start], core, text[start + len(core):]
+
+
+def _case_like(original: str, new: str) -> str:
+    """``new`` in the case of ``original`` where it is all capitals or all small letters;
+    otherwise as the word list writes it."""
+    if original.isupper():
+        return new.upper()
+    if original.islower():
+        return new.lower()
+    return new
+
+
+# --------------------------------------------------------------------------------------------
+# Word lists
+
+
+@dataclass(frozen=True)
+class _Words:
+    first: tuple[str, ...]
+    first_by_sex: dict
+    sex_of: dict
+    last: tuple[str, ...]
+    first_set: frozenset
+    last_set: frozenset
+    cities: tuple[str, ...]
+    state_abbrs: tuple[str, ...]
+    streets: tuple[str, ...]
+    hospital: dict
+    places: tuple   # (names, their case-folded set) for states, countries, world cities
+
+
+@lru_cache(maxsize=1)
+def _words() -> _Words:
+    """The gazetteer lists, read once a process."""
+    first_rows = load_table("gazetteers", "first_names.tsv")
+    first = tuple(row[0] for row in first_rows)
+    by_sex = {sex: tuple(row[0] for row in first_rows if row[1] == sex) for sex in "FM"}
+    last = tuple(row[0] for row in load_table("gazetteers", "last_names.tsv"))
+    states = load_table("gazetteers", "us_states.tsv")
+    parts: dict[str, list[str]] = {}
+    for kind, part in load_table("gazetteers", "hospital_name_parts.tsv"):
+        parts.setdefault(kind, []).append(part)
+    streets = load_json("gazetteers", "synth_phrases.json")["street_names"]
+    countries = tuple(c for c in load_wordlist("gazetteers", "countries.txt") if "," not in c)
+    world_cities = load_wordlist("gazetteers", "world_cities.txt")
+    state_names = tuple(row[0] for row in states)
+    return _Words(
+        first=first, first_by_sex=by_sex, sex_of={row[0].casefold(): row[1] for row in first_rows},
+        last=last, first_set=frozenset(n.casefold() for n in first),
+        last_set=frozenset(n.casefold() for n in last),
+        cities=tuple(sorted({row[0] for row in load_table("gazetteers", "us_cities.tsv")})),
+        state_abbrs=tuple(row[1] for row in states), streets=tuple(streets) + last,
+        hospital={kind: tuple(values) for kind, values in parts.items()},
+        places=tuple((names, frozenset(n.casefold() for n in names))
+                     for names in (state_names, countries, world_cities)))
+
+
+@lru_cache(maxsize=1)
+def _hospital_suffixes() -> tuple[str, ...]:
+    """Endings kept from an original hospital name, longest first so "Regional Medical Center"
+    wins over "Medical Center"."""
+    words = _words().hospital
+    extra = ("Hospital", "Clinic", "Clinics", "Medical Center", "Medical Centre", "Health Center",
+             "Health System", "Health Care", "Center", "Centre", "Institute", "Rehab",
+             "Cancer Center", "Medical Group", "Associates")
+    suffixes = {s.casefold(): s for s in words["suffix"] + words["facility"] + extra}
+    return tuple(sorted(suffixes.values(), key=lambda s: (-len(s), s)))
+
+
+# --------------------------------------------------------------------------------------------
+# Names
+
+#: Words of a name span that are kept: titles, degrees, generational suffixes.
+_NAME_KEEP = frozenset((
+    "dr", "drs", "mr", "mrs", "ms", "miss", "mx", "prof", "professor", "doctor", "md", "phd", "do",
+    "rn", "np", "pa", "pac", "crnp", "dds", "dmd", "mph", "facs", "facp", "jr", "sr", "ii", "iii",
+    "iv", "and"))
+#: Degrees that are also surnames (Vietnamese "Do", Hmong "Pa"): kept only after a comma
+#: ("Smith, DO"), so "Linh Do" is replaced whole.
+_NAME_KEEP_AFTER_COMMA = frozenset(("do", "pa"))
+#: Titles after which a lone word is a last name ("Mr. Smith").
+_TITLES = frozenset(("dr", "drs", "mr", "mrs", "ms", "miss", "mx", "prof", "professor", "doctor"))
+_LETTERS = r"[^\W\d_]"
+_NAME_TOKEN = re.compile(
+    rf"(?P<degree>(?<!{_LETTERS})(?i:m\.d|ph\.d|d\.o|r\.n|n\.p|p\.a|d\.d\.s|d\.m\.d)\.?"
+    rf"(?!{_LETTERS}))"
+    rf"|(?P<word>{_LETTERS}+(?:['’]{_LETTERS}+)*(?:-{_LETTERS}+(?:['’]{_LETTERS}+)*)*)")
+
+
+def _kept(text: str, token: re.Match) -> bool:
+    """Whether a name word is a title, degree or generational suffix, kept as written."""
+    word = token.group().casefold()
+    if word in _NAME_KEEP_AFTER_COMMA:
+        return "," in text[:token.start()]
+    return word in _NAME_KEEP
+
+
+def _name_roles(text: str, words: list[re.Match]) -> list[str]:
+    """``first``, ``last`` or ``initial`` for each name word, from the name's shape: "Last,
+    First" where a comma stands between name words, else the last full word is the last name;
+    a lone word is a first name only if it is a known first name and no known last name."""
+    initial = [len(w.group()) == 1 for w in words]
+    comma = text.find(",")
+    if (comma >= 0 and any(w.end() <= comma for w in words)
+            and any(w.start() > comma for w in words)):
+        return ["initial" if one else ("last" if w.end() <= comma else "first")
+                for w, one in zip(words, initial)]
+    full = [i for i, one in enumerate(initial) if not one]
+    roles = ["initial" if one else "first" for one in initial]
+    if len(full) >= 2:
+        roles[full[-1]] = "last"
+    elif len(full) == 1:
+        lexicon = _words()
+        word = words[full[0]].group().casefold()
+        titled = any(t.strip(".").casefold() in _TITLES for t in re.findall(r"[\w.]+", text))
+        first_only = word in lexicon.first_set and word not in lexicon.last_set
+        if titled or any(initial) or not first_only:
+            roles[full[0]] = "last"
+    return roles
+
+
+# --------------------------------------------------------------------------------------------
+# Dates
+
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
+           "October", "November", "December")
+_WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+_B = r"(?<![^\W_])"   # not after a letter or digit
+_E = r"(?![^\W_])"    # not before a letter or digit
+_MON = (r"(?P<mon>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+        r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)(?![^\W\d_])\.?")
+_WDAY = (r"(?P<wd>mon(?:day)?|tue(?:s(?:day)?)?|wed(?:nesday)?|thu(?:r(?:s(?:day)?)?)?"
+         r"|fri(?:day)?|sat(?:urday)?|sun(?:day)?)(?![^\W\d_])\.?")
+_WD_OPT = rf"(?:{_WDAY},?\s*)?"
+_DAY = r"(?P<d>\d{1,2})(?P<ord>st|nd|rd|th)?"
+# A two-digit year after a month name only behind an apostrophe or hyphen ("Jan '10",
+# "5-Jan-10"), so "Jan 5 10:30" is not read as 2010.
+_YEAR = r"['’]?(?P<y>\d{4}|(?<=['’-])\d{2})"
+#: Date shapes, most specific first; the first that matches (and is a valid date) wins.
+_DATE_PATTERNS = tuple(re.compile(p, re.IGNORECASE) for p in (
+    _B + _WD_OPT + _MON + r"[\s-]*" + _DAY + r"(?:\s*,\s*|\s+|-)" + _YEAR + _E,
+    _B + _WD_OPT + _DAY + r"(?:\s+of)?[\s-]*" + _MON + r"(?:\s*,\s*|[\s-]+)?" + _YEAR + _E,
+    _B + r"(?P<y>\d{4})(?P<s>[-/.])(?P<m>\d{1,2})(?P=s)(?P<d>\d{1,2})" + _E,
+    _B + r"(?P<m>\d{1,2})(?P<s>[-/.])(?P<d>\d{1,2})(?P=s)(?P<y>\d{4}|\d{2})" + _E,
+    _B + r"(?P<y>\d{4})(?P<m>\d{2})(?P<d>\d{2})" + _E,
+    _B + _WD_OPT + _MON + r"[\s-]*" + _DAY + _E,
+    _B + _WD_OPT + _DAY + r"(?:\s+of)?[\s-]*" + _MON + _E,
+    _B + _MON + r"(?:\s*,\s*|[\s-]+)?" + _YEAR + _E,
+    _B + r"(?P<m>\d{1,2})(?P<s>[-/])(?P<y>\d{4})" + _E,
+    _B + r"(?P<m>\d{1,2})/(?P<d>\d{1,2})" + _E,
+    _B + r"(?P<m>\d{1,2})/(?P<y>\d{2})" + _E,
+    r"['’](?P<y>\d{2})" + _E,
+    _B + r"(?P<y>\d{4})" + _E,
+    _B + _MON + _E,
+    _B + _WDAY + _E,
+))
+#: Shapes only read as a date when they are the whole span: a bare two-digit number is a year
+#: (PhysioNet's DateYear "92" of "MI '92", the apostrophe outside the span), an ordinal a day.
+_WHOLE_DATE_PATTERNS = (re.compile(r"(?P<y>\d{2})"),
+                        re.compile(r"(?P<d>\d{1,2})(?P<ord>st|nd|rd|th)", re.IGNORECASE))
+#: Clock times beside a date are kept: they identify nothing once the date is shifted.
+_CLOCK = re.compile(r"(?<!\d)(\d{1,2}:\d{2}(?::\d{2})?)(?!\d)")
+#: Two-digit years below the pivot are 20xx, the others 19xx.
+YEAR_PIVOT = 50
+#: The leap year in which dates without a year are shifted.
+_NO_YEAR = 2000
+
+
+def _index_of(token: str, names: tuple[str, ...]) -> int:
+    """The index of the month or weekday whose first three letters start ``token``."""
+    head = token[:3].casefold()
+    return next(i for i, name in enumerate(names) if name[:3].casefold() == head)
+
+
+def _name_like(original: str, names: tuple[str, ...], index: int) -> str:
+    """``names[index]`` written as ``original`` is: in full or as a 3-letter abbreviation
+    ("May" counts as full), in its case."""
+    full = original.casefold() in {name.casefold() for name in names}
+    return _case_like(original, names[index] if full else names[index][:3])
+
+
+def _ordinal(day: int) -> str:
+    return "th" if 10 <= day % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(day % 10, "th")
+
+
+def _scrub(draw: _Draw, text: str) -> str:
+    """Text beside a recognised date: clock times ("10:30") kept, other digits drawn."""
+    return "".join(piece if index % 2 else _reshape(draw, piece, letters=False)
+                   for index, piece in enumerate(_CLOCK.split(text)))
+
+
+def _full_year(text: str) -> int:
+    value = int(text)
+    if len(text) == 2:
+        return value + (2000 if value < YEAR_PIVOT else 1900)
+    return value
+
+
+def _valid(year: int, month: int, day: int) -> bool:
+    try:
+        _dt.date(year, month, day)
+    except ValueError:
+        return False
+    return True
+
+
+def _shifted(month, day, year, offset: int, weekday: bool):
+    """(new date or None, new year or None) for the parts read from a date: a full or partial
+    date moved by ``offset`` days, a year alone by one year; None where the parts are no date."""
+    try:
+        if month is not None:
+            base = _dt.date(year if year is not None else _NO_YEAR, month,
+                            day if day is not None else 15)
+            new = base + _dt.timedelta(days=offset)
+            return new, new.year
+        if year is not None:
+            new_year = year + (1 if offset > 0 else -1)
+            return (None, new_year) if 1 <= new_year <= 9999 else None
+        if day is not None:   # a day alone ("the 11th"), as if in January 2000
+            new = _dt.date(_NO_YEAR, 1, day) + _dt.timedelta(days=offset)
+            return (new + _dt.timedelta(days=1) if new.day == day else new), None
+    except (ValueError, OverflowError):
+        return None
+    return (None, None) if weekday else None
+
+
+def _shift_match(match: re.Match, offset: int) -> str | None:
+    """The text of a date ``match`` shifted by ``offset`` days, each part written as the
+    original wrote it; None where the parts are no valid date (another shape is tried)."""
+    text_of = {name: value for name, value in match.groupdict().items() if value is not None}
+    numeric_month, day_group, month_group = "m" in text_of, "d", "m"
+    month = (_index_of(text_of["mon"], _MONTHS) + 1 if "mon" in text_of
+             else int(text_of["m"]) if numeric_month else None)
+    day = int(text_of["d"]) if "d" in text_of else None
+    year = _full_year(text_of["y"]) if "y" in text_of else None
+    check_year = year if year is not None else _NO_YEAR
+    if (numeric_month and day is not None and not _valid(check_year, month, day)
+            and _valid(check_year, day, month) and match.start("m") < match.start("d")):
+        month, day, day_group, month_group = day, month, "m", "d"   # day first: 25/12/2010
+    shifted = _shifted(month, day, year, offset, "wd" in text_of)
+    if shifted is None:
+        return None
+    new, new_year = shifted
+    year_first = numeric_month and "y" in text_of and match.start("y") < match.start("m")
+    padded = year_first or any(text_of[g].startswith("0") for g in ("m", "d") if g in text_of)
+    parts = {}
+    if "wd" in text_of:
+        parts["wd"] = _name_like(text_of["wd"], _WEEKDAYS,
+                                 (_index_of(text_of["wd"], _WEEKDAYS) + offset) % 7)
+    if "mon" in text_of:
+        parts["mon"] = _name_like(text_of["mon"], _MONTHS, new.month - 1)
+    if numeric_month:
+        parts[month_group] = f"{new.month:02d}" if padded else str(new.month)
+    if day is not None:
+        parts[day_group] = f"{new.day:02d}" if padded else str(new.day)
+        if "ord" in text_of:
+            parts["ord"] = _case_like(text_of["ord"], _ordinal(new.day))
+    if year is not None:
+        parts["y"] = f"{new_year % 100:02d}" if len(text_of["y"]) == 2 else str(new_year)
+    return _rewrite(match, parts)
+
+
+def _rewrite(match: re.Match, parts: dict[str, str]) -> str:
+    """The matched text with the named groups replaced, everything between them kept."""
+    out, position = [], match.start()
+    for name in sorted(parts, key=match.start):
+        out += [match.string[position:match.start(name)], parts[name]]
+        position = match.end(name)
+    out.append(match.string[position:match.end()])
+    return "".join(out)
+
+
+def _date_pieces(text: str, offset: int) -> list[tuple[str, bool]]:
+    """``text`` cut into (piece, is_date): recognised dates already shifted, the stretches
+    between them as written, for the caller to scrub."""
+    lead, core, trail = _split_space(text)
+    for pattern in _WHOLE_DATE_PATTERNS:
+        match = pattern.fullmatch(core)
+        new = _shift_match(match, offset) if match else None
+        if new is not None:
+            return [(piece, is_date) for piece, is_date in
+                    ((lead, False), (new, True), (trail, False)) if piece]
+    pieces, position, last = [], 0, 0
+    while position < len(text):
+        for pattern in _DATE_PATTERNS:
+            match = pattern.match(text, position)
+            new = _shift_match(match, offset) if match else None
+            if new is not None:
+                pieces += [(text[last:position], False), (new, True)]
+                position = last = match.end()
+                break
+        else:
+            position += 1
+    pieces.append((text[last:], False))
+    return [(piece, is_date) for piece, is_date in pieces if piece]
+
+
+# --------------------------------------------------------------------------------------------
+# Locations
+
+_ZIP = re.compile(r"\d{5}(?:-\d{4})?")
+_STREET = re.compile(r"(?P<number>\d+[A-Za-z]?)(?P<space>\s+)(?P<name>.+)")
+#: Street suffixes kept from an address (the gazetteer's and their usual abbreviations).
+_STREET_SUFFIXES = frozenset((
+    "st", "street", "ave", "av", "avenue", "rd", "road", "dr", "drive", "blvd", "boulevard", "ln",
+    "lane", "ct", "court", "pl", "place", "hwy", "highway", "pkwy", "parkway", "ter", "terrace",
+    "sq", "square", "cir", "circle", "way"))
+_DIRECTIONS = frozenset(("n", "s", "e", "w", "ne", "nw", "se", "sw", "north", "south", "east",
+                         "west"))
+_UNIT = re.compile(
+    r"(?i)(?P<label>apt\.?|apartment|suite|ste\.?|unit|room|rm\.?|floor|#)(?P<rest>.*)")
+_TRAILING_STATE = re.compile(r"(?P<head>.*?\S)(?P<space>\s+)(?P<tail>[A-Z]{2})")
+_TRAILING_ZIP = re.compile(r"(?P<head>.*?\S)(?P<space>\s+)(?P<tail>\d{5}(?:-\d{4})?)")
+
+
+# --------------------------------------------------------------------------------------------
+# The surrogate generator
+
+
+class Surrogates:
+    """Realistic, consistent, keyed surrogates for PHI (see the module docstring).
+
+    Parameters
+    ----------
+    key : bytes
+        The secret that selects every surrogate and date offset (for example
+        ``secrets.token_bytes(32)``, kept apart from the output). The same key gives the same
+        output across runs and processes; without it, the mapping cannot be reversed by guessing
+        an original and hashing it. Whoever holds it can undo every date shift and test guessed
+        originals against surrogates, so keep it as secret as the notes; losing it only means
+        later runs cannot continue the same mapping.
+
+    Attributes
+    ----------
+    unparsed_dates : int
+        DATE spans (or leftover digits beside a date) that no date shape matched and that were
+        replaced character by character instead, since this instance was made. Each worker
+        process counts its own.
+    """
+
+    def __init__(self, key: bytes):
+        if not isinstance(key, (bytes, bytearray)) or not key:
+            raise ValueError("the surrogate key must be a non-empty bytes secret")
+        self._key = bytes(key)
+        self.unparsed_dates = 0
+
+    def __repr__(self) -> str:
+        return "Surrogates(key=<secret>)"
+
+    # keyed draws
+    def _draw(self, patient: str, cls: str, normalised: str) -> _Draw:
+        return _Draw(self._key, f"{patient}{_SEP}{cls}{_SEP}{normalised}")
+
+    def date_offset(self, patient: str) -> int:
+        """The patient's date shift in days: ±30..330, never a multiple of 7 (so weekdays
+        change too), drawn from the key and the patient alone."""
+        draw = self._draw(patient, "DATE-OFFSET", "")   # not a class: no original collides
+        low, high = OFFSET_DAYS
+        days = low + draw.below(high - low + 1)
+        if days % 7 == 0:
+            days += 1
+        return days if draw.below(2) else -days
+
+    # public API
+    def surrogate(self, patient: str, cls: str, original: str) -> str:
+        """The surrogate of ``original``, a PHI string of class ``cls`` in the notes of
+        ``patient`` (the patient id, or the document id for a note without one)."""
+        if cls not in PHI_CLASSES:
+            raise ValueError(f"PHI class must be one of {', '.join(PHI_CLASSES)}, got {cls!r}")
+        method = {"PATIENT": self._name, "DOCTOR": self._name, "HOSPITAL": self._hospital,
+                  "LOCATION": self._location, "DATE": self._date, "ID": self._shape,
+                  "PHONE": self._shape, "AGE": self._age}[cls]
+        return method(str(patient), cls, original)
+
+    def replace(self, document: Document, spans: list[Span]) -> tuple[str, list[Span]]:
+        """The text of ``document`` with each span replaced by its surrogate, and the spans
+        re-based onto that text (same classes and subtypes), so the output can be annotated.
+
+        ``spans`` must lie in the text and not overlap (``ValueError`` otherwise, naming the
+        document and offsets). The patient is ``document.patient``, else the document id.
+        """
+        spans = sorted(spans)
+        Document(document.id, document.text, spans).check_spans()
+        patient = document.patient or document.id
+        pieces, new_spans, position, shift = [], [], 0, 0
+        for span in spans:
+            original = document.text[span.start:span.end]
+            unparsed = self.unparsed_dates
+            new = self.surrogate(patient, span.type, original)
+            if self.unparsed_dates != unparsed:
+                logger.debug("document %s: date %d-%d not parsed; replaced character by "
+                             "character", document.id, span.start, span.end)
+            pieces += [document.text[position:span.start], new]
+            start = span.start + shift
+            new_spans.append(Span(start, start + len(new), span.type, span.subtype))
+            shift += len(new) - len(original)
+            position = span.end
+        pieces.append(document.text[position:])
+        return "".join(pieces), new_spans
+
+    # ID, PHONE
+    def _shape(self, patient: str, cls: str, original: str) -> str:
+        """Same characters' shape: digits and letters drawn, punctuation kept."""
+        return _reshape_new(self._draw(patient, cls, _normalise(original)), original)
+
+    # AGE
+    def _age(self, patient: str, cls: str, original: str) -> str:
+        """Each number from 90 on becomes 90..99 (never itself), drawn for that number, so "92"
+        in "92 yo" and in "92-year-old" agree; numbers under 90 and the text around are kept."""
+        def number(match: re.Match) -> str:
+            if int(match.group()) < 90:
+                return match.group()
+            value = 90 + self._draw(patient, cls, str(int(match.group()))).below(10)
+            if str(value) == match.group():
+                value = 90 + (value - 89) % 10
+            return str(value)
+
+        new, count = re.subn(r"\d+", number, original)
+        if count:
+            return new
+        return str(90 + self._draw(patient, cls, _normalise(original)).below(10))
+
+    # DATE
+    def _date(self, patient: str, cls: str, original: str) -> str:
+        """Shifted by the patient's offset in the original format; what is left unparsed is
+        replaced character by character (digits always, letters too if nothing parsed)."""
+        pieces = _date_pieces(original, self.date_offset(patient))
+        draw = self._draw(patient, cls, _normalise(original))
+        if not any(is_date for _, is_date in pieces):
+            self.unparsed_dates += 1   # letters too only where no digit carries the date
+            return _reshape_new(draw, original, letters=not any(c.isdigit() for c in original))
+        leftover = "".join(piece for piece, is_date in pieces if not is_date)
+        if any(c.isdigit() for c in _CLOCK.sub("", leftover)):
+            self.unparsed_dates += 1
+        return "".join(piece if is_date else _scrub(draw, piece) for piece, is_date in pieces)
+
+    # PATIENT, DOCTOR
+    def _name(self, patient: str, cls: str, original: str) -> str:
+        """Name word by word (hyphenated parts apart), titles and degrees kept."""
+        tokens = list(_NAME_TOKEN.finditer(original))
+        words = [t for t in tokens if t.group("word") and not _kept(original, t)]
+        if not words:
+            return self._single_last(patient, cls, original)
+        draw = self._draw(patient, cls, _normalise(original))   # for stray digits only
+        out, position = [], 0
+        for word, role in zip(words, _name_roles(original, words)):
+            out += [_reshape(draw, original[position:word.start()], letters=False),
+                    self._name_word(patient, cls, word.group(), role)]
+            position = word.end()
+        out.append(_reshape(draw, original[position:], letters=False))
+        return "".join(out)
+
+    def _name_word(self, patient: str, cls: str, word: str, role: str) -> str:
+        """One name word: each hyphen-joined part drawn for itself in its role's list."""
+        lexicon = _words()
+        parts = []
+        for part in word.split("-"):
+            draw = self._draw(patient, cls, part.casefold())
+            if role == "initial":
+                letter = draw.choice(string.ascii_uppercase, avoid=part)
+                parts.append(letter.lower() if part.islower() else letter)
+                continue
+            if role == "first":
+                names = lexicon.first_by_sex.get(lexicon.sex_of.get(part.casefold()), lexicon.first)
+            else:
+                names = lexicon.last
+            parts.append(_case_like(part, draw.choice(names, avoid=part)))
+        return "-".join(parts)
+
+    def _single_last(self, patient: str, cls: str, original: str) -> str:
+        """A name span with no name word in it (only a title, or digits): a last name."""
+        draw = self._draw(patient, cls, _normalise(original))
+        return _case_like(original, draw.choice(_words().last, avoid=original))
+
+    # HOSPITAL
+    def _hospital(self, patient: str, cls: str, original: str) -> str:
+        """A drawn name with the original's suffix, drawn for the name without it, so
+        "Cedar Hospital" and "Cedar Medical Center" keep one name."""
+        lead, core, trail = _split_space(original)
+        suffix = next((s for s in _hospital_suffixes()
+                       if core.casefold().endswith(s.casefold())
+                       and (len(core) == len(s) or not core[-len(s) - 1].isalnum())), "")
+        head = core[:len(core) - len(suffix)].rstrip(" ,-") if suffix else core
+        separator = core[len(head):len(core) - len(suffix)] if suffix else " "
+        draw = self._draw(patient, cls, _normalise(head))
+        if not suffix and head.isalpha() and head.isupper() and 2 <= len(head) <= 6:
+            return lead + _reshape_new(draw, head) + trail     # an abbreviation: MGH
+        new_head = self._hospital_head(draw, head)
+        if not head:
+            separator = " "
+        new = new_head + separator + (suffix or "Hospital")
+        return lead + _case_like(core, new) + trail
+
+    def _hospital_head(self, draw: _Draw, head: str) -> str:
+        """An invented hospital name, never ``head``."""
+        lexicon = _words()
+        parts = lexicon.hospital
+        for _ in range(20):
+            kind = draw.below(6)
+            if kind == 0:
+                new = draw.choice(parts["adjective"]) + draw.choice(parts["landform"]).lower()
+            elif kind == 1:
+                new = f"{draw.choice(parts['adjective'])} {draw.choice(parts['landform'])}"
+            elif kind == 2:
+                new = f"St. {draw.choice(parts['saint'])}'s"
+            elif kind == 3:
+                new = draw.choice(lexicon.cities)
+            elif kind == 4:
+                new = draw.choice(parts["descriptor"])
+            else:
+                new = draw.choice(lexicon.last)
+            if new.casefold() != head.casefold():
+                return new
+        return new
+
+    # LOCATION
+    def _location(self, patient: str, cls: str, original: str) -> str:
+        """Part by part, between commas and line ends (see the module docstring)."""
+        pieces = re.split(r"(\s*[,;\n]\s*)", original)
+        new = "".join(piece if index % 2 else self._place(patient, cls, piece)
+                      for index, piece in enumerate(pieces))
+        if new.casefold() == original.casefold() and any(c.isalnum() for c in original):
+            return _reshape_new(self._draw(patient, cls, _normalise(original)), original)
+        return new
+
+    def _place(self, patient: str, cls: str, part: str) -> str:
+        """One comma-separated part of a location."""
+        lead, core, trail = _split_space(part)
+        if not core:
+            return part
+        return lead + self._place_core(patient, cls, core) + trail
+
+    def _place_core(self, patient: str, cls: str, core: str) -> str:
+        """One part without its surrounding whitespace: zip, state, street, unit, place."""
+        lexicon = _words()
+        draw = self._draw(patient, cls, _normalise(core))
+        if _ZIP.fullmatch(core):
+            return _reshape_new(draw, core)
+        if len(core) == 2 and core.isalpha() and core.isupper():
+            return draw.choice(lexicon.state_abbrs, avoid=core)
+        tail = _TRAILING_ZIP.fullmatch(core) or _TRAILING_STATE.fullmatch(core)
+        if tail and (tail["tail"] in lexicon.state_abbrs or tail["tail"][0].isdigit()):
+            # "Boston MA 02115", "Boston MA": each piece on its own
+            return (self._place_core(patient, cls, tail["head"]) + tail["space"]
+                    + self._place_core(patient, cls, tail["tail"]))
+        unit = _UNIT.fullmatch(core)
+        if unit and any(c.isdigit() for c in unit["rest"]):
+            return unit["label"] + _reshape_new(draw, unit["rest"])
+        street = _STREET.fullmatch(core)
+        if street:
+            return self._street(patient, cls, street)
+        if any(c.isdigit() for c in core):
+            return _reshape_new(draw, core)
+        folded = core.casefold()
+        for names, folded_names in lexicon.places:
+            if folded in folded_names:
+                return _case_like(core, draw.choice(names, avoid=core))
+        return _case_like(core, draw.choice(lexicon.cities, avoid=core))
+
+    def _street(self, patient: str, cls: str, street: re.Match) -> str:
+        """A house number of as many digits (not starting with 0) and a street name drawn for
+        the original name, with its suffix and direction words ("N", "St", "Avenue") kept."""
+        draw = self._draw(patient, cls, _normalise(street.group()))
+        number = _reshape_new(draw, street["number"])
+        if number[0] == "0":
+            number = str(1 + draw.below(9)) + number[1:]
+        words = street["name"].split(" ")
+        tail = []
+        while len(words) > 1 and words[-1].strip(".,").casefold() in _STREET_SUFFIXES | _DIRECTIONS:
+            tail.insert(0, words.pop())
+        head = []
+        while len(words) > 1 and words[0].strip(".,").casefold() in _DIRECTIONS:
+            head.append(words.pop(0))
+        name = " ".join(words)
+        name_draw = self._draw(patient, cls, _normalise(name))
+        if any(c.isdigit() for c in name):
+            new_name = _reshape_new(name_draw, name)     # "5th": an ordinal street
+        else:
+            new_name = _case_like(name, name_draw.choice(_words().streets, avoid=name))
+        return number + street["space"] + " ".join(head + [new_name] + tail)

@@ -1,0 +1,102 @@
+"""Per-document output writers: every format on one small hand-made note."""
+import json
+
+import pytest
+
+from itdeid.document import Document, Span
+from itdeid.formats import read_i2b2_2006, read_jsonl_spans
+from itdeid.outputs import FORMATS, render
+from itdeid.surrogate import Surrogates
+
+# Spans: "Ann Lee" 3-10, "Jan 5\n2010" 16-26 (across a line end), "Ko" 34-36.
+TEXT = "Pt Ann Lee seen Jan 5\n2010 by Dr. Ko.\n"
+SPANS = [Span(3, 10, "PATIENT"), Span(16, 26, "DATE"), Span(34, 36, "DOCTOR")]
+
+
+@pytest.fixture
+def doc():
+    return Document("n1", TEXT, [], patient="p1", source="notes/n1.txt")
+
+
+def test_formats_listed():
+    assert FORMATS == ("xml", "jsonl", "redact", "surrogate", "brat")
+
+
+def test_redact_and_sidecar(doc):
+    files = render(doc, SPANS, "redact")
+    assert set(files) == {".txt", ".redact.jsonl"}
+    text = files[".txt"].decode("utf-8")
+    assert text == "Pt [**PATIENT**] seen [**DATE**] by Dr. [**DOCTOR**].\n"
+    records = [json.loads(line) for line in files[".redact.jsonl"].decode("utf-8").splitlines()]
+    assert records == [
+        {"doc": "n1", "start": 3, "end": 16, "type": "PATIENT",
+         "original_start": 3, "original_end": 10},
+        {"doc": "n1", "start": 22, "end": 32, "type": "DATE",
+         "original_start": 16, "original_end": 26},
+        {"doc": "n1", "start": 40, "end": 52, "type": "DOCTOR",
+         "original_start": 34, "original_end": 36},
+    ]
+    for record in records:
+        assert text[record["start"]:record["end"]] == f"[**{record['type']}**]"
+    assert b"Ann" not in files[".redact.jsonl"] and b"Ko" not in files[".redact.jsonl"]
+
+
+def test_redact_sidecar_reads_as_spans_of_the_redacted_text(doc, tmp_path):
+    sidecar = tmp_path / "n1.redact.jsonl"
+    sidecar.write_bytes(render(doc, SPANS, "redact")[".redact.jsonl"])
+    assert read_jsonl_spans(sidecar) == {"n1": [Span(3, 16, "PATIENT"), Span(22, 32, "DATE"),
+                                               Span(40, 52, "DOCTOR")]}
+
+
+def test_jsonl(doc):
+    files = render(doc, list(reversed(SPANS)), "jsonl")
+    assert files == {".jsonl": (
+        b'{"doc": "n1", "start": 3, "end": 10, "type": "PATIENT"}\n'
+        b'{"doc": "n1", "start": 16, "end": 26, "type": "DATE"}\n'
+        b'{"doc": "n1", "start": 34, "end": 36, "type": "DOCTOR"}\n')}
+
+
+def test_brat_splits_spans_at_line_ends(doc):
+    files = render(doc, SPANS, "brat")
+    assert files[".txt"] == TEXT.encode("utf-8")
+    assert files[".ann"].decode("utf-8") == (
+        "T1\tPATIENT 3 10\tAnn Lee\n"
+        "T2\tDATE 16 21;22 26\tJan 5 2010\n"
+        "T3\tDOCTOR 34 36\tKo\n")
+
+
+def test_brat_crlf_line_end():
+    doc = Document("n2", "On Jan 5\r\n2010.\r\n")
+    ann = render(doc, [Span(3, 14, "DATE")], "brat")[".ann"].decode("utf-8")
+    assert ann == "T1\tDATE 3 8;10 14\tJan 5 2010\n"
+
+
+def test_xml_reads_back(doc, tmp_path):
+    files = render(doc, SPANS, "xml")
+    path = tmp_path / "n1.xml"
+    path.write_bytes(files[".xml"])
+    [again] = read_i2b2_2006(path)
+    assert (again.id, again.text, again.patient, again.spans) == ("n1", TEXT, "p1", SPANS)
+    assert '<PHI TYPE="DOCTOR">Ko</PHI>' in files[".xml"].decode("utf-8")
+
+
+def test_surrogate(doc):
+    with pytest.raises(ValueError, match="Surrogates"):
+        render(doc, SPANS, "surrogate")
+    surrogates = Surrogates(b"outputs-test-key")
+    files = render(doc, SPANS, "surrogate", surrogates)
+    text, spans = surrogates.replace(doc, SPANS)
+    assert files == {".txt": text.encode("utf-8")}
+    assert text.startswith("Pt ") and text.endswith(".\n")
+    for span, original in zip(spans, ("Ann Lee", "Jan 5\n2010", "Ko")):
+        assert text[span.start:span.end] != original
+    assert "Ann Lee" not in text and "Jan 5" not in text
+
+
+def test_errors(doc):
+    with pytest.raises(ValueError, match="unknown output format"):
+        render(doc, SPANS, "csv")
+    with pytest.raises(ValueError, match="overlap"):
+        render(doc, SPANS + [Span(4, 12, "PATIENT")], "jsonl")
+    with pytest.raises(ValueError, match="past the text"):
+        render(doc, [Span(30, 60, "ID")], "redact")

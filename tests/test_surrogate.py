@@ -1,0 +1,292 @@
+"""Keyed surrogates: consistency, shape of each class, date shifting, re-based spans."""
+import datetime as dt
+import re
+
+import pytest
+
+from itdeid.document import Document, Span
+from itdeid.resources import load_table
+from itdeid.surrogate import Surrogates
+
+KEY = b"test-key-0123456789abcdef0123456"
+LAST = {row[0] for row in load_table("gazetteers", "last_names.tsv")}
+FIRST = {row[0] for row in load_table("gazetteers", "first_names.tsv")}
+
+#: One original of each class and shape, for the properties every surrogate must have.
+EXAMPLES = [
+    ("PATIENT", "Smith, John"), ("PATIENT", "John Smith"), ("PATIENT", "J. Smith"),
+    ("PATIENT", "SMITH"), ("PATIENT", "Smith"), ("DOCTOR", "Kay Z. Nosh, M.D."),
+    ("HOSPITAL", "Massachusetts General Hospital"), ("HOSPITAL", "MGH"), ("HOSPITAL", "St. Mary's"),
+    ("LOCATION", "Boston"), ("LOCATION", "Boston, MA 02115"), ("LOCATION", "12 Main St"),
+    ("LOCATION", "MA"), ("ID", "123456789"), ("ID", "AB-12c"), ("PHONE", "(617) 555-1234"),
+    ("AGE", "92"), ("AGE", "93 yo"), ("DATE", "03/07/2019"), ("DATE", "2010"), ("DATE", "'63"),
+    ("DATE", "March"), ("DATE", "Monday"), ("DATE", "Christmas"), ("DATE", "7"),
+]
+
+
+def _shape(text):
+    return re.sub(r"[a-z]", "a", re.sub(r"[A-Z]", "A", re.sub(r"\d", "9", text)))
+
+
+@pytest.fixture
+def surrogates():
+    return Surrogates(KEY)
+
+
+# --------------------------------------------------------------------------------------------
+# Consistency and keying
+
+def test_consistent_within_patient_and_across_instances(surrogates):
+    worker = Surrogates(KEY)   # another process with the same key
+    for cls, original in EXAMPLES:
+        first = surrogates.surrogate("p1", cls, original)
+        assert surrogates.surrogate("p1", cls, original) == first
+        assert worker.surrogate("p1", cls, original) == first
+    # Normalised: case and whitespace do not make another original.
+    upper = surrogates.surrogate("p1", "ID", "AB-12c")
+    assert surrogates.surrogate("p1", "ID", "ab-12c") == upper.lower()
+    assert (surrogates.surrogate("p1", "PATIENT", "John  Smith")
+            == surrogates.surrogate("p1", "PATIENT", "John Smith").replace(" ", "  "))
+
+
+def test_other_patient_and_other_key_give_other_surrogates(surrogates):
+    other_key = Surrogates(b"another-key")
+    for cls, original in [("PATIENT", "John Smith"), ("ID", "123456789"),
+                          ("DATE", "03/07/2019"), ("PHONE", "(617) 555-1234"),
+                          ("HOSPITAL", "Massachusetts General Hospital")]:
+        mine = surrogates.surrogate("p1", cls, original)
+        assert surrogates.surrogate("p2", cls, original) != mine
+        assert other_key.surrogate("p1", cls, original) != mine
+    assert surrogates.date_offset("p1") != surrogates.date_offset("p2")
+
+
+def test_key_is_required_and_not_shown():
+    with pytest.raises(ValueError):
+        Surrogates(b"")
+    with pytest.raises(ValueError):
+        Surrogates("text key")
+    assert "test-key" not in repr(Surrogates(KEY))
+
+
+def test_never_the_original(surrogates):
+    for patient in ("p1", "p2", "p3", "p4"):
+        for cls, original in EXAMPLES:
+            new = surrogates.surrogate(patient, cls, original)
+            assert new.casefold() != original.casefold(), (patient, cls, original)
+
+
+def test_unknown_class_is_refused(surrogates):
+    with pytest.raises(ValueError):
+        surrogates.surrogate("p1", "EMAIL", "a@b.c")
+
+
+# --------------------------------------------------------------------------------------------
+# Names
+
+def test_name_shapes_and_part_consistency(surrogates):
+    last = surrogates.surrogate("p1", "PATIENT", "Smith")
+    first = surrogates.surrogate("p1", "PATIENT", "John")
+    assert last in LAST and first in FIRST
+    assert surrogates.surrogate("p1", "PATIENT", "John Smith") == f"{first} {last}"
+    assert surrogates.surrogate("p1", "PATIENT", "Smith, John") == f"{last}, {first}"
+    upper = f"{last.upper()} , {first.upper()}"
+    assert surrogates.surrogate("p1", "PATIENT", "SMITH , JOHN") == upper
+    assert surrogates.surrogate("p1", "PATIENT", "SMITH") == last.upper()
+    assert surrogates.surrogate("p1", "PATIENT", "Mr. Smith") == f"Mr. {last}"
+    initial = surrogates.surrogate("p1", "PATIENT", "J. Smith")
+    assert re.fullmatch(rf"[A-Z]\. {last}", initial) and not initial.startswith("J")
+    # Titles and degrees are kept; the middle initial is drawn.
+    doctor = surrogates.surrogate("p1", "DOCTOR", "Kay Z. Nosh, M.D.")
+    assert re.fullmatch(r"[A-Z][a-z]+ [A-Z]\. [A-Z][A-Za-z']+, M\.D\.", doctor)
+    assert surrogates.surrogate("p1", "DOCTOR", "Smith") != last   # another class, another draw
+    # A degree that is also a surname is kept only after a comma.
+    assert surrogates.surrogate("p1", "DOCTOR", "John Smith, DO").endswith(", DO")
+    assert "Do" not in surrogates.surrogate("p1", "DOCTOR", "Linh Do").split()
+    hyphenated = surrogates.surrogate("p1", "PATIENT", "Smith-Jones, Mary")
+    assert hyphenated.startswith(f"{last}-{surrogates.surrogate('p1', 'PATIENT', 'Jones')}, ")
+
+
+def test_first_name_keeps_sex(surrogates):
+    female = {row[0] for row in load_table("gazetteers", "first_names.tsv") if row[1] == "F"}
+    for patient in ("p1", "p2", "p3"):
+        assert surrogates.surrogate(patient, "PATIENT", "Mary Jones").split()[0] in female
+
+
+# --------------------------------------------------------------------------------------------
+# Places, IDs, ages
+
+def test_hospital_keeps_suffix(surrogates):
+    assert surrogates.surrogate("p1", "HOSPITAL", "Massachusetts General Hospital").endswith(
+        " General Hospital")
+    assert surrogates.surrogate("p1", "HOSPITAL", "Cedar Clinic").endswith(" Clinic")
+    assert surrogates.surrogate("p1", "HOSPITAL", "St. Mary's").endswith(" Hospital")
+    assert re.fullmatch(r"[A-Z]{3}", surrogates.surrogate("p1", "HOSPITAL", "MGH"))
+    assert surrogates.surrogate("p1", "HOSPITAL", "CEDAR CLINIC").isupper()
+
+
+def test_location_shapes(surrogates):
+    assert re.fullmatch(r"[A-Z]{2}", surrogates.surrogate("p1", "LOCATION", "MA"))
+    assert re.fullmatch(r"\d{5}", surrogates.surrogate("p1", "LOCATION", "02115"))
+    street = surrogates.surrogate("p1", "LOCATION", "12 Main St")
+    assert re.fullmatch(r"[1-9]\d [A-Z][A-Za-z' ]+ St", street) and "Main" not in street
+    city = surrogates.surrogate("p1", "LOCATION", "Boston")
+    state = surrogates.surrogate("p1", "LOCATION", "MA")
+    zip_code = surrogates.surrogate("p1", "LOCATION", "02115")
+    # Parts are drawn one by one, so they agree with the parts alone.
+    whole = surrogates.surrogate("p1", "LOCATION", "Boston, MA 02115")
+    assert whole == f"{city}, {state} {zip_code}"
+
+
+def test_id_and_phone_keep_shape(surrogates):
+    for cls, original in [("ID", "123456789"), ("ID", "AB-12c"), ("ID", "7"),
+                          ("PHONE", "(617) 555-1234"), ("PHONE", "617.555.1234 x22")]:
+        new = surrogates.surrogate("p1", cls, original)
+        assert _shape(new) == _shape(original) and new != original
+
+
+def test_age_stays_at_least_90(surrogates):
+    for original in ("90", "92", "99", "104", "93 yo", "ninety-one"):
+        for patient in ("p1", "p2"):
+            new = surrogates.surrogate(patient, "AGE", original)
+            numbers = [int(n) for n in re.findall(r"\d+", new)]
+            assert numbers and all(90 <= n <= 99 for n in numbers) and new != original
+    assert surrogates.surrogate("p1", "AGE", "93 yo").endswith(" yo")
+
+
+def test_age_under_90_is_kept(surrogates):
+    """Safe Harbor lets ages under 90 stand, and research text needs them."""
+    for original in ("45", "72 yo", "89-year-old"):
+        assert surrogates.surrogate("p1", "AGE", original) == original
+
+
+# --------------------------------------------------------------------------------------------
+# Dates
+
+DATE_FORMATS = [
+    ("03/07/2019", "%m/%d/%Y", r"\d\d/\d\d/\d{4}"),
+    ("3/24/2019", "%m/%d/%Y", r"\d{1,2}/\d{1,2}/\d{4}"),
+    ("03/07/19", "%m/%d/%y", r"\d\d/\d\d/\d\d"),
+    ("2019-03-07", "%Y-%m-%d", r"\d{4}-\d\d-\d\d"),
+    ("03-07-2019", "%m-%d-%Y", r"\d\d-\d\d-\d{4}"),
+    ("20190307", "%Y%m%d", r"\d{8}"),
+    ("January 5, 2010", "%B %d, %Y", r"[A-Z][a-z]+ \d{1,2}, \d{4}"),
+    ("5 Jan 2010", "%d %b %Y", r"\d{1,2} [A-Z][a-z]{2} \d{4}"),
+    ("10-Feb-2011", "%d-%b-%Y", r"\d{1,2}-[A-Z][a-z]{2}-\d{4}"),
+    ("05-JAN-10", "%d-%b-%y", r"\d\d-[A-Z]{3}-\d\d"),
+]
+
+
+def test_dates_shift_by_the_patient_offset_in_their_format(surrogates):
+    for patient in ("p1", "p2", "p3"):
+        offset = dt.timedelta(days=surrogates.date_offset(patient))
+        assert 30 <= abs(offset.days) <= 330 and offset.days % 7
+        for original, fmt, shape in DATE_FORMATS:
+            new = surrogates.surrogate(patient, "DATE", original)
+            assert re.fullmatch(shape, new), (original, new)
+            before = dt.datetime.strptime(original, fmt)
+            assert dt.datetime.strptime(new.title(), fmt) - before == offset, (original, new)
+
+
+def _mdy(text):
+    return dt.datetime.strptime(text, "%m/%d/%Y")
+
+
+def test_date_interval_survives(surrogates):
+    for patient in ("p1", "p2"):
+        first = surrogates.surrogate(patient, "DATE", "03/07/2019")
+        second = surrogates.surrogate(patient, "DATE", "03/24/2019")
+        assert (_mdy(second) - _mdy(first)).days == 17
+        assert re.fullmatch(r"\d\d/\d\d/\d{4}", first)   # zero padding kept
+
+
+def test_partial_dates(surrogates):
+    offset = dt.timedelta(days=surrogates.date_offset("p1"))
+    step = 1 if offset.days > 0 else -1
+    assert surrogates.surrogate("p1", "DATE", "2010") == str(2010 + step)
+    assert surrogates.surrogate("p1", "DATE", "'63") == f"'{63 + step:02d}"
+    assert surrogates.surrogate("p1", "DATE", "1999") == str(1999 + step)
+    assert surrogates.surrogate("p1", "DATE", "92") == f"{92 + step}"   # PhysioNet DateYear
+    day = (dt.date(2000, 1, 11) + offset).day
+    day = day if day != 11 else day + 1
+    suffix = "th" if 10 <= day <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(day % 10, "th")
+    assert surrogates.surrogate("p1", "DATE", "11th") == f"{day}{suffix}"   # a day alone
+    moved = dt.date(2000, 3, 5) + offset
+    assert surrogates.surrogate("p1", "DATE", "Mar 5") == f"{moved:%b} {moved.day}"
+    assert surrogates.surrogate("p1", "DATE", "3/5") == f"{moved.month}/{moved.day}"
+    ordinal = surrogates.surrogate("p1", "DATE", "5th of March")
+    assert re.fullmatch(rf"{moved.day}(st|nd|rd|th) of {moved:%B}", ordinal)
+    month = dt.date(2010, 3, 15) + offset
+    assert surrogates.surrogate("p1", "DATE", "3/2010") == f"{month.month}/{month.year}"
+    assert surrogates.surrogate("p1", "DATE", "March 2010") == f"{month:%B} {month.year}"
+    weekday = dt.date(2019, 3, 4) + offset    # a Monday
+    assert surrogates.surrogate("p1", "DATE", "Monday") == f"{weekday:%A}"
+    month_alone = dt.date(2000, 3, 15) + offset
+    assert surrogates.surrogate("p1", "DATE", "MARCH") == f"{month_alone:%B}".upper()
+
+
+def test_unparsed_dates_are_replaced_and_counted(surrogates):
+    assert surrogates.unparsed_dates == 0
+    for original in ("1990s", "Christmas", "the 3rd week"):
+        new = surrogates.surrogate("p1", "DATE", original)
+        assert _shape(new) == _shape(original) and new != original
+        if re.search(r"\d", original):
+            assert re.sub(r"\D", "", new) != re.sub(r"\D", "", original)
+    assert surrogates.unparsed_dates == 3
+    # A clock time beside a date is kept; other leftover digits are drawn and counted.
+    offset = dt.timedelta(days=surrogates.date_offset("p1"))
+    moved = dt.date(2019, 3, 7) + offset
+    written = f"{moved.month}/{moved.day}/{moved.year}"
+    assert surrogates.surrogate("p1", "DATE", "3/7/2019 10:30") == f"{written} 10:30"
+    assert surrogates.unparsed_dates == 3
+    assert surrogates.surrogate("p1", "DATE", "3/7/2019 #4").startswith(f"{written} #")
+    assert surrogates.unparsed_dates == 4
+
+
+# --------------------------------------------------------------------------------------------
+# Whole documents
+
+def _doc():
+    text = ("Patient: SMITH , JOHN  MRN 12345678\n"
+            "Seen 03/07/2019 by Dr. Kay Nosh at Cedar Clinic.\n"
+            "Mr. Smith, 92 yo, from Boston, returns 03/24/2019. Call (617) 555-1234.\n")
+    pieces = [("SMITH , JOHN", "PATIENT"), ("12345678", "ID"), ("03/07/2019", "DATE"),
+              ("Kay Nosh", "DOCTOR"), ("Cedar Clinic", "HOSPITAL"), ("Smith", "PATIENT"),
+              ("92", "AGE"), ("Boston", "LOCATION"), ("03/24/2019", "DATE"),
+              ("(617) 555-1234", "PHONE")]
+    spans, position = [], 0
+    for piece, cls in pieces:
+        start = text.index(piece, position)
+        spans.append(Span(start, start + len(piece), cls))
+        position = start + len(piece)
+    return Document("note1", text, [], patient="p7"), spans
+
+
+def test_replace_rebases_spans(surrogates):
+    doc, spans = _doc()
+    text, new_spans = surrogates.replace(doc, list(reversed(spans)))   # any order in
+    assert [s.type for s in new_spans] == [s.type for s in spans]
+    for old, new in zip(spans, new_spans):
+        original = doc.text[old.start:old.end]
+        assert text[new.start:new.end] == surrogates.surrogate("p7", old.type, original)
+        assert text[new.start:new.end] != original
+    # The text between spans is untouched.
+    gaps = lambda t, ss: [t[a.end:b.start] for a, b in zip(ss, ss[1:])]
+    assert gaps(text, new_spans) == gaps(doc.text, spans)
+    Document(doc.id, text, new_spans).check_spans()
+    # One patient across notes: "Smith" in the second sentence is the SMITH of the header.
+    header = text[new_spans[0].start:new_spans[0].end]
+    assert header.split(" , ")[0] == text[new_spans[5].start:new_spans[5].end].upper()
+
+
+def test_replace_uses_document_id_without_patient(surrogates):
+    doc, spans = _doc()
+    doc.patient = None
+    text, new_spans = surrogates.replace(doc, spans)
+    mrn = text[new_spans[1].start:new_spans[1].end]
+    assert mrn == surrogates.surrogate("note1", "ID", "12345678")
+
+
+def test_replace_refuses_overlapping_spans(surrogates):
+    doc, spans = _doc()
+    with pytest.raises(ValueError, match="overlap"):
+        surrogates.replace(doc, spans + [Span(spans[0].start + 1, spans[0].end + 2, "ID")])
