@@ -4,9 +4,11 @@ from __future__ import annotations
 import time
 
 from itdeid.deidentifier import HARVEST, SPREAD, Deidentifier
+from itdeid.errors import UserError
 from itdeid.formats import read_corpus
 from itdeid.learners import LEARNERS
 from itdeid.model import PREVIOUS, TokenModel
+from itdeid.presets import PRESETS, train_preset
 from itdeid.triggers import VARIANTS
 from itdeid.vote import RULES
 
@@ -18,7 +20,7 @@ def add_parser(subparsers):
                                           "system (trusted phrases, vote, standardization), and save "
                                           "it to a folder (JSON + learner files; nothing runs code "
                                           "when loaded).")
-    p.add_argument("corpus", help="annotated corpus (i2b2 2006/2014 XML, PhysioNet id.text, ...)")
+    p.add_argument("corpus", nargs="?", help="annotated corpus (i2b2 2006/2014 XML, PhysioNet id.text, ...)")
     p.add_argument("--out", required=True, help="model folder to write")
     p.add_argument("--format", default="auto", help="corpus format (default: detect)")
     p.add_argument("--trigger", choices=VARIANTS, default="token", help="trigger variant (default: token)")
@@ -36,10 +38,28 @@ def add_parser(subparsers):
     s.add_argument("--harvest", choices=HARVEST, default="gold", help="training-time trusted phrases")
     s.add_argument("--spread", choices=SPREAD, default="document",
                    help="pool trusted and standardized phrases per document or per patient")
+    r = p.add_argument_group("a committed recipe (--preset)")
+    r.add_argument("--preset", choices=PRESETS, default=None,
+                   help="train a recipe of itdeid.presets instead of CORPUS (default: the model "
+                        "shipped in the package); writes MODEL_CARD.md beside it")
+    r.add_argument("--physionet", default=None,
+                   help="the PhysioNet deid split folder a preset trains on "
+                        "(default: ../shared/corpora/physionet-deid)")
     p.set_defaults(run=run)
 
 
 def run(args):
+    if args.preset:
+        if args.corpus:
+            raise UserError("give either CORPUS or --preset, not both")
+        start = time.perf_counter()
+        train_preset(args.preset, args.out, args.physionet,
+                     model_params={"n_jobs": args.n_jobs, "device": args.device})
+        print(f"trained preset {args.preset!r} in {time.perf_counter() - start:.0f} s; saved to "
+              f"{args.out} with MODEL_CARD.md")
+        return 0
+    if not args.corpus:
+        raise UserError("give the CORPUS to train on (or --preset)")
     documents = read_corpus(args.corpus, args.format)
     start = time.perf_counter()
     params = dict(learner=args.learner, previous=args.previous, n_estimators=args.n_estimators,
