@@ -11,7 +11,8 @@ pooled over the out-of-fold predictions of the whole corpus. Rows:
 - ITRi_BEST: the best of the three trigger models of iteration i (by pooled 8-way F; which one is
   named in the ``model`` column), ITRi_VOTE: their vote; each raw and standardized (``_STD``).
 - ITRi_RECALL: the same three models' labels under the recall-first vote (not in the paper; the
-  trusted phrases still come from ``--vote``).
+  trusted phrases still come from ``--vote``); ITRi_VOTE_STD_PATIENT: the vote standardized over
+  each patient's notes at once.
 
 Writes ``table1.md`` (with the command, date and machine), ``table1.csv``, ``table2.md`` (the
 confusion matrix of the final stage) and ``scores.json``.
@@ -97,7 +98,8 @@ def add_recall_first(stage_codes: dict, tokenized, args) -> None:
     """Stages ``ITRi_RECALL`` (and ``_STD``): the recall-first vote of iteration i's three models,
     computed from their saved labels. The trusted phrases of each iteration still come from the
     configured vote, so this shows what the rule changes at tagging time, not a chain retrained
-    with it."""
+    with it. And ``ITRi_VOTE_STD_PATIENT``: the vote standardized over all of a patient's notes
+    (Yang & Garibaldi's timeline) rather than each note alone."""
     system = Deidentifier(spread=args.spread)
     triggers = ("TOKEN", "PHRASE", "NGRAM")
     for i in range(args.iterations + 1):
@@ -109,6 +111,10 @@ def add_recall_first(stage_codes: dict, tokenized, args) -> None:
         std = system._standardized([tokenized[d] for d in docs], voted)
         stage_codes[f"ITR{i}_RECALL"] = dict(zip(docs, voted))
         stage_codes[f"ITR{i}_RECALL_STD"] = dict(zip(docs, std))
+        if args.spread == "document":     # standardized over each patient's notes instead
+            final = [stage_codes[f"ITR{i}_VOTE"][d] for d in docs]
+            pooled = Deidentifier(spread="patient")._standardized([tokenized[d] for d in docs], final)
+            stage_codes[f"ITR{i}_VOTE_STD_PATIENT"] = dict(zip(docs, pooled))
 
 
 def save_fold(path: Path, stages: dict[str, list[np.ndarray]]) -> None:
@@ -183,6 +189,8 @@ def main(argv=None):
             rows.append(scores_row(f"ITR{i}_BEST{std}", best.lower(), all_scores[f"ITR{i}_{best}{std}"]))
             rows.append(scores_row(f"ITR{i}_VOTE{std}", "vote", all_scores[f"ITR{i}_VOTE{std}"]))
             rows.append(scores_row(f"ITR{i}_RECALL{std}", "recall_first", all_scores[f"ITR{i}_RECALL{std}"]))
+        if f"ITR{i}_VOTE_STD_PATIENT" in all_scores:
+            rows.append(scores_row(f"ITR{i}_VOTE_STD_PATIENT", "vote", all_scores[f"ITR{i}_VOTE_STD_PATIENT"]))
     table = pd.DataFrame(rows).set_index("row")
     table.to_csv(out / "table1.csv")
     final = f"ITR{args.iterations}_VOTE_STD"

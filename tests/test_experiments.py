@@ -20,7 +20,7 @@ def test_table1_script(tmp_path, monkeypatch):
                                       "--out", str(out)])
     runpy.run_path(str(EXPERIMENTS / "table1.py"), run_name="__main__")
     table = (out / "table1.md").read_text()
-    for row in ("BASELINE", "C4.5", "ITR0_BEST", "ITR1_VOTE", "ITR1_VOTE_STD", "ITR1_RECALL_STD"):
+    for row in ("BASELINE", "C4.5", "ITR0_BEST", "ITR1_VOTE", "ITR1_VOTE_STD", "ITR1_RECALL_STD", "ITR1_VOTE_STD_PATIENT"):
         assert f"| {row} |" in table
     assert "- machine:" in table and "- command:" in table
     assert "rows gold" in (out / "table2.md").read_text()
