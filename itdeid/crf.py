@@ -1,0 +1,185 @@
+"""``CRFModel``: a linear-chain CRF peer with He et al. (2015)'s features, for comparison rows.
+
+He, Guan, Cheng, Cen and Hua, "CRFs based de-identification of medical records" (J Biomed
+Inform 2015), the strongest CRF of the 2014 i2b2 challenge, tagged tokens with BIO labels from
+a linear-chain CRF over simple token features. This module rebuilds that peer on itdeid's
+tokens, so it runs in the same folds as the boosted models (``itdeid cv --rows CRF``):
+
+- the token lower-cased, its first and last 1-4 characters, its word shape ('Xxxx', 'dd/dd')
+  and length;
+- orthographic flags: all upper, title case, all digits, has a digit, has punctuation;
+- dictionary flags from ``gazetteers/``: first name, last name, US city word, US state (name or
+  abbreviation), country, frequent English word;
+- the same features of the tokens within ``window`` (default 2) on each side.
+
+Labels are BIO over the eight PHI classes, so two adjacent phrases of a class stay apart; the
+predicted label codes drop the B/I distinction. Training is scikit-learn-crfsuite's L-BFGS with
+elastic-net penalties ``c1``/``c2``. The model file is CRFsuite's own binary format (read by
+python-crfsuite's C code, no pickle) plus JSON parameters.
+"""
+from __future__ import annotations
+
+import json
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+from sklearn.base import BaseEstimator
+
+from itdeid import __version__
+from itdeid.document import LABELS, Document, Span
+from itdeid.errors import UserError
+from itdeid.featurize import TokenizedDocument, _gazetteers, tokenize_document
+from itdeid.spans import labels_to_spans
+
+FORMAT = 1
+_CODE = {label: i for i, label in enumerate(LABELS)}
+
+
+def _shape(word: str) -> str:
+    shape = "".join("X" if c.isupper() else "x" if c.islower() else "d" if c.isdigit() else c
+                    for c in word)
+    return re.sub(r"(.)\1{2,}", r"\1\1", shape)          # 'Xxxxxx' -> 'Xxx': a bounded vocabulary
+
+
+@lru_cache(maxsize=200_000)
+def _token_features(text: str) -> tuple[tuple[str, object], ...]:
+    """The window-free features of one token (cached: tokens repeat)."""
+    g = _gazetteers()
+    low = text.lower()
+    features: list[tuple[str, object]] = [("w", low), ("shape", _shape(text)), ("len", min(len(text), 12))]
+    for k in range(1, 5):
+        if len(text) >= k:
+            features += [(f"p{k}", low[:k]), (f"s{k}", low[-k:])]
+    flags = {"upper": text.isupper(), "title": text.istitle(), "digits": text.isdigit(),
+             "has_digit": any(c.isdigit() for c in text),
+             "punct": any(not c.isalnum() for c in text),
+             "first": low in g["first"], "last": low in g["last"],
+             "city": (low,) in g["cities"], "state": (low,) in g["states"] or text in g["state_abbr"],
+             "country": (low,) in g["countries"], "english": low in g["english"]}
+    features += [(name, True) for name, on in flags.items() if on]
+    return tuple(features)
+
+
+def document_features(td: TokenizedDocument, window: int = 2) -> list[dict]:
+    """One crfsuite feature dict per token: its own features and its neighbours' (prefixed by
+    their offset), plus begin/end-of-document marks."""
+    own = [_token_features(t.text) for t in td.tokens]
+    out = []
+    for i in range(len(own)):
+        features = {"bias": 1.0}
+        for offset in range(-window, window + 1):
+            j = i + offset
+            if 0 <= j < len(own):
+                prefix = "" if offset == 0 else f"{offset:+d}:"
+                for name, value in own[j]:
+                    if isinstance(value, bool):
+                        features[prefix + name] = 1.0
+                    elif isinstance(value, (int, float)):
+                        features[prefix + name] = float(value)
+                    else:
+                        features[f"{prefix}{name}={value}"] = 1.0
+            elif offset in (-1, 1):
+                features["BOS" if offset < 0 else "EOS"] = 1.0
+        out.append(features)
+    return out
+
+
+def bio(codes: Sequence[int]) -> list[str]:
+    """BIO tags of label codes: a run of one class is B- then I-."""
+    tags, previous = [], 0
+    for c in codes:
+        c = int(c)
+        tags.append("O" if c == 0 else (f"I-{LABELS[c]}" if c == previous else f"B-{LABELS[c]}"))
+        previous = c
+    return tags
+
+
+def unbio(tags: Sequence[str]) -> np.ndarray:
+    return np.array([0 if t == "O" else _CODE[t[2:]] for t in tags], dtype=np.int64)
+
+
+class CRFModel(BaseEstimator):
+    """Linear-chain CRF over He et al. (2015)'s token features.
+
+    Parameters
+    ----------
+    window : int, default 2
+        Neighbours each side whose features are added.
+    c1, c2 : float, default 0.1, 0.01
+        L1 and L2 penalties of L-BFGS training.
+    max_iterations : int, default 100
+    random_state : int, default 0
+        Unused by L-BFGS (deterministic); kept so every itdeid model takes one.
+
+    Attributes
+    ----------
+    crf_ : sklearn_crfsuite.CRF
+    """
+
+    def __init__(self, window: int = 2, c1: float = 0.1, c2: float = 0.01,
+                 max_iterations: int = 100, random_state: int = 0):
+        self.window = window
+        self.c1 = c1
+        self.c2 = c2
+        self.max_iterations = max_iterations
+        self.random_state = random_state
+
+    def fit(self, documents: Sequence[Document]) -> "CRFModel":
+        return self.fit_tokenized([tokenize_document(d) for d in documents])
+
+    def fit_tokenized(self, docs: Sequence[TokenizedDocument], trusted=None) -> "CRFModel":
+        import sklearn_crfsuite
+        if not docs:
+            raise UserError("cannot train on an empty corpus")
+        if any(td.labels is None for td in docs):
+            raise UserError("training documents need gold labels")
+        X = [document_features(td, self.window) for td in docs]
+        y = [bio(td.labels) for td in docs]
+        self.crf_ = sklearn_crfsuite.CRF(algorithm="lbfgs", c1=self.c1, c2=self.c2,
+                                         max_iterations=self.max_iterations,
+                                         all_possible_transitions=True)
+        self.crf_.fit(X, y)
+        return self
+
+    def _check_fitted(self):
+        if not hasattr(self, "crf_"):
+            from itdeid.model import NotFittedError
+            raise NotFittedError("this CRFModel is not fitted yet: call fit() or load() first")
+
+    def predict_tokenized(self, docs: Sequence[TokenizedDocument], trusted=None) -> list[np.ndarray]:
+        self._check_fitted()
+        tags = self.crf_.predict([document_features(td, self.window) for td in docs])
+        return [unbio(t) for t in tags]
+
+    def predict(self, documents: Sequence[Document]) -> list[list[Span]]:
+        docs = [tokenize_document(d, gold=False) for d in documents]
+        return [labels_to_spans(td.document.text, td.tokens, [LABELS[i] for i in codes])
+                for td, codes in zip(docs, self.predict_tokenized(docs))]
+
+    def save(self, folder) -> None:
+        """``crf.json`` (parameters) and ``model.crfsuite`` (CRFsuite's binary model)."""
+        self._check_fitted()
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        model_file = folder / "model.crfsuite"
+        model_file.write_bytes(Path(self.crf_.modelfile.name).read_bytes())
+        state = {"kind": "CRFModel", "format": FORMAT, "itdeid_version": __version__,
+                 "params": self.get_params()}
+        (folder / "crf.json").write_text(json.dumps(state, indent=1), encoding="utf-8")
+
+    @classmethod
+    def load(cls, folder) -> "CRFModel":
+        import sklearn_crfsuite
+        folder = Path(folder)
+        path = folder / "crf.json"
+        if not path.is_file():
+            raise UserError(f"{folder}: not a CRF model folder (no crf.json)")
+        state = json.loads(path.read_text(encoding="utf-8"))
+        if state.get("kind") != "CRFModel" or state.get("format") != FORMAT:
+            raise UserError(f"{path}: not a CRFModel of format {FORMAT}")
+        model = cls(**state["params"])
+        model.crf_ = sklearn_crfsuite.CRF(model_filename=str(folder / "model.crfsuite"))
+        return model

@@ -1,0 +1,50 @@
+"""The CRF peer (He et al. 2015 features): BIO round trip, features, learning, save/load, cv row."""
+import numpy as np
+import pytest
+
+pytest.importorskip("sklearn_crfsuite", reason="the CRF peer needs sklearn-crfsuite (pip install '.[peers]')")
+
+from itdeid.crf import CRFModel, bio, document_features, unbio  # noqa: E402
+from itdeid.crossval import crossval, row_model  # noqa: E402
+from itdeid.document import Document, Span  # noqa: E402
+from itdeid.evaluate import evaluate  # noqa: E402
+from itdeid.featurize import tokenize_document  # noqa: E402
+
+from helpers import tiny_corpus  # noqa: E402
+
+
+def test_bio_keeps_adjacent_phrases_apart():
+    codes = [0, 1, 1, 2, 2, 0, 5]
+    assert bio(codes) == ["O", "B-PATIENT", "I-PATIENT", "B-DOCTOR", "I-DOCTOR", "O", "B-DATE"]
+    assert unbio(bio(codes)).tolist() == codes
+
+
+def test_features_of_a_token_and_its_window():
+    td = tokenize_document(Document("d", "Seen by Dr. Smith on 3/4/2005", [Span(12, 17, "DOCTOR")]))
+    feats = document_features(td, window=2)
+    i = [t.text for t in td.tokens].index("Smith")
+    f = feats[i]
+    assert f["w=smith"] == 1.0 and f["shape=Xxx"] == 1.0 and f["p2=sm"] == 1.0 and f["s4=mith"] == 1.0
+    assert f["title"] == 1.0 and f["last"] == 1.0 and "digits" not in f
+    assert f["-1:w=."] == 1.0 and f["-2:w=dr"] == 1.0 and f["+1:w=on"] == 1.0
+    assert feats[0]["BOS"] == 1.0 and feats[-1]["EOS"] == 1.0
+    date = feats[[t.text for t in td.tokens].index("3/4/2005")]
+    assert date["has_digit"] == 1.0 and date["punct"] == 1.0 and date["shape=d/d/dd"] == 1.0
+
+
+def test_learns_and_round_trips(tmp_path):
+    corpus = tiny_corpus(40)
+    model = CRFModel(max_iterations=50).fit(corpus[:30])
+    predicted = model.predict(corpus[30:])
+    scores = evaluate(corpus[30:], {d.id: p for d, p in zip(corpus[30:], predicted)})
+    assert scores.to_dict()["summary"]["token_8way"]["f"] > 0.8
+    model.save(tmp_path / "crf")
+    assert CRFModel.load(tmp_path / "crf").predict(corpus[30:]) == predicted
+
+
+def test_cv_row():
+    corpus = tiny_corpus(12)
+    result = crossval(corpus, lambda: row_model("CRF", {}, {"random_state": 0}), folds=2)
+    assert result.name == "model" and len(result.per_fold) == 2
+    assert isinstance(row_model("CRF", {}, {}), CRFModel)
+    assert not isinstance(row_model("XGB_TOKEN", {"learner": "xgboost"}, {}), CRFModel)
