@@ -60,6 +60,9 @@ def parse_args(argv=None):
     p.add_argument("--learning-rate", type=float, default=None, help="xgboost learning rate (default: learner's)")
     p.add_argument("--n-jobs", type=int, default=None)
     p.add_argument("--device", default="cpu", help="xgboost device: cpu or cuda")
+    p.add_argument("--previous", choices=["gold", "oof", "none"], default="gold",
+                   help="previous-class feature source of the token models (default: gold, 3x "
+                        "cheaper than oof)")
     p.add_argument("--out", default=None, help="results folder (default: experiments/results/table1-<corpus>)")
     return p.parse_args(argv)
 
@@ -75,7 +78,7 @@ def scores_row(name: str, model: str, scores) -> dict:
 def checkpoint_settings(args, corpus_size: int) -> dict:
     """What a fold's results depend on; a resumed run must match it."""
     keys = ("corpus", "folds", "seed", "iterations", "harvest", "spread", "vote", "trust_triggers",
-            "n_estimators", "learning_rate", "device")
+            "n_estimators", "learning_rate", "device", "previous")
     return {**{k: getattr(args, k) for k in keys}, "documents": corpus_size}
 
 
@@ -88,7 +91,8 @@ def run_fold(args, tokenized, folds, f, test_idx, model_params) -> dict[str, lis
                           model_params=model_params, random_state=args.seed).fit_tokenized(train)
     stages = system.predict_stages(test)
     for baseline, learner in (("BASELINE", "majority"), ("C4.5", "tree")):
-        model = TokenModel(learner=learner, trigger="token", random_state=args.seed).fit_tokenized(train)
+        model = TokenModel(learner=learner, trigger="token", previous=args.previous,
+                           random_state=args.seed).fit_tokenized(train)
         stages[baseline] = model.predict_tokenized(test)
     return stages
 
@@ -143,14 +147,16 @@ def main(argv=None):
     out.mkdir(parents=True, exist_ok=True)
     tokenized = [tokenize_document(d) for d in documents]
     folds = group_folds(documents, args.folds, args.seed)
-    model_params = {"n_estimators": args.n_estimators, "learning_rate": args.learning_rate,
+    model_params = {"previous": args.previous, "n_estimators": args.n_estimators, "learning_rate": args.learning_rate,
                     "n_jobs": args.n_jobs, "device": args.device}
     stage_codes: dict[str, dict[int, object]] = {}
     checkpoints = out / "folds"
     checkpoints.mkdir(exist_ok=True)
     settings = checkpoint_settings(args, len(documents))
     settings_path = checkpoints / "settings.json"
-    if settings_path.exists() and json.loads(settings_path.read_text(encoding="utf-8")) != settings:
+    saved = json.loads(settings_path.read_text(encoding="utf-8")) if settings_path.exists() else settings
+    saved.setdefault("previous", "gold")        # checkpoints written before the option existed
+    if saved != settings:
         sys.exit(f"table1: {checkpoints} holds folds of other settings; delete it to start over")
     settings_path.write_text(json.dumps(settings, indent=1), encoding="utf-8")
     seconds_path = checkpoints / "seconds.json"
@@ -197,7 +203,7 @@ def main(argv=None):
     text = header(f"Table 1 layout: {args.folds}-fold CV on {name}")
     text += (f"- corpus: {len(documents)} documents, {len({d.patient or d.id for d in documents})} patients\n"
              f"- settings: iterations={args.iterations}, harvest={args.harvest}, spread={args.spread}, "
-             f"vote={args.vote}, trust_triggers={args.trust_triggers}, "
+             f"vote={args.vote}, trust_triggers={args.trust_triggers}, previous={args.previous}, "
              f"n_estimators={args.n_estimators}, learning_rate={args.learning_rate}\n"
              f"- wall time: {seconds:.0f} s\n\nToken-level scores in percent, pooled over out-of-fold "
              "predictions (9-way F counts non-PHI tokens too; 8-way P/R/F over the PHI classes).\n\n")

@@ -47,7 +47,7 @@ class SpyModel(TokenModel):
 def test_each_fold_trains_on_training_folds_only():
     docs = tiny_corpus(30)
     SpyModel.log = []
-    result = crossval(docs, lambda: SpyModel(n_estimators=5, n_jobs=1, trigger_min_count=2), folds=3, seed=0)
+    result = crossval(docs, lambda: SpyModel(n_estimators=5, n_jobs=1, trigger_min_count=2, previous="gold"), folds=3, seed=0)
     folds = group_folds(docs, 3, 0)
     for f, trained in enumerate(SpyModel.log):
         expected = {d.id for d, k in zip(docs, folds) if k != f}

@@ -25,8 +25,9 @@ def add_parser(subparsers):
     p.add_argument("--format", default="auto", help="corpus format (default: detect)")
     p.add_argument("--trigger", choices=VARIANTS, default="token", help="trigger variant (default: token)")
     p.add_argument("--learner", choices=LEARNERS, default="xgboost", help="classifier (default: xgboost)")
-    p.add_argument("--previous", choices=PREVIOUS, default="gold",
-                   help="source of the previous-class feature at training time (default: gold)")
+    p.add_argument("--previous", choices=PREVIOUS, default="oof",
+                   help="source of the previous-class feature at training time: out-of-fold "
+                        "predictions (default; generalize better) or gold labels (3x faster)")
     p.add_argument("--n-estimators", type=int, default=None, help="boosting rounds (default: the learner's)")
     p.add_argument("--device", default="cpu", help="xgboost device: cpu or cuda (default: cpu)")
     p.add_argument("--n-jobs", type=int, default=None, help="xgboost threads (default: all cores)")
