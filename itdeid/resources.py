@@ -4,12 +4,14 @@
 (word lists) sit at the top of the source tree and are installed as the packages
 ``itdeid.features`` and ``itdeid.gazetteers`` (see setup.py), so they are read through
 :mod:`importlib.resources` and work the same from a wheel, an editable install or a checkout.
+The default model of ``itdeid deid`` is looked for the same way, in ``itdeid.models/default``.
 """
 from __future__ import annotations
 
 import json
 from functools import lru_cache
 from importlib import resources
+from pathlib import Path
 
 
 def _path(package: str, name: str):
@@ -38,3 +40,13 @@ def load_table(package: str, name: str) -> tuple[tuple[str, ...], ...]:
         rows = [line.rstrip("\n").split("\t") for line in handle
                 if line.strip() and not line.startswith("#")]
     return tuple(tuple(row) for row in rows[1:])
+
+
+def default_model_dir() -> Path:
+    """The folder of the default model shipped inside the package (``itdeid/models/default``),
+    which ``itdeid deid`` uses without ``--model``. It may not exist (a build without a model):
+    callers check and say so."""
+    try:
+        return Path(str(resources.files("itdeid.models").joinpath("default")))
+    except ModuleNotFoundError:     # no itdeid.models package in this installation
+        return Path(__file__).resolve().parent / "models" / "default"

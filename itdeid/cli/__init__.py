@@ -14,7 +14,7 @@ from itdeid import __version__
 from itdeid.errors import UserError
 
 #: Command modules under itdeid.cli, in the order ``itdeid --help`` lists them.
-COMMANDS = ("synth", "stats", "evaluate", "train", "tag", "cv")
+COMMANDS = ("deid", "synth", "stats", "evaluate", "train", "tag", "cv")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,80 @@
+"""``itdeid deid INPUT... --out DIR``: de-identify files and folders of notes (batch, resumable).
+
+A thin layer over :func:`itdeid.batch.deidentify`, which documents the output layout, the
+manifest and what happens to bad input. Exit status 0 when every input succeeded (or was already
+done), 1 when any failed, 2 for a usage error.
+"""
+from __future__ import annotations
+
+import sys
+
+from itdeid.batch import DEFAULT_FORMAT, ENGINES, INPUT_FORMATS, MANIFEST_NAME, deidentify
+from itdeid.document import PHI_CLASSES
+from itdeid.outputs import FORMATS
+from itdeid.vote import RULES
+
+
+def add_parser(subparsers):
+    p = subparsers.add_parser(
+        "deid", help="de-identify files and folders of notes (batch, parallel, resumable)",
+        description="De-identify every note under the inputs into --out, mirroring the input "
+                    "tree. Reruns skip the inputs already done (a manifest in --out records "
+                    "them), so a killed run can simply be started again. Bad files are "
+                    "reported and skipped; the exit status is 1 when any failed.")
+    p.add_argument("inputs", nargs="+", metavar="INPUT",
+                   help="a file, a folder (read recursively, hidden files skipped) or a glob "
+                        "pattern such as 'notes/**/*.txt'")
+    p.add_argument("--out", required=True, metavar="DIR",
+                   help="output folder (not inside an input folder)")
+    p.add_argument("--model", metavar="DIR", default=None,
+                   help="model folder written by 'itdeid train' (default: the model installed "
+                        "with itdeid)")
+    p.add_argument("--format", choices=FORMATS, default=DEFAULT_FORMAT,
+                   help="redact: text with [**CLASS**] markers (+ offsets sidecar); surrogate: "
+                        "text with realistic stand-ins (keyed); xml, jsonl, brat: annotations "
+                        f"of the original text (default: {DEFAULT_FORMAT})")
+    p.add_argument("--input-format", choices=INPUT_FORMATS, default="auto",
+                   help="how to read the inputs (default: detect each file's format)")
+    p.add_argument("--vote", choices=RULES, default=None,
+                   help="vote rule of an iterative-system model (default: the model's own)")
+    p.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="parallel worker processes (default: all cores; 1: in this process)")
+    p.add_argument("--engine", choices=ENGINES, default="local",
+                   help="local processes, or a Dask cluster (pip install 'itdeid[dask]')")
+    p.add_argument("--scheduler", default=None, metavar="ADDR",
+                   help="Dask scheduler address (default with --engine dask: a local cluster)")
+    p.add_argument("--force", action="store_true", help="redo every input, even those done")
+    p.add_argument("--strict", action="store_true", help="stop at the first failed input")
+    p.add_argument("--surrogate-key-file", default=None, metavar="F",
+                   help="secret key for --format surrogate (default: a random key kept in "
+                        "--out/.itdeid-surrogate-key)")
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    summary = deidentify(args.inputs, args.out, model=args.model, fmt=args.format,
+                         input_format=args.input_format, vote=args.vote, workers=args.workers,
+                         engine=args.engine, scheduler=args.scheduler, force=args.force,
+                         strict=args.strict, surrogate_key_file=args.surrogate_key_file)
+    print_summary(summary)
+    return 0 if summary.ok else 1
+
+
+def print_summary(summary) -> None:
+    """The closing summary on stdout (counts, never note text); failures again on stderr, where
+    a long progress log may have buried them."""
+    print(f"{summary.done} files done, {summary.skipped} skipped (already done), "
+          f"{len(summary.failed)} failed"
+          + (f", {summary.empty} empty" if summary.empty else "")
+          + (f", {summary.left_out} not started (--strict)" if summary.left_out else "")
+          + f" of {summary.files}; outputs ({summary.fmt}) in {summary.out}")
+    rate = summary.tokens / summary.seconds if summary.seconds > 0 else 0.0
+    print(f"{summary.documents} notes, {summary.tokens} tokens in {summary.seconds:.1f} s "
+          f"({summary.notes_per_second:.3g} notes/s, {rate:.0f} tokens/s)")
+    counts = ", ".join(f"{c} {summary.phi[c]}" for c in PHI_CLASSES if summary.phi[c])
+    print(f"PHI spans: {sum(summary.phi.values())}" + (f" ({counts})" if counts else ""))
+    print(f"manifest: {summary.out / MANIFEST_NAME}")
+    if summary.failed:
+        print(f"itdeid deid: {len(summary.failed)} input(s) failed:", file=sys.stderr)
+        for path, reason in summary.failed:
+            print(f"  {path}: {reason}", file=sys.stderr)

@@ -1,0 +1,458 @@
+"""itdeid deid / itdeid.batch: formats, layout, resume after a kill, bad input, no PHI in logs,
+engines. One tiny model (5 trees) is trained once for the whole module."""
+import json
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from itdeid import batch
+from itdeid.cli import main
+from itdeid.formats import (read_i2b2_2006, read_jsonl_spans, write_i2b2_2006,
+                            write_physionet)
+from itdeid.model import TokenModel
+from itdeid.outputs import FORMATS
+
+from helpers import tiny_corpus
+
+MANIFEST = batch.MANIFEST_NAME
+
+
+@pytest.fixture(scope="session")
+def model_dir(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("deid-model") / "model"
+    TokenModel(n_estimators=5, n_jobs=1).fit(tiny_corpus(30)).save(folder)
+    return folder
+
+
+def write_notes(folder: Path, n: int, seed: int = 7, sub_every: int = 2) -> dict[str, str]:
+    """``n`` plain-text notes (every ``sub_every``-th in ``sub/``); returns {relative path: text}."""
+    notes = {}
+    for k, doc in enumerate(tiny_corpus(n, seed=seed)):
+        rel = f"sub/{doc.id}.txt" if sub_every and k % sub_every else f"{doc.id}.txt"
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rel).write_text(doc.text, encoding="utf-8")
+        notes[rel] = doc.text
+    return notes
+
+
+def deid(*args, model=None) -> int:
+    argv = ["deid", *map(str, args), "--workers", "1"]
+    if model is not None:
+        argv += ["--model", str(model)]
+    return main(argv)
+
+
+def tree(folder: Path) -> dict[str, bytes]:
+    """Every file under ``folder`` but the manifest, by relative path."""
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file() and p.name != MANIFEST}
+
+
+def _permissions_bite() -> bool:
+    """Whether a chmod-000 file is unreadable here: not for root (os.geteuid() == 0), unless it
+    runs without the DAC capabilities; probing says which, where the uid alone would not."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as folder:
+        probe = Path(folder) / "probe"
+        probe.write_text("x")
+        probe.chmod(0)
+        try:
+            probe.read_text()
+        except PermissionError:
+            return True
+        finally:
+            probe.chmod(0o600)
+    return False
+
+
+PERMISSIONS_BITE = _permissions_bite()
+
+
+def manifest(folder: Path) -> list[dict]:
+    return [json.loads(line) for line in (folder / MANIFEST).read_text().splitlines() if line]
+
+
+# ------------------------------------------------------------------------------------------
+# Formats and layout
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_each_format_through_the_batch(tmp_path, model_dir, fmt, capsys):
+    notes = write_notes(tmp_path / "in", 2)
+    out = tmp_path / "out"
+    assert deid(tmp_path / "in", "--out", out, "--format", fmt, model=model_dir) == 0
+    captured = capsys.readouterr()
+    assert "2 files done" in captured.out
+    files = tree(out)
+    for rel, text in notes.items():
+        stem = rel.removesuffix(".txt")
+        doc_id = stem
+        if fmt == "xml":
+            [doc] = read_i2b2_2006(out / f"{stem}.xml")
+            assert (doc.id, doc.text) == (doc_id, text) and doc.spans
+        elif fmt == "jsonl":
+            spans = read_jsonl_spans(out / f"{stem}.jsonl")
+            assert list(spans) == [doc_id] and spans[doc_id]
+        elif fmt == "redact":
+            redacted = files[f"{stem}.txt"].decode()
+            assert "[**DOCTOR**]" in redacted and redacted != text
+            assert f"{stem}.redact.jsonl" in files
+        elif fmt == "surrogate":
+            assert files[f"{stem}.txt"].decode() != text
+        else:
+            assert files[f"{stem}.txt"].decode() == text
+            assert files[f"{stem}.ann"].decode().startswith("T1\t")
+    if fmt == "surrogate":
+        key = out / batch.KEY_NAME
+        assert len(key.read_bytes()) == 32 and (key.stat().st_mode & 0o777) == 0o600
+        assert "keep it secret" in captured.err.lower()
+    entries = manifest(out)
+    assert sorted(e["input"] for e in entries) == sorted(notes)
+    assert all(e["settings"]["format"] == fmt and e["sha256"] for e in entries)
+
+
+def test_rerun_skips_done_inputs_and_redoes_changed_ones(tmp_path, model_dir, capsys):
+    notes = write_notes(tmp_path / "in", 3)
+    out = tmp_path / "out"
+    assert deid(tmp_path / "in", "--out", out, model=model_dir) == 0
+    first = tree(out)
+    assert deid(tmp_path / "in", "--out", out, model=model_dir) == 0
+    assert "0 files done, 3 skipped" in capsys.readouterr().out
+    changed = next(iter(notes))
+    (tmp_path / "in" / changed).write_text(notes[changed] + "Seen again .\n", encoding="utf-8")
+    assert deid(tmp_path / "in", "--out", out, model=model_dir) == 0
+    assert "1 files done, 2 skipped" in capsys.readouterr().out
+    assert tree(out) != first
+    assert deid(tmp_path / "in", "--out", out, "--force", model=model_dir) == 0
+    assert "3 files done, 0 skipped" in capsys.readouterr().out
+    assert len(manifest(out)) == 3            # compacted: one entry an input
+
+
+def test_surrogate_key_file_and_key_reuse(tmp_path, model_dir):
+    write_notes(tmp_path / "in", 2)
+    key = tmp_path / "key.bin"
+    key.write_bytes(b"k" * 32)
+    for out in ("a", "b"):
+        assert deid(tmp_path / "in", "--out", tmp_path / out, "--format", "surrogate",
+                    "--surrogate-key-file", key, model=model_dir) == 0
+    assert tree(tmp_path / "a") == tree(tmp_path / "b")
+    assert not (tmp_path / "a" / batch.KEY_NAME).exists()
+    # the key kept in --out is reused: a forced rerun gives the same surrogates
+    assert deid(tmp_path / "in", "--out", tmp_path / "c", "--format", "surrogate",
+                model=model_dir) == 0
+    before = tree(tmp_path / "c")
+    assert deid(tmp_path / "in", "--out", tmp_path / "c", "--format", "surrogate", "--force",
+                model=model_dir) == 0
+    assert tree(tmp_path / "c") == before
+
+
+def test_physionet_file_gives_patient_note_ids_in_jsonl(tmp_path, model_dir):
+    docs = tiny_corpus(6, seed=2)
+    for k, doc in enumerate(docs):
+        doc.id, doc.patient = f"{k // 2 + 1}-{k % 2 + 1}", str(k // 2 + 1)
+        doc.spans = [s for s in doc.spans if s.type != "HOSPITAL"]
+    (tmp_path / "in").mkdir()
+    write_physionet(docs, tmp_path / "in" / "id.text")     # and id-phi.phrase: not a note
+    out = tmp_path / "out"
+    assert deid(tmp_path / "in", "--out", out, "--format", "jsonl", model=model_dir) == 0
+    assert sorted(tree(out)) == ["id.jsonl"]
+    records = [json.loads(x) for x in (out / "id.jsonl").read_text().splitlines()]
+    assert {r["doc"] for r in records} == {d.id for d in docs}
+    assert all(re.fullmatch(r"\d+-\d+", r["doc"]) for r in records)
+    # other formats: one output a note under the file's folder
+    assert deid(tmp_path / "in", "--out", tmp_path / "out2", "--format", "redact",
+                "--input-format", "physionet", model=model_dir) == 0
+    assert sorted(tree(tmp_path / "out2")) == sorted(
+        f"id/{d.id}{suffix}" for d in docs for suffix in (".txt", ".redact.jsonl"))
+
+
+def test_inputs_folders_files_and_globs(tmp_path):
+    write_notes(tmp_path / "in", 4)
+    (tmp_path / "in" / ".hidden.txt").write_text("x")
+    (tmp_path / "in" / ".git").mkdir()
+    (tmp_path / "in" / ".git" / "note.txt").write_text("x")
+    units, roots = batch.expand_inputs([str(tmp_path / "in")])
+    assert [u.rel for u in units] == ["n0.txt", "n2.txt", "sub/n1.txt", "sub/n3.txt"]
+    assert [u.text_id for u in units][2] == "sub/n1"
+    units, _ = batch.expand_inputs([str(tmp_path / "in" / "**" / "*.txt")])
+    assert sorted(u.rel for u in units) == ["n0.txt", "n2.txt", "sub/n1.txt", "sub/n3.txt"]
+    units, _ = batch.expand_inputs([str(tmp_path / "in" / "sub" / "n1.txt")])
+    assert [u.rel for u in units] == ["n1.txt"]
+    with pytest.raises(batch.UserError, match="no such file"):
+        batch.expand_inputs([str(tmp_path / "missing")])
+
+
+def test_refuses_out_inside_input_and_clashing_outputs(tmp_path, model_dir, capsys):
+    write_notes(tmp_path / "in", 2)
+    for out in (tmp_path / "in", tmp_path / "in" / "deid"):
+        assert deid(tmp_path / "in", "--out", out, model=model_dir) == 2
+        assert "inside the input folder" in capsys.readouterr().err
+    assert not (tmp_path / "in" / "deid").exists()
+    assert deid(tmp_path / "in" / "n0.txt", "--out", tmp_path / "in", model=model_dir) == 2
+    assert "is inside --out" in capsys.readouterr().err
+    write_i2b2_2006(tiny_corpus(1), tmp_path / "in" / "n0.xml")     # n0.txt and n0.xml: one STEM
+    assert deid(tmp_path / "in", "--out", tmp_path / "out", model=model_dir) == 2
+    assert "would both be written" in capsys.readouterr().err
+
+
+def test_missing_default_model_is_one_line_error(tmp_path, monkeypatch, capsys):
+    import itdeid.resources
+    monkeypatch.setattr(itdeid.resources, "default_model_dir", lambda: tmp_path / "none")
+    write_notes(tmp_path / "in", 1)
+    assert deid(tmp_path / "in", "--out", tmp_path / "out") == 2
+    assert capsys.readouterr().err.strip() == (
+        "itdeid deid: error: no default model is installed with this itdeid; pass --model DIR "
+        "(train one with itdeid train)")
+
+
+def test_vote_is_ignored_with_a_token_model(tmp_path, model_dir, capsys):
+    write_notes(tmp_path / "in", 1)
+    assert deid(tmp_path / "in", "--out", tmp_path / "out", "--vote", "recall_first",
+                model=model_dir) == 0
+    assert "--vote recall_first is ignored" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------------------------------
+# Kill and resume
+
+def test_killed_run_resumes_to_byte_identical_outputs(tmp_path, model_dir, capsys):
+    notes = write_notes(tmp_path / "in", 30, seed=11, sub_every=3)
+    # the reference: an uninterrupted run (in this process)
+    assert deid(tmp_path / "in", "--out", tmp_path / "ref", "--format", "xml",
+                model=model_dir) == 0
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "itdeid.cli", "deid", str(tmp_path / "in"), "--out", str(out),
+               "--format", "xml", "--model", str(model_dir), "--workers", "1"]
+    process = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and process.poll() is None:
+            if (out / MANIFEST).is_file() and (out / MANIFEST).read_bytes().count(b"\n") >= 3:
+                break
+            time.sleep(0.02)
+        assert process.poll() is None, "the run ended before it could be killed"
+        process.send_signal(signal.SIGKILL)
+    finally:
+        process.wait()
+    finished = {json.loads(line)["input"] for line in (out / MANIFEST).read_text().splitlines()
+                if line.endswith("}")}
+    assert 3 <= len(finished) < 30
+    capsys.readouterr()
+    assert deid(tmp_path / "in", "--out", out, "--format", "xml", model=model_dir) == 0
+    summary = capsys.readouterr().out
+    assert f"{30 - len(finished)} files done, {len(finished)} skipped" in summary
+    assert tree(out) == tree(tmp_path / "ref")            # no temporary file left either
+    entries = manifest(out)
+    assert sorted(e["input"] for e in entries) == sorted(notes)     # each input once
+
+
+def test_torn_manifest_line_is_ignored(tmp_path, model_dir, capsys):
+    write_notes(tmp_path / "in", 2)
+    out = tmp_path / "out"
+    assert deid(tmp_path / "in", "--out", out, model=model_dir) == 0
+    with open(out / MANIFEST, "ab") as handle:
+        handle.write(b'{"input": "n0.txt", "sha')              # a run killed mid-line
+    (out / ".n0.txt.abcd1234.itdeid.tmp").write_text("half")      # and mid-write
+    capsys.readouterr()
+    assert deid(tmp_path / "in", "--out", out, model=model_dir) == 0
+    captured = capsys.readouterr()
+    assert "0 files done, 2 skipped" in captured.out
+    assert "1 unreadable lines ignored" in captured.err
+    assert not (out / ".n0.txt.abcd1234.itdeid.tmp").exists()
+    assert len(manifest(out)) == 2
+
+
+# ------------------------------------------------------------------------------------------
+# Bad input
+
+def test_bad_inputs_are_reported_and_the_rest_processed(tmp_path, model_dir, capsys):
+    source = tmp_path / "in"
+    write_notes(source, 2)
+    (source / "empty.txt").write_bytes(b"")
+    (source / "binary.dat").write_bytes(b"%PDF-1.4\x00\x01\x02" * 10)
+    (source / "latin.txt").write_bytes("Patient had caf\xe9 au lait spots .\n".encode("latin-1"))
+    (source / "blocked").mkdir()
+    (source / "blocked" / "note.txt").write_text("Seen by Dr. Walker .\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "blocked").write_text("a file where the output folder should be")
+    unreadable = source / "secret.txt"
+    unreadable.write_text("Patient : WALKER , JOHN\n")
+    unreadable.chmod(0)
+    as_root = not PERMISSIONS_BITE     # root reads a chmod-000 file: that check cannot bite
+    try:
+        assert deid(source, "--out", out, model=model_dir) == 1
+    finally:
+        unreadable.chmod(0o600)
+    captured = capsys.readouterr()
+    err = captured.err
+    assert f"failed: {source / 'binary.dat'}: binary file" in err
+    # the input is named, and the output that could not be written
+    assert f"failed: {source / 'blocked' / 'note.txt'}: cannot write {out / 'blocked' / 'note.'}" in err
+    assert f"warning: {source / 'latin.txt'}: not UTF-8 (byte 15); read as latin-1" in err
+    assert f"warning: {source / 'empty.txt'}: empty file" in err
+    if not as_root:
+        assert f"failed: {unreadable}: cannot read: Permission denied" in err
+    files = tree(out)
+    assert "caf\xe9 au lait" in files["latin.txt"].decode("utf-8")
+    assert files["empty.txt"] == b"" and files["empty.redact.jsonl"] == b""
+    assert {"n0.txt", "sub/n1.txt"} <= set(files)
+    assert not any(name.startswith("binary") for name in files)
+    failed = 2 if as_root else 3
+    assert f"{failed} failed, 1 empty" in captured.out
+    done = {e["input"] for e in manifest(out)}
+    assert done == {"n0.txt", "sub/n1.txt", "empty.txt", "latin.txt"} | (
+        {"secret.txt"} if as_root else set())
+
+
+@pytest.mark.skipif(not PERMISSIONS_BITE,
+                    reason="running as root: a read-only folder is writable anyway")
+def test_read_only_output_folder_is_reported(tmp_path, model_dir, capsys):
+    write_notes(tmp_path / "in", 2)
+    out = tmp_path / "out"
+    (out / "sub").mkdir(parents=True)
+    (out / "sub").chmod(0o500)
+    try:
+        assert deid(tmp_path / "in", "--out", out, model=model_dir) == 1
+    finally:
+        (out / "sub").chmod(0o700)
+    err = capsys.readouterr().err
+    assert "sub/n1.txt: cannot write" in err and "Permission denied" in err
+    assert (out / "n0.txt").is_file()
+
+
+def test_malformed_xml_is_reported_with_its_line(tmp_path, model_dir, capsys):
+    (tmp_path / "in").mkdir()
+    write_i2b2_2006(tiny_corpus(2, seed=3), tmp_path / "in" / "good.xml")
+    (tmp_path / "in" / "bad.xml").write_text(
+        '<ROOT>\n<RECORD ID="1"><TEXT>Seen by Dr. Walker\n</RECORD></ROOT>\n')
+    out = tmp_path / "out"
+    assert deid(tmp_path / "in", "--out", out, "--input-format", "i2b2-2006",
+                model=model_dir) == 1
+    err = capsys.readouterr().err
+    assert f"failed: {tmp_path / 'in' / 'bad.xml'}: line 3: not well-formed XML" in err
+    assert sorted(tree(out)) == ["good/n0.redact.jsonl", "good/n0.txt", "good/n1.redact.jsonl",
+                                 "good/n1.txt"]
+
+
+def test_strict_stops_at_the_first_failure(tmp_path, model_dir, capsys):
+    write_notes(tmp_path / "in", 4, sub_every=0)
+    (tmp_path / "in" / "a-binary.txt").write_bytes(b"\x00" * 100)     # sorted first
+    assert deid(tmp_path / "in", "--out", tmp_path / "out", "--strict", model=model_dir) == 1
+    captured = capsys.readouterr()
+    assert "0 files done" in captured.out and "4 not started (--strict)" in captured.out
+    assert tree(tmp_path / "out") == {}
+    assert deid(tmp_path / "in", "--out", tmp_path / "out", model=model_dir) == 1
+    assert "4 files done" in capsys.readouterr().out
+
+
+def test_a_large_note_is_tagged_in_pieces(tmp_path, model_dir, monkeypatch):
+    """A ~3 MB note (not 50 MB, to stay fast; mostly ruled lines, which are one token each)
+    tagged 100 000 characters at a time: PHI before, between and after the cuts is found at
+    its offsets in the whole note."""
+    monkeypatch.setattr(batch, "LONG_NOTE_CHARS", 100_000)
+    docs = tiny_corpus(3, seed=5)
+    rule = "=" * 999 + "\n"
+    text = docs[0].text + rule * 1500 + docs[1].text + rule * 1500 + docs[2].text
+    assert len(text) > 3_000_000
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "big.txt").write_text(text, encoding="utf-8")
+    summary = batch.deidentify([tmp_path / "in"], tmp_path / "out", model=model_dir,
+                               workers=1, progress=False, report=lambda message: None)
+    assert summary.ok and summary.done == 1
+    records = [json.loads(x) for x in (tmp_path / "out" / "big.redact.jsonl").read_text().splitlines()]
+    starts = [r["original_start"] for r in records]
+    phone = next(s for s in docs[2].spans if s.type == "PHONE")
+    offset = len(text) - len(docs[2].text)
+    assert (phone.start + offset, phone.end + offset) in {
+        (r["original_start"], r["original_end"]) for r in records}
+    assert min(starts) < 500 and any(1_400_000 < s < 1_600_000 for s in starts)
+    assert text[offset + phone.start:offset + phone.end] not in (
+        tmp_path / "out" / "big.txt").read_text()
+
+
+def test_cuts_cover_the_text_at_line_ends():
+    text = ("a" * 30 + "\n") * 20 + "b" * 100
+    pieces = batch._cuts(text, 64)
+    assert pieces[0][0] == 0 and pieces[-1][1] == len(text)
+    assert all(a == b for (_, a), (b, _) in zip(pieces, pieces[1:]))
+    assert all(end - start <= 64 for start, end in pieces)
+    assert all(text[end - 1] == "\n" for _, end in pieces[:-3])
+
+
+# ------------------------------------------------------------------------------------------
+# Never PHI in what the user sees
+
+def test_no_phi_in_messages_summary_or_manifest(tmp_path, model_dir, capsys):
+    docs = tiny_corpus(4, seed=13)
+    source = tmp_path / "in"
+    source.mkdir()
+    for doc in docs[:2]:
+        (source / f"{doc.id}.txt").write_text(doc.text, encoding="utf-8")
+    (source / "latin.txt").write_bytes((docs[2].text + "caf\xe9\n").encode("latin-1"))
+    (source / "binary.txt").write_bytes(docs[3].text.encode() + b"\x00")
+    write_i2b2_2006(docs[:1], source / "broken.xml")
+    xml = (source / "broken.xml").read_text()
+    (source / "broken.xml").write_text(xml.replace("</TEXT>", "", 1))
+    phi = {doc.text[s.start:s.end] for doc in docs for s in doc.spans}
+    assert all(len(x) >= 4 for x in phi)
+    for fmt in ("jsonl", "surrogate"):
+        out = tmp_path / f"out-{fmt}"
+        assert deid(source, "--out", out, "--format", fmt, model=model_dir) == 1
+        captured = capsys.readouterr()
+        seen = captured.out + captured.err + (out / MANIFEST).read_text()
+        assert "failed:" in captured.err and "warning:" in captured.err
+        leaked = sorted(x for x in phi if x in seen)
+        assert not leaked, f"PHI in the messages, summary or manifest: {len(leaked)} strings"
+
+
+# ------------------------------------------------------------------------------------------
+# Engines
+
+def test_process_pool_and_dask_equal_the_in_process_run(tmp_path, model_dir):
+    write_notes(tmp_path / "in", 4)
+    (tmp_path / "in" / "bin.txt").write_bytes(b"\x00")
+    common = dict(model=model_dir, fmt="brat", progress=False, report=lambda message: None)
+    local = batch.deidentify([tmp_path / "in"], tmp_path / "one", workers=1, **common)
+    assert local.done == 4 and [p for p, _ in local.failed] == [str(tmp_path / "in" / "bin.txt")]
+    pool = batch.deidentify([tmp_path / "in"], tmp_path / "pool", workers=2, **common)
+    assert (pool.done, len(pool.failed)) == (4, 1)
+    assert tree(tmp_path / "pool") == tree(tmp_path / "one")
+    pytest.importorskip("distributed", reason="dask.distributed is not installed "
+                                              "(pip install 'itdeid[dask]')")
+    dask = batch.deidentify([tmp_path / "in"], tmp_path / "dask", workers=1, engine="dask", **common)
+    assert (dask.done, len(dask.failed)) == (4, 1)
+    assert tree(tmp_path / "dask") == tree(tmp_path / "one")
+
+
+def test_dask_engine_without_dask_names_the_extra(tmp_path, model_dir, monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "distributed", None)      # import distributed fails
+    write_notes(tmp_path / "in", 1)
+    assert deid(tmp_path / "in", "--out", tmp_path / "out", "--engine", "dask",
+                model=model_dir) == 2
+    assert "pip install 'itdeid[dask]'" in capsys.readouterr().err
+
+
+def test_a_file_that_vanished_is_a_failure_not_a_crash(tmp_path, model_dir):
+    settings = batch.Settings(str(model_dir), "x", "redact", "auto", None)
+    result = batch.process_unit(batch.Unit(str(tmp_path / "gone.txt"), "gone.txt"), settings,
+                                None, None)
+    assert result.error == "cannot read: No such file or directory" and not result.outputs
+
+
+def test_an_unexpected_error_is_reported_without_its_message(tmp_path):
+    class Broken:
+        def predict(self, documents):
+            raise ValueError(f"could not convert {documents[0].text!r}")
+
+    (tmp_path / "n.txt").write_text("Patient : WALKER , JOHN\n")
+    settings = batch.Settings("model", "x", "redact", "auto", None)
+    result = batch.process_unit(batch.Unit(str(tmp_path / "n.txt"), "n.txt"), settings, Broken(),
+                                None)
+    assert result.error.startswith("unexpected ValueError at test_batch.py:")
+    assert "WALKER" not in result.error and not result.outputs
