@@ -11,7 +11,7 @@ setup(
     python_requires=">=3.11",
     # features/ and gazetteers/ sit beside itdeid/ in the tree and ship as itdeid.features and
     # itdeid.gazetteers, so installed code finds them with importlib.resources.
-    packages=["itdeid", "itdeid.cli", "itdeid.features", "itdeid.gazetteers"],
+    packages=["itdeid", "itdeid.cli", "itdeid.models", "itdeid.features", "itdeid.gazetteers"],
     package_dir={
         "itdeid": "itdeid",
         "itdeid.cli": "itdeid/cli",
@@ -19,6 +19,8 @@ setup(
         "itdeid.gazetteers": "gazetteers",
     },
     package_data={
+        # the shipped default model: JSON, xgboost UBJSON and its model card
+        "itdeid.models": ["default/*.json", "default/*.md", "default/*/*.json", "default/*/*.ubj"],
         "itdeid.features": ["*.json"],
         "itdeid.gazetteers": ["*.txt", "*.tsv", "*.json", "SOURCES.md"],
     },
