@@ -57,3 +57,12 @@ def test_figure2_script(tmp_path, monkeypatch):
     from itdeid.featurize import GROUPS
     assert sorted(steps["added"]) == sorted(GROUPS)           # every group added exactly once
     assert "Every candidate" in (out / "figure2.md").read_text()
+
+
+def test_headings_script(tmp_path, monkeypatch, capsys):
+    write_i2b2_2006(tiny_corpus(12, seed=6), tmp_path / "tiny.xml")
+    out = tmp_path / "h.md"
+    monkeypatch.setattr(sys, "argv", ["headings.py", "--corpus", str(tmp_path / "tiny.xml"), "--out", str(out)])
+    runpy.run_path(str(EXPERIMENTS / "headings.py"), run_name="__main__")
+    text = out.read_text()
+    assert "unambiguous (entropy < 0.1, >= 5 PHI tokens)" in text and "- code:" in text
