@@ -128,6 +128,7 @@ STANDARD_ROWS: dict[str, dict] = {
 #: class with ``fit_tokenized``/``predict_tokenized`` and its parameters.
 PEER_ROWS: dict[str, tuple[str, dict]] = {
     "CRF": ("itdeid.crf.CRFModel", {}),
+    "RULES": ("itdeid.rules.RuleModel", {}),
 }
 
 
