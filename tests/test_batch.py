@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from itdeid import batch
+from itdeid.batch import tagging
 from itdeid.cli import main
 from itdeid.formats import (read_i2b2_2006, read_jsonl_spans, write_i2b2_2006,
                             write_physionet)
@@ -355,7 +356,7 @@ def test_a_large_note_is_tagged_in_pieces(tmp_path, model_dir, monkeypatch):
     """A ~3 MB note (not 50 MB, to stay fast; mostly ruled lines, which are one token each)
     tagged 100 000 characters at a time: PHI before, between and after the cuts is found at
     its offsets in the whole note."""
-    monkeypatch.setattr(batch, "LONG_NOTE_CHARS", 100_000)
+    monkeypatch.setattr(tagging, "LONG_NOTE_CHARS", 100_000)
     docs = tiny_corpus(3, seed=5)
     rule = "=" * 999 + "\n"
     text = docs[0].text + rule * 1500 + docs[1].text + rule * 1500 + docs[2].text
@@ -378,7 +379,7 @@ def test_a_large_note_is_tagged_in_pieces(tmp_path, model_dir, monkeypatch):
 
 def test_cuts_cover_the_text_at_line_ends():
     text = ("a" * 30 + "\n") * 20 + "b" * 100
-    pieces = batch._cuts(text, 64)
+    pieces = tagging._cuts(text, 64)
     assert pieces[0][0] == 0 and pieces[-1][1] == len(text)
     assert all(a == b for (_, a), (b, _) in zip(pieces, pieces[1:]))
     assert all(end - start <= 64 for start, end in pieces)

@@ -1,7 +1,8 @@
 """``itdeid deid INPUT... --out DIR``: de-identify files and folders of notes (batch, resumable).
 
-A thin layer over :func:`itdeid.batch.deidentify`, which documents the output layout, the
-manifest and what happens to bad input. Exit status 0 when every input succeeded (or was already
+A thin layer over :func:`itdeid.batch.deidentify`, whose module documents the output layout and
+what happens to bad input, and points to the modules that document the rest (inputs, the
+manifest, parallelism). Exit status 0 when every input succeeded (or was already
 done), 1 when any failed, 2 for a usage error.
 """
 from __future__ import annotations

@@ -1,0 +1,218 @@
+"""The inputs of a batch: which files they are, their names in the output tree, and their notes.
+
+Inputs. Each input is a file, a folder (every regular file under it, recursively, sorted, hidden
+files and folders skipped) or a glob pattern (``notes/**/*.txt``); every input *file* is one unit
+of work. A file's path relative to its input root (the folder; the folder part of a pattern
+before its first wildcard; a file's own folder) is its name in the output tree and the manifest.
+A PhysioNet gold file (``X-phi.phrase`` beside ``X.text``) is not a note and is left out.
+
+Layouts that could overwrite an input or mix two inputs' outputs are refused before any work
+(:func:`check_layout`; listed with the output layout in :mod:`itdeid.batch`).
+
+Reading. With ``input_format="auto"`` each file's format is detected by content
+(:func:`itdeid.formats.detect_format`); otherwise all files are read as the given format.
+
+* ``text``: one file, one note; its id is the relative path without ``.txt`` (``ward/note1``).
+  UTF-8, else latin-1 (every byte is a character, so nothing is lost) with a warning naming the
+  file. A file with a NUL byte in its first 8 KB is binary: skipped and reported as failed. An
+  empty file (0 bytes) is a note without text: its (empty) outputs are written so that every
+  input has its outputs, and a warning names it.
+* ``i2b2-2014``: one note a file, id the file name without ``.xml``.
+* ``i2b2-2006`` XML, ``physionet`` ``id.text``, and any ``.zip`` archive hold several notes (ids:
+  the RECORD ID; PhysioNet ``<patient>-<note>``).
+"""
+from __future__ import annotations
+
+import re
+import zipfile
+from dataclasses import dataclass
+from glob import glob
+from pathlib import Path
+from typing import Iterable
+
+from itdeid.document import Document
+from itdeid.errors import UserError
+
+#: Formats an input may be read as; ``auto`` detects one per file.
+INPUT_FORMATS = ("auto", "text", "i2b2-2006", "i2b2-2014", "physionet")
+#: A text file with a NUL byte in this many first bytes is binary.
+BINARY_SNIFF_BYTES = 8192
+#: Suffixes dropped from a relative path to name its outputs.
+_STEM_SUFFIXES = (".txt", ".xml", ".text", ".zip")
+# A note id that can be used as a file name under its file's output folder.
+_SAFE_NAME = re.compile(r"[^/\\\x00.][^/\\\x00]{0,199}")
+
+
+class InputFailed(Exception):
+    """A unit cannot be processed; the message is the reason (PHI-free)."""
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One input file: ``path`` (absolute, what workers open and messages name) and ``rel``, its
+    POSIX path relative to its input root (its name in the output tree and the manifest)."""
+
+    path: str
+    rel: str
+
+    @property
+    def stem(self) -> str:
+        """The output name of the file: ``rel`` without its ``.txt``/``.xml``/``.text``/``.zip``."""
+        for suffix in _STEM_SUFFIXES:
+            if self.rel.endswith(suffix) and len(self.rel) > len(suffix):
+                return self.rel[:-len(suffix)]
+        return self.rel
+
+    @property
+    def text_id(self) -> str:
+        """The note id of a plain-text file: ``rel`` without ``.txt`` (as :func:`read_text`)."""
+        return self.rel.removesuffix(".txt") or self.rel
+
+
+# --------------------------------------------------------------------------------------------
+# Which files
+
+def _has_magic(text: str) -> bool:
+    return re.search(r"[*?[]", text) is not None
+
+
+def _hidden(relative: Path) -> bool:
+    return any(part.startswith(".") for part in relative.parts)
+
+
+def _pattern_root(pattern: str) -> Path:
+    """The folder part of a glob pattern before its first wildcard: relative paths of its
+    matches start there, so ``notes/**/*.txt`` mirrors the tree under ``notes``."""
+    parts = Path(pattern).parts
+    fixed = []
+    for part in parts[:-1]:
+        if _has_magic(part):
+            break
+        fixed.append(part)
+    return Path(*fixed) if fixed else Path(".")
+
+
+def _is_phrase_companion(path: Path) -> bool:
+    """A PhysioNet gold file (``X-phi.phrase`` beside ``X.text``): annotations, not a note."""
+    return (path.name.endswith("-phi.phrase")
+            and path.with_name(path.name.removesuffix("-phi.phrase") + ".text").is_file())
+
+
+def expand_inputs(inputs: Iterable[str]) -> tuple[list[Unit], list[Path]]:
+    """The input files of ``inputs`` (files, folders, glob patterns) as units, and the input
+    roots that are folders (``OUT`` must stay out of them).
+
+    A missing input or a pattern matching nothing is a :class:`UserError` before any work:
+    a typo should not cost a night's run.
+    """
+    units: list[Unit] = []
+    roots: list[Path] = []
+    for given in map(str, inputs):
+        path = Path(given)
+        if path.is_dir():
+            root = path.resolve()
+            roots.append(root)
+            files = sorted(p for p in root.rglob("*")
+                           if p.is_file() and not _hidden(p.relative_to(root)))
+        elif path.is_file():
+            root, files = path.resolve().parent, [path.resolve()]
+        elif _has_magic(given):
+            root = _pattern_root(given).resolve()
+            roots.append(root)
+            files = sorted({Path(p).resolve() for p in glob(given, recursive=True)
+                            if Path(p).is_file()})
+            if any(not is_inside(p, root) for p in files):
+                raise UserError(f"{given}: the pattern matches files outside {root}; name "
+                                "their folder instead")
+            files = [p for p in files if not _hidden(p.relative_to(root))]
+            if not files:
+                raise UserError(f"{given}: no file matches this pattern")
+        else:
+            raise UserError(f"{given}: no such file or folder")
+        units += [Unit(str(p), p.relative_to(root).as_posix()) for p in files
+                  if not _is_phrase_companion(p)]
+    if not units:
+        raise UserError("no input files found in " + ", ".join(map(str, inputs)))
+    return units, roots
+
+
+def is_inside(path: Path, folder: Path) -> bool:
+    """Whether ``path`` is ``folder`` or lies under it."""
+    return path == folder or folder in path.parents
+
+
+def check_layout(units: list[Unit], roots: list[Path], out: Path) -> None:
+    """Refuse a layout that could overwrite an input or mix two inputs' outputs."""
+    for root in roots:
+        if is_inside(out, root):
+            raise UserError(f"--out {out} is inside the input folder {root}: outputs would mix "
+                            "with the notes (and be read as input by the next run); choose a "
+                            "folder outside it")
+    stems: dict[str, Unit] = {}
+    seen: dict[str, Unit] = {}
+    for unit in units:
+        if is_inside(Path(unit.path), out):
+            raise UserError(f"input {unit.path} is inside --out {out}: outputs could overwrite "
+                            "it; choose another --out")
+        if unit.path in seen:
+            continue        # the same file named twice: once is enough
+        seen[unit.path] = unit
+        other = stems.setdefault(unit.stem, unit)
+        if other is not unit:
+            raise UserError(f"{other.path} and {unit.path} would both be written as "
+                            f"{out / unit.stem}*; de-identify them in separate runs or --out "
+                            "folders")
+
+
+def unique_units(units: list[Unit]) -> list[Unit]:
+    """``units`` with a file named by two inputs kept once, in first-seen order."""
+    seen, kept = set(), []
+    for unit in units:
+        if unit.path not in seen:
+            seen.add(unit.path)
+            kept.append(unit)
+    return kept
+
+
+# --------------------------------------------------------------------------------------------
+# Their notes
+
+def read_input(unit: Unit) -> bytes:
+    """The bytes of an input file; a read error fails the unit."""
+    try:
+        with open(unit.path, "rb") as handle:
+            return handle.read()
+    except OSError as error:
+        raise InputFailed(f"cannot read: {error.strerror}") from None
+
+
+def _decode_text(unit: Unit, data: bytes, warnings: list[str]) -> Document:
+    """The note of a plain-text file: binary refused, UTF-8 else latin-1 (with a warning)."""
+    nul = data.find(b"\0", 0, BINARY_SNIFF_BYTES)
+    if nul >= 0:
+        raise InputFailed(f"binary file (NUL byte at offset {nul}); skipped")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        # latin-1 maps every byte to a character: nothing is lost, offsets stay per byte.
+        warnings.append(f"{unit.path}: not UTF-8 (byte {error.start}); read as latin-1")
+        text = data.decode("latin-1")
+    if not data:
+        warnings.append(f"{unit.path}: empty file (0 bytes); wrote empty outputs")
+    return Document(unit.text_id, text, source=unit.rel)
+
+
+def read_documents(unit: Unit, data: bytes, input_format: str, warnings: list[str]
+                   ) -> tuple[str, list[Document], bool]:
+    """(format read as, the notes of the file, whether the file holds several notes)."""
+    from itdeid.formats import detect_format, read_corpus
+    fmt = detect_format(unit.path) if input_format == "auto" else input_format
+    if fmt == "text":
+        return fmt, [_decode_text(unit, data, warnings)], False
+    documents = read_corpus(unit.path, fmt)
+    several = fmt in ("i2b2-2006", "physionet") or zipfile.is_zipfile(unit.path)
+    if several:
+        for doc in documents:
+            if not _SAFE_NAME.fullmatch(doc.id):
+                raise InputFailed(f"note id {doc.id!r} cannot be used as a file name")
+    return fmt, documents, several

@@ -1,0 +1,227 @@
+"""What a batch leaves in ``OUT``: outputs written atomically, and the manifest that lets a rerun
+skip the inputs already done.
+
+Writing. Workers read, tag and render; the parent process alone writes, each file to a temporary
+file in the same folder (``.NAME.*.itdeid.tmp``), fsynced, then ``os.replace`` d, so a crash
+leaves the old file or the new one; the next run deletes such leftovers. Output files and the
+manifest are readable by their owner only, like the notes. The manifest is locked while a run
+writes ``OUT``: a second run into the same ``OUT`` is refused.
+
+Manifest (``OUT/.itdeid-manifest.jsonl``): one JSON object a finished input, appended, flushed
+and fsynced after that input's outputs are written: ``input`` (relative path), ``sha256`` and
+``bytes`` of its content, ``read_as`` (the format it was read as), ``outputs`` (paths relative to
+``OUT``), ``documents``, ``tokens``, ``phi`` (spans a class), ``empty``, ``model_dir``,
+``finished`` (UTC time, the only clock reading; outputs hold none) and ``settings``: ``format``,
+``input_format``, ``model`` (sha256 of the model folder's files), ``vote``, ``surrogate_key``
+(a fingerprint of the key, never the key) and ``itdeid`` (version). On a rerun an input is
+skipped when the last entry for it has the same settings and content hash and its outputs all
+exist; anything else is redone (``force`` redoes everything). A run killed at any point and rerun
+therefore finishes the rest, redoing at most the inputs that were in flight, and since outputs
+depend only on the input, the model and the key, they are byte-identical to an uninterrupted
+run's. Entries of a killed run's half-written last line are ignored; at the end of a run the
+manifest is rewritten with one entry an input if it held more. Failed inputs get no entry (so
+the next run retries them). Outputs that a redone input no longer has (those of other settings,
+or of notes since removed from a multi-note file) are left where they are.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from itdeid.errors import UserError
+from itdeid.batch.inputs import InputFailed, Unit, is_inside
+
+if TYPE_CHECKING:
+    from itdeid.batch.unit import UnitResult
+    from itdeid.batch.settings import Settings
+
+MANIFEST_NAME = ".itdeid-manifest.jsonl"
+#: Bytes read at a time when hashing a file.
+HASH_BLOCK = 1 << 20
+# Temporary files of write_atomic end so; a killed run's are removed by the next.
+_TEMP_SUFFIX = ".itdeid.tmp"
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write through a fsynced temporary file in the same folder, then ``os.replace``: a crash
+    leaves the old file or the new one, and once the manifest says an output is done, it is on
+    disk. The temporary file is created owner-only, and the output keeps that mode."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
+                                             suffix=_TEMP_SUFFIX)
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
+
+
+class Manifest:
+    """The JSON Lines record of finished inputs in ``OUT`` (see the module docstring)."""
+
+    def __init__(self, out: Path):
+        self.path = out / MANIFEST_NAME
+        self.entries: dict[str, dict] = {}
+        self.lines = 0
+        self.unreadable = 0
+        self._handle = None
+
+    def load(self) -> "Manifest":
+        """Read the entries (the last one an input wins); a torn or foreign line is counted and
+        ignored, so a run killed while appending does not block the next."""
+        try:
+            with open(self.path, "rb") as handle:
+                raw = handle.read().split(b"\n")
+        except FileNotFoundError:
+            return self
+        except OSError as error:
+            raise UserError(f"{self.path}: cannot read the manifest: {error.strerror}") from None
+        for line in raw:
+            if not line.strip():
+                continue
+            self.lines += 1
+            try:
+                entry = json.loads(line)
+                self.entries[entry["input"]] = entry
+            except (ValueError, KeyError, TypeError):
+                self.unreadable += 1
+        return self
+
+    def open(self) -> None:
+        """Open for appending, locked so that two runs cannot write one ``OUT`` at once, and
+        start a new line if a killed run left half of one."""
+        try:
+            # owner-only, like the outputs: it lists the notes' file names
+            self._handle = os.fdopen(os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT,
+                                             0o600), "ab")
+        except OSError as error:
+            raise UserError(f"cannot write to --out {self.path.parent}: {error.strerror}") from None
+        try:
+            import fcntl
+            fcntl.flock(self._handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except ImportError:     # no fcntl (Windows): no lock
+            pass
+        except OSError:
+            self.close()
+            raise UserError(f"another itdeid deid is writing to {self.path.parent}; wait for it "
+                            "to finish (or use another --out)") from None
+        if self._handle.tell() and self._last_byte() != b"\n":
+            self._handle.write(b"\n")
+
+    def _last_byte(self) -> bytes:
+        with open(self.path, "rb") as handle:
+            handle.seek(-1, os.SEEK_END)
+            return handle.read(1)
+
+    def append(self, entry: dict) -> None:
+        """Record a finished input durably (flush and fsync) before the next one is written.
+        A manifest that cannot be written stops the batch: progress could not be kept."""
+        try:
+            self._handle.write(json.dumps(entry, sort_keys=True).encode("utf-8") + b"\n")
+            self._handle.flush()
+            os.fsync(self._handle.fileno())
+        except OSError as error:
+            raise UserError(f"{self.path}: cannot write the manifest ({error.strerror}); "
+                            "stopped, rerun to continue") from None
+        self.entries[entry["input"]] = entry
+        self.lines += 1
+
+    def close(self) -> None:
+        if self._handle is not None:
+            self._handle.close()
+            self._handle = None
+
+    def compact(self) -> None:
+        """Rewrite with one entry an input (sorted) when reruns or a kill left more lines."""
+        if self.lines == len(self.entries) and not self.unreadable:
+            return
+        lines = [json.dumps(self.entries[name], sort_keys=True) + "\n"
+                 for name in sorted(self.entries)]
+        write_atomic(self.path, "".join(lines).encode("utf-8"))
+        self.lines, self.unreadable = len(self.entries), 0
+
+
+def entry_for(result: UnitResult, settings: Settings) -> dict:
+    """The manifest entry of a finished input (its fields are listed in the module docstring)."""
+    return {"input": result.unit.rel, "sha256": result.sha256, "bytes": result.size,
+            "read_as": result.read_as, "outputs": sorted(result.outputs),
+            "documents": result.documents, "tokens": result.tokens,
+            "phi": dict(sorted(result.phi.items())), "empty": result.empty,
+            "model_dir": settings.model_dir, "settings": settings.fingerprint(),
+            "finished": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")}
+
+
+def remove_orphans(out: Path) -> int:
+    """Delete the temporary files a killed run left in ``OUT`` (they may hold note text);
+    returns how many. Only called while holding the manifest lock."""
+    removed = 0
+    for folder, _, names in os.walk(out):
+        for name in names:
+            if name.startswith(".") and name.endswith(_TEMP_SUFFIX):
+                try:
+                    os.unlink(os.path.join(folder, name))
+                    removed += 1
+                except OSError:
+                    pass        # left for a later run; it is hidden and never read
+    return removed
+
+
+def _file_sha256(path: str) -> str | None:
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(HASH_BLOCK), b""):
+                digest.update(block)
+    except OSError:
+        return None
+    return digest.hexdigest()
+
+
+def up_to_date(unit: Unit, entry: dict | None, settings: dict, out: Path) -> bool:
+    """Whether ``entry`` says this input, as it is now, was finished with these settings and
+    its outputs are all still there (then the input is skipped)."""
+    if not entry or entry.get("settings") != settings:
+        return False
+    try:
+        if os.stat(unit.path).st_size != entry.get("bytes"):
+            return False
+    except OSError:
+        return False
+    if not all((out / name).is_file() for name in entry.get("outputs", [])):
+        return False
+    return _file_sha256(unit.path) == entry.get("sha256")
+
+
+def _safe_output(out: Path, name: str, inputs: set[str]) -> Path:
+    """``OUT/name``, after checking it stays in ``OUT`` and is not an input file."""
+    path = out / name
+    resolved = path.resolve()
+    if not is_inside(resolved, out) or ".." in Path(name).parts:
+        raise InputFailed(f"output name {name!r} leaves --out")
+    if str(resolved) in inputs:
+        raise InputFailed(f"output {path} would overwrite an input file; refused")
+    return path
+
+
+def write_result(out: Path, result: UnitResult, inputs: set[str], owners: dict[str, str]) -> None:
+    """Write a unit's outputs (see :func:`write_atomic`); a clash with another input's output
+    in this run, or a write error, fails the unit with the path named."""
+    for name, content in sorted(result.outputs.items()):
+        path = _safe_output(out, name, inputs)
+        owner = owners.setdefault(name, result.unit.rel)
+        if owner != result.unit.rel:
+            raise InputFailed(f"output {path} is also an output of {owner}; refused")
+        try:
+            write_atomic(path, content)
+        except OSError as error:
+            raise InputFailed(f"cannot write {path}: {error.strerror}") from None

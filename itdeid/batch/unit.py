@@ -1,0 +1,139 @@
+"""One input file of a batch: read, tag, render. No writing: workers send the outputs back as
+bytes and the parent process writes them (:mod:`itdeid.batch.manifest`).
+
+A bad input is a :class:`UnitResult` with an ``error``, never an exception, so one bad file cannot
+stop the batch. The error and the warnings name the file, note ids and offsets, never note text;
+an unexpected error is described by its type and where it happened, without its message (which
+could quote text).
+"""
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import traceback
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from itdeid.document import Document, Span
+from itdeid.errors import UserError
+from itdeid.batch.inputs import InputFailed, Unit, read_documents, read_input
+from itdeid.outputs import render
+from itdeid.batch.settings import Settings
+from itdeid.batch.tagging import tag_documents
+
+
+@dataclass
+class UnitResult:
+    """What processing one input gave: its outputs (paths relative to ``OUT`` → bytes) and
+    counts, or ``error`` (a PHI-free reason) when it failed."""
+
+    unit: Unit
+    sha256: str | None = None
+    size: int = 0
+    read_as: str | None = None
+    outputs: dict[str, bytes] = field(default_factory=dict)
+    documents: int = 0
+    tokens: int = 0
+    phi: Counter = field(default_factory=Counter)
+    empty: bool = False
+    warnings: list[str] = field(default_factory=list)
+    error: str | None = None
+
+
+class _Warnings(logging.Handler):
+    """Collects the warnings itdeid logs while one unit is processed (they name the file and
+    line, never text), so they reach the user through the parent whatever process made them."""
+
+    def __init__(self):
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record):
+        self.messages.append(record.getMessage())
+
+
+def _render_outputs(unit: Unit, documents: list[Document], spans: list[list[Span]], fmt: str,
+                    several: bool, surrogates) -> dict[str, bytes]:
+    """Output files (relative paths) of a unit, laid out as :mod:`itdeid.batch` says."""
+    outputs: dict[str, bytes] = {}
+    if several and fmt == "jsonl":
+        outputs[f"{unit.stem}.jsonl"] = b"".join(
+            render(doc, found, fmt, surrogates)[".jsonl"] for doc, found in zip(documents, spans))
+        return outputs
+    for doc, found in zip(documents, spans):
+        name = f"{unit.stem}/{doc.id}" if several else unit.stem
+        for suffix, content in render(doc, found, fmt, surrogates).items():
+            outputs[name + suffix] = content
+    return outputs
+
+
+def _unexpected(error: BaseException) -> str:
+    """A PHI-free description of an unexpected error: its type, the line that raised it and the
+    innermost itdeid line on the way (its message might quote the note, so it is left out)."""
+    frames = traceback.extract_tb(error.__traceback__)
+    where = ""
+    if frames:
+        where = f" at {Path(frames[-1].filename).name}:{frames[-1].lineno}"
+        ours = [f for f in frames if f"{os.sep}itdeid{os.sep}" in f.filename]
+        if ours and ours[-1] is not frames[-1]:
+            where += f" (from {Path(ours[-1].filename).name}:{ours[-1].lineno})"
+    return f"unexpected {type(error).__name__}{where}; an itdeid bug, please report it"
+
+
+def _raised_by_itdeid(error: BaseException) -> bool:
+    frames = traceback.extract_tb(error.__traceback__)
+    return bool(frames) and f"{os.sep}itdeid{os.sep}" in frames[-1].filename
+
+
+def _format_reason(error, unit: Unit) -> str:
+    """A FormatError's message without the input path the report already names (kept where
+    the error is about another file, such as a zip member or a PhysioNet phrase file)."""
+    message = str(error)
+    if error.path != unit.path:
+        return message
+    message = message.removeprefix(f"{error.path}:")
+    if error.line is not None:
+        message = f"line {error.line}:" + message.removeprefix(f"{error.line}:")
+    return message.strip()
+
+
+def process_unit(unit: Unit, settings: Settings, model, surrogates) -> UnitResult:
+    """Read, tag and render one input file. Never raises for bad input: the reason goes in
+    ``UnitResult.error``, so one bad file cannot stop the batch."""
+    from itdeid.errors import FormatError
+    result = UnitResult(unit)
+    capture = _Warnings()
+    itdeid_logger = logging.getLogger("itdeid")
+    itdeid_logger.addHandler(capture)
+    try:
+        data = read_input(unit)
+        result.sha256, result.size = hashlib.sha256(data).hexdigest(), len(data)
+        result.read_as, documents, several = read_documents(unit, data, settings.input_format,
+                                                            result.warnings)
+        del data
+        spans, result.tokens = tag_documents(model, documents)
+        result.outputs = _render_outputs(unit, documents, spans, settings.fmt, several, surrogates)
+        result.documents = len(documents)
+        result.phi = Counter(span.type for found in spans for span in found)
+        result.empty = result.size == 0
+    except InputFailed as error:
+        result.error = str(error)
+    except FormatError as error:
+        result.error = _format_reason(error, unit)
+    except (UserError, ValueError) as error:
+        # itdeid's own messages name ids and offsets; another library's might quote the text
+        result.error = str(error) if _raised_by_itdeid(error) else _unexpected(error)
+    except OSError as error:
+        result.error = f"cannot read: {error.strerror}"
+    except MemoryError:
+        result.error = "out of memory"
+    except Exception as error:  # noqa: BLE001 - one bad file must not stop the batch
+        result.error = _unexpected(error)
+    finally:
+        itdeid_logger.removeHandler(capture)
+    result.warnings += capture.messages
+    if result.error:
+        result.outputs = {}
+    return result
