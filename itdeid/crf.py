@@ -32,7 +32,7 @@ from itdeid import __version__
 from itdeid.document import LABELS, Document, Span
 from itdeid.errors import UserError
 from itdeid.featurize import TokenizedDocument, _gazetteers, tokenize_document
-from itdeid.spans import labels_to_spans
+from itdeid.model import predict_spans
 
 FORMAT = 1
 _CODE = {label: i for i, label in enumerate(LABELS)}
@@ -155,9 +155,7 @@ class CRFModel(BaseEstimator):
         return [unbio(t) for t in tags]
 
     def predict(self, documents: Sequence[Document]) -> list[list[Span]]:
-        docs = [tokenize_document(d, gold=False) for d in documents]
-        return [labels_to_spans(td.document.text, td.tokens, [LABELS[i] for i in codes])
-                for td, codes in zip(docs, self.predict_tokenized(docs))]
+        return predict_spans(self, documents)
 
     def save(self, folder) -> None:
         """``crf.json`` (parameters) and ``model.crfsuite`` (CRFsuite's binary model)."""

@@ -29,13 +29,12 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from itdeid import __version__
-from itdeid.document import LABELS, Document, Span
+from itdeid.document import Document, Span
 from itdeid.errors import UserError
 from itdeid.featurize import GROUPS, TokenizedDocument, tokenize_document
 from itdeid.iterate import harvest as harvest_phrases
 from itdeid.iterate import trusted_columns, unambiguous_headings
-from itdeid.model import NotFittedError, TokenModel
-from itdeid.spans import labels_to_spans
+from itdeid.model import NotFittedError, TokenModel, predict_spans
 from itdeid.standardize import predicted_phrases, standardize
 from itdeid.vote import RULES, vote
 
@@ -191,9 +190,7 @@ class Deidentifier(BaseEstimator):
 
     def predict(self, documents: Sequence[Document]) -> list[list[Span]]:
         """Predicted PHI spans of each document (gold spans, if any, are ignored)."""
-        docs = [tokenize_document(d, gold=False) for d in documents]
-        return [labels_to_spans(td.document.text, td.tokens, [LABELS[i] for i in codes])
-                for td, codes in zip(docs, self.predict_tokenized(docs))]
+        return predict_spans(self, documents)
 
     # -- persistence ------------------------------------------------------------------------
     def save(self, folder) -> None:

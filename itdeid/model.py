@@ -39,6 +39,14 @@ MODEL_FORMAT = 1
 PREVIOUS = ("gold", "oof", "none")
 
 
+def predict_spans(model, documents: Sequence[Document]) -> list[list[Span]]:
+    """Predicted PHI spans of each document by any itdeid model with ``predict_tokenized`` (its
+    ``predict``); gold spans, if any, are ignored."""
+    docs = [tokenize_document(d, gold=False) for d in documents]
+    return [labels_to_spans(td.document.text, td.tokens, [LABELS[i] for i in codes])
+            for td, codes in zip(docs, model.predict_tokenized(docs))]
+
+
 class NotFittedError(UserError):
     """The model is used before ``fit`` (or ``load``)."""
 
@@ -233,9 +241,7 @@ class TokenModel(BaseEstimator):
 
     def predict(self, documents: Sequence[Document]) -> list[list[Span]]:
         """Predicted PHI spans of each document (gold spans, if any, are ignored)."""
-        docs = [tokenize_document(d, gold=False) for d in documents]
-        return [labels_to_spans(td.document.text, td.tokens, [LABELS[i] for i in codes])
-                for td, codes in zip(docs, self.predict_tokenized(docs))]
+        return predict_spans(self, documents)
 
     # -- persistence ------------------------------------------------------------------------
     def save(self, folder) -> None:

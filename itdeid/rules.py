@@ -19,7 +19,6 @@ get as features, turned into decisions:
 """
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 from typing import Sequence
 
@@ -28,9 +27,9 @@ from sklearn.base import BaseEstimator
 
 from itdeid.document import LABELS, Document, Span
 from itdeid.featurize import (TokenizedDocument, _covered, _gazetteers, _phrase_marks,
-                              regex_templates, tokenize_document, tokenize_words)
+                              regex_templates, tokenize_words)
 from itdeid.resources import load_table
-from itdeid.spans import labels_to_spans
+from itdeid.model import predict_spans
 
 _CODE = {label: i for i, label in enumerate(LABELS)}
 #: Template families in the order they claim tokens (most specific first).
@@ -80,9 +79,7 @@ class RuleModel(BaseEstimator):
         return [self._label(td) for td in docs]
 
     def predict(self, documents: Sequence[Document]) -> list[list[Span]]:
-        docs = [tokenize_document(d, gold=False) for d in documents]
-        return [labels_to_spans(td.document.text, td.tokens, [LABELS[i] for i in codes])
-                for td, codes in zip(docs, self.predict_tokenized(docs))]
+        return predict_spans(self, documents)
 
     def _label(self, td: TokenizedDocument) -> np.ndarray:
         tokens, words, text = td.tokens, td.words, td.document.text
