@@ -1,6 +1,7 @@
 """Reproduce the layout of Szarvas et al. (2007) Table 1 (and Table 2) by cross-validation.
 
     python experiments/table1.py --corpus CORPUS [--folds 10] [--out experiments/results/table1-NAME]
+    python experiments/table1.py --corpus TRAIN --test TEST [--out ...]
 
 For every fold (document boundaries, a patient's notes in one fold) a :class:`Deidentifier` is
 trained on the other folds and all its stages are applied to the held-out notes; the baselines
@@ -13,6 +14,10 @@ pooled over the out-of-fold predictions of the whole corpus. Rows:
 - ITRi_RECALL: the same three models' labels under the recall-first vote (not in the paper; the
   trusted phrases still come from ``--vote``); ITRi_VOTE_STD_PATIENT: the vote standardized over
   each patient's notes at once.
+
+With ``--test``, no cross-validation: the system and baselines are trained once on all of
+``--corpus`` and every stage is scored on ``TEST`` (e.g. trained on the synthetic corpus, tested on
+the hand-written held-out notes, which shows what generalizes beyond the generator).
 
 Writes ``table1.md`` (with the command, date and machine), ``table1.csv``, ``table2.md`` (the
 confusion matrix of the final stage) and ``scores.json``.
@@ -63,6 +68,8 @@ def parse_args(argv=None):
     p.add_argument("--previous", choices=["gold", "oof", "none"], default="gold",
                    help="previous-class feature source of the token models (default: gold, 3x "
                         "cheaper than oof)")
+    p.add_argument("--test", default=None, help="train on all of --corpus and score on this corpus instead of "
+                                                   "cross-validating")
     p.add_argument("--out", default=None, help="results folder (default: experiments/results/table1-<corpus>)")
     return p.parse_args(argv)
 
@@ -82,10 +89,8 @@ def checkpoint_settings(args, corpus_size: int) -> dict:
     return {**{k: getattr(args, k) for k in keys}, "documents": corpus_size}
 
 
-def run_fold(args, tokenized, folds, f, test_idx, model_params) -> dict[str, list[np.ndarray]]:
-    """Train the system and the baselines on the other folds; label codes of every stage on fold f."""
-    train = [tokenized[i] for i in range(len(tokenized)) if folds[i] != f]
-    test = [tokenized[i] for i in test_idx]
+def fit_and_tag(args, train, test, model_params) -> dict[str, list[np.ndarray]]:
+    """Train the system and the baselines on ``train``; label codes of every stage on ``test``."""
     system = Deidentifier(iterations=args.iterations, harvest=args.harvest, spread=args.spread,
                           vote=args.vote, trust_triggers=args.trust_triggers,
                           model_params=model_params, random_state=args.seed).fit_tokenized(train)
@@ -139,16 +144,9 @@ def load_fold(path: Path) -> dict[str, list[np.ndarray]]:
                 for stage in data.files if stage != "__lengths__"}
 
 
-def main(argv=None):
-    args = parse_args(argv)
-    documents = read_corpus(args.corpus)
-    name = Path(args.corpus).stem if Path(args.corpus).is_file() else Path(args.corpus).name
-    out = Path(args.out or f"experiments/results/table1-{name}")
-    out.mkdir(parents=True, exist_ok=True)
-    tokenized = [tokenize_document(d) for d in documents]
+def cross_validated(args, documents, tokenized, out: Path, model_params) -> tuple[dict, float]:
+    """Stage -> {document index: label codes} over all folds, and the summed fold seconds."""
     folds = group_folds(documents, args.folds, args.seed)
-    model_params = {"previous": args.previous, "n_estimators": args.n_estimators, "learning_rate": args.learning_rate,
-                    "n_jobs": args.n_jobs, "device": args.device}
     stage_codes: dict[str, dict[int, object]] = {}
     checkpoints = out / "folds"
     checkpoints.mkdir(exist_ok=True)
@@ -168,7 +166,8 @@ def main(argv=None):
             stages = load_fold(fold_path)
         else:
             start = time.perf_counter()
-            stages = run_fold(args, tokenized, folds, f, test_idx, model_params)
+            train = [tokenized[i] for i in range(len(documents)) if folds[i] != f]
+            stages = fit_and_tag(args, train, [tokenized[i] for i in test_idx], model_params)
             save_fold(fold_path, stages)
             fold_seconds[str(f)] = round(time.perf_counter() - start, 1)
             seconds_path.write_text(json.dumps(fold_seconds), encoding="utf-8")
@@ -176,7 +175,33 @@ def main(argv=None):
             bucket = stage_codes.setdefault(stage, {})
             for i, c in zip(test_idx, codes):
                 bucket[i] = c
-    seconds = sum(fold_seconds.values())
+    return stage_codes, sum(fold_seconds.values())
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    train_documents = read_corpus(args.corpus)
+    name = Path(args.corpus).stem if Path(args.corpus).is_file() else Path(args.corpus).name
+    model_params = {"previous": args.previous, "n_estimators": args.n_estimators, "learning_rate": args.learning_rate,
+                    "n_jobs": args.n_jobs, "device": args.device}
+    if args.test:
+        documents = read_corpus(args.test)
+        test_name = Path(args.test).stem if Path(args.test).is_file() else Path(args.test).name
+        out = Path(args.out or f"experiments/results/table1-{name}-on-{test_name}")
+        out.mkdir(parents=True, exist_ok=True)
+        tokenized = [tokenize_document(d) for d in documents]
+        start = time.perf_counter()
+        stages = fit_and_tag(args, [tokenize_document(d) for d in train_documents], tokenized, model_params)
+        seconds = time.perf_counter() - start
+        stage_codes = {stage: dict(enumerate(codes)) for stage, codes in stages.items()}
+        title = f"trained on {name}, tested on {test_name}"
+    else:
+        documents = train_documents
+        out = Path(args.out or f"experiments/results/table1-{name}")
+        out.mkdir(parents=True, exist_ok=True)
+        tokenized = [tokenize_document(d) for d in documents]
+        stage_codes, seconds = cross_validated(args, documents, tokenized, out, model_params)
+        title = f"{args.folds}-fold CV on {name}"
     add_recall_first(stage_codes, tokenized, args)
 
     def score(stage):
@@ -200,19 +225,22 @@ def main(argv=None):
     table = pd.DataFrame(rows).set_index("row")
     table.to_csv(out / "table1.csv")
     final = f"ITR{args.iterations}_VOTE_STD"
-    text = header(f"Table 1 layout: {args.folds}-fold CV on {name}")
-    text += (f"- corpus: {len(documents)} documents, {len({d.patient or d.id for d in documents})} patients\n"
+    text = header(f"Table 1 layout: {title}")
+    corpus = f"{len(documents)} documents, {len({d.patient or d.id for d in documents})} patients"
+    if args.test:
+        corpus = f"trained on {len(train_documents)} documents, tested on {corpus}"
+    text += (f"- corpus: {corpus}\n"
              f"- settings: iterations={args.iterations}, harvest={args.harvest}, spread={args.spread}, "
              f"vote={args.vote}, trust_triggers={args.trust_triggers}, previous={args.previous}, "
              f"n_estimators={args.n_estimators}, learning_rate={args.learning_rate}\n"
-             f"- wall time: {seconds:.0f} s\n\nToken-level scores in percent, pooled over out-of-fold "
-             "predictions (9-way F counts non-PHI tokens too; 8-way P/R/F over the PHI classes).\n\n")
+             f"- wall time: {seconds:.0f} s\n\nToken-level scores in percent, pooled over "
+             f"{'the test corpus' if args.test else 'out-of-fold predictions'} (9-way F counts non-PHI tokens too; 8-way P/R/F over the PHI classes).\n\n")
     text += markdown_table(table)
     text += "\nEvery single model and stage:\n\n"
     text += markdown_table(pd.DataFrame([scores_row(s, s, all_scores[s]) for s in sorted(all_scores)])
                            .drop(columns="model").set_index("row"))
     (out / "table1.md").write_text(text, encoding="utf-8")
-    t2 = header(f"Table 2 layout: confusion matrix of {final}, {args.folds}-fold CV on {name}")
+    t2 = header(f"Table 2 layout: confusion matrix of {final}, {title}")
     t2 += "\nToken counts; rows gold, columns predicted.\n\n" + markdown_table(all_scores[final].confusion)
     t2 += "\nPer class:\n\n```\n" + all_scores[final].format() + "\n```\n"
     (out / "table2.md").write_text(t2, encoding="utf-8")

@@ -27,6 +27,29 @@ def test_table1_script(tmp_path, monkeypatch):
     assert sorted(p.name for p in (out / "folds").glob("fold-*.npz")) == ["fold-0.npz", "fold-1.npz"]
 
 
+def test_table1_trained_on_one_corpus_tested_on_another(tmp_path, monkeypatch):
+    """--test: no folds, every stage scored on the other corpus (which the models never saw)."""
+    write_i2b2_2006(tiny_corpus(12, seed=6), tmp_path / "train.xml")
+    write_i2b2_2006(tiny_corpus(4, seed=9), tmp_path / "test.xml")
+    out = tmp_path / "t1"
+    monkeypatch.setattr(sys, "argv", ["table1.py", "--corpus", str(tmp_path / "train.xml"), "--test",
+                                      str(tmp_path / "test.xml"), "--iterations", "1", "--n-estimators",
+                                      "3", "--n-jobs", "1", "--out", str(out)])
+    runpy.run_path(str(EXPERIMENTS / "table1.py"), run_name="__main__")
+    table = (out / "table1.md").read_text()
+    assert "tested on 4 documents" in table and "trained on train, tested on test" in table
+    assert "| ITR1_VOTE_STD |" in table
+    assert not (out / "folds").exists()
+    import json
+    scores = json.loads((out / "scores.json").read_text())
+    # scored on the 4 test documents only: the gold PHI tokens counted are the test corpus's
+    from itdeid.evaluate import evaluate
+    from itdeid.formats import read_corpus
+    test_docs = read_corpus(tmp_path / "test.xml")
+    n_gold = evaluate(test_docs, {d.id: [] for d in test_docs}).to_dict()["summary"]["token_8way"]["n_gold"]
+    assert scores["BASELINE"]["token_8way"]["n_gold"] == n_gold > 0
+
+
 def test_table1_resumes_from_fold_checkpoints(tmp_path, monkeypatch):
     """A rerun reuses finished folds (same table), and refuses folds of other settings."""
     write_i2b2_2006(tiny_corpus(12, seed=6), tmp_path / "tiny.xml")
