@@ -14,8 +14,9 @@ basic      initial letter type; trigger hits per class and side (of the trigger 
 orthography capitalization pattern, length, digits, inner upper case, inner punctuation,
            letters mixed with digits, roman and arabic numbers, word shape
 frequency  wordfreq Zipf frequency; log ratios of capitalized to lower-case and to
-           sentence-initial occurrences, counted in the unlabeled corpus (the training
-           documents plus the documents being transformed)
+           sentence-initial occurrences, counted in the training documents (non-PHI words
+           only) plus the document itself, so a note's features never depend on which other
+           notes are transformed with it
 heading    the nearest section heading (id in the training heading vocabulary), inside a
            heading, tokens since the heading
 regex      covered by an AGE / DATE / ID / PHONE template of features/regex.json (and which)
@@ -209,8 +210,11 @@ def _covered(tokens: Sequence[Token], spans: Iterable[tuple[int, int]]) -> np.nd
 class CaseCounts:
     """How often each word is written capitalized, lower case, or capitalized sentence-initially.
 
-    wordfreq folds case, so these ratios are counted in the documents themselves: at fit time
-    the training documents, at transform time those plus the documents being transformed.
+    wordfreq folds case, so these ratios are counted in the documents themselves: the training
+    documents' counts (kept for safe words only, see :meth:`FeatureExtractor.fit`) plus those of
+    the one document being transformed. Not plus the other documents transformed with it: then
+    a note's tags would depend on its batch (which notes share a file, a worker's chunk, a
+    resumed run), and a de-identifier must give a note the same tags however it is fed.
     """
 
     def __init__(self):
@@ -233,13 +237,6 @@ class CaseCounts:
                     self.lower[word] += 1
         return self
 
-    def merged(self, other: "CaseCounts") -> "CaseCounts":
-        out = CaseCounts()
-        for name in ("capitalized", "lower", "initial"):
-            getattr(out, name).update(getattr(self, name))
-            getattr(out, name).update(getattr(other, name))
-        return out
-
     def restricted(self, words: set) -> "CaseCounts":
         """The counts of ``words`` only."""
         out = CaseCounts()
@@ -247,10 +244,16 @@ class CaseCounts:
             getattr(out, name).update({w: n for w, n in getattr(self, name).items() if w in words})
         return out
 
-    def ratios(self, word: str) -> tuple[float, float]:
-        cap = self.capitalized.get(word, 0)
-        return (math.log((cap + 1) / (self.lower.get(word, 0) + 1)),
-                math.log((cap + 1) / (self.initial.get(word, 0) + 1)))
+    def ratios(self, word: str, also: "CaseCounts | None" = None) -> tuple[float, float]:
+        """Log ratios capitalized : lower case and capitalized : sentence-initial (add-one),
+        over these counts plus ``also``'s."""
+        cap, lower, initial = (self.capitalized.get(word, 0), self.lower.get(word, 0),
+                               self.initial.get(word, 0))
+        if also is not None:
+            cap += also.capitalized.get(word, 0)
+            lower += also.lower.get(word, 0)
+            initial += also.initial.get(word, 0)
+        return math.log((cap + 1) / (lower + 1)), math.log((cap + 1) / (initial + 1))
 
 
 # ------------------------------------------------------------------------------------------
@@ -346,11 +349,10 @@ class FeatureExtractor:
         """
         if not hasattr(self, "feature_names_"):
             raise RuntimeError("FeatureExtractor is not fitted yet: call fit() first")
-        counts = self.case_counts_.merged(CaseCounts().add(docs)) if "frequency" in self.groups else None
         blocks = []
         for k, td in enumerate(docs):
             extra = trusted[k] if trusted is not None else None
-            blocks.append(self._document(td, counts, extra))
+            blocks.append(self._document(td, extra))
         if not blocks:
             return np.zeros((0, len(self.feature_names_)), dtype=np.float32)
         return np.vstack(blocks)
@@ -416,7 +418,7 @@ class FeatureExtractor:
         # shapes to small integers by a content-based checksum
         return float(sum((i + 1) * ord(c) for i, c in enumerate(shape[:12])) % 997)
 
-    def _document(self, td: TokenizedDocument, counts: CaseCounts | None, trusted) -> np.ndarray:
+    def _document(self, td: TokenizedDocument, trusted) -> np.ndarray:
         g = self.groups
         n = len(td.tokens)
         text = td.document.text
@@ -448,7 +450,9 @@ class FeatureExtractor:
             cols["shape"] = np.array([self._shape_id(t.text) for t in td.tokens], dtype=np.float32)
         if "frequency" in g:
             cols["zipf"] = np.array([_zipf(w) for w in td.words], dtype=np.float32)
-            ratios = np.array([counts.ratios(w) for w in td.words], dtype=np.float32).reshape(n, 2)
+            own = CaseCounts().add([td])
+            ratios = np.array([self.case_counts_.ratios(w, own) for w in td.words],
+                              dtype=np.float32).reshape(n, 2)
             cols["cap_to_lower"], cols["cap_to_initial"] = ratios[:, 0], ratios[:, 1]
         s = td.structure
         if "heading" in g:

@@ -173,3 +173,19 @@ def test_learned_state_holds_no_training_phi(fitted):
 def test_unknown_group():
     with pytest.raises(ValueError, match="unknown feature groups"):
         FeatureExtractor(groups=["basic", "bogus"]).fit([tokenize_document(_doc(0))])
+
+
+def test_a_notes_features_do_not_depend_on_the_notes_transformed_with_it(fitted):
+    """Case ratios count the training notes plus the note itself, never its batch companions:
+    otherwise a note's tags would change with the file, chunk or resumed run it came in."""
+    extractor, td, _ = fitted
+    other_text = "Smith smith smith SMITH went home . smith was fine .\n"
+    other = tokenize_document(Document("o", other_text, []))
+    alone = extractor.transform([td])
+    together = extractor.transform([other, td, other])
+    n_other = len(other)
+    np.testing.assert_array_equal(together[n_other:n_other + len(td)], alone)
+    # and the note's own counts are used: 'Smith' is capitalized in it, never lower case
+    cap_to_lower = extractor.feature_names_.index("cap_to_lower")
+    smith = td.words.index("smith")
+    assert alone[smith, cap_to_lower] > 0
