@@ -221,7 +221,9 @@ def test_vote_is_ignored_with_a_token_model(tmp_path, model_dir, capsys):
 # Kill and resume
 
 def test_killed_run_resumes_to_byte_identical_outputs(tmp_path, model_dir, capsys):
-    notes = write_notes(tmp_path / "in", 30, seed=11, sub_every=3)
+    # several chunks' worth of files (engines.CHUNK_FILES), so the kill lands mid-run
+    n = 4 * batch.engines.CHUNK_FILES
+    notes = write_notes(tmp_path / "in", n, seed=11, sub_every=3)
     # the reference: an uninterrupted run (in this process)
     assert deid(tmp_path / "in", "--out", tmp_path / "ref", "--format", "xml",
                 model=model_dir) == 0
@@ -242,11 +244,11 @@ def test_killed_run_resumes_to_byte_identical_outputs(tmp_path, model_dir, capsy
         process.wait()
     finished = {json.loads(line)["input"] for line in (out / MANIFEST).read_text().splitlines()
                 if line.endswith("}")}
-    assert 3 <= len(finished) < 30
+    assert 3 <= len(finished) < n
     capsys.readouterr()
     assert deid(tmp_path / "in", "--out", out, "--format", "xml", model=model_dir) == 0
     summary = capsys.readouterr().out
-    assert f"{30 - len(finished)} files done, {len(finished)} skipped" in summary
+    assert f"{n - len(finished)} files done, {len(finished)} skipped" in summary
     assert tree(out) == tree(tmp_path / "ref")            # no temporary file left either
     entries = manifest(out)
     assert sorted(e["input"] for e in entries) == sorted(notes)     # each input once
@@ -457,3 +459,48 @@ def test_an_unexpected_error_is_reported_without_its_message(tmp_path):
                                 None)
     assert result.error.startswith("unexpected ValueError at test_batch.py:")
     assert "WALKER" not in result.error and not result.outputs
+
+
+def test_files_tagged_in_one_chunk_get_the_tags_they_get_alone(tmp_path, model_dir, monkeypatch):
+    """Small files travel in chunks whose notes share one tagging call (the speed of a folder of
+    short notes); every note's outputs must equal those of its file processed alone, also when
+    notes of different files share an id (two i2b2 files both holding n0, n1, n2)."""
+    from itdeid.batch import engines
+    write_notes(tmp_path / "in", 9)
+    write_i2b2_2006(tiny_corpus(3, seed=1), tmp_path / "in" / "a.xml")
+    write_i2b2_2006(tiny_corpus(3, seed=2), tmp_path / "in" / "b.xml")
+    assert len(list(engines.chunks(iter(batch.expand_inputs([str(tmp_path / "in")])[0])))) == 1
+    together = batch.deidentify([tmp_path / "in"], tmp_path / "together", fmt="jsonl", workers=1,
+                                progress=False, report=lambda m: None)
+    monkeypatch.setattr(engines, "CHUNK_FILES", 1)
+    alone = batch.deidentify([tmp_path / "in"], tmp_path / "alone", fmt="jsonl", workers=1,
+                             progress=False, report=lambda m: None)
+    assert together.done == alone.done == 11 and together.tokens == alone.tokens
+    assert tree(tmp_path / "together") == tree(tmp_path / "alone")
+    assert tree(tmp_path / "together")["a.jsonl"] != tree(tmp_path / "together")["b.jsonl"]
+
+
+def test_a_file_that_breaks_the_shared_tagging_call_fails_alone(tmp_path, model_dir):
+    """When one note of a chunk makes the model raise, the chunk is retagged file by file: that
+    file fails (without its text in the reason), the others are done."""
+    from itdeid.model import TokenModel as Model
+    model = Model.load(model_dir)
+
+    class BreaksOnMarker:
+        def predict(self, documents):
+            if any("BREAKME" in d.text for d in documents):
+                raise ValueError("bad note: " + documents[0].text)
+            return model.predict(documents)
+
+    for name, text in (("a.txt", "Seen by Dr. Smith today.\n"), ("b.txt", "Patient BREAKME here.\n"),
+                       ("c.txt", "Call 555-123-4567.\n")):
+        (tmp_path / name).write_text(text)
+    settings = batch.Settings(str(model_dir), "x", "redact", "auto", None)
+    units = [batch.Unit(str(tmp_path / n), n) for n in ("a.txt", "b.txt", "c.txt")]
+    from itdeid.batch.unit import process_units
+    results = process_units(units, settings, BreaksOnMarker(), None)
+    assert [r.unit.rel for r in results] == ["a.txt", "b.txt", "c.txt"]
+    assert results[0].error is None and results[2].error is None and results[0].outputs
+    assert results[1].error.startswith("unexpected ValueError") and "BREAKME" not in results[1].error
+    alone = batch.process_unit(units[0], settings, model, None)
+    assert results[0].outputs == alone.outputs

@@ -2,8 +2,13 @@
 engine takes the units to do and yields a :class:`~itdeid.batch.unit.UnitResult` a unit, in
 completion order; the caller writes them.
 
+Chunks. Inputs travel in chunks of consecutive files (at most :data:`CHUNK_FILES` files and
+about :data:`CHUNK_BYTES` bytes), whose notes a worker tags in one call
+(:func:`~itdeid.batch.unit.process_units`): a folder of short notes is then as fast as one long
+file. Each file still gets its own result, outputs, manifest entry and error.
+
 Parallelism. ``workers`` processes (default: all cores), each loading the model once and tagging
-on one thread, with at most two inputs a worker in flight, so memory does not grow with the
+on one thread, with at most two chunks a worker in flight, so memory does not grow with the
 number of files; ``workers=1`` runs in this process. ``engine="dask"`` sends inputs to a Dask
 cluster (``scheduler``, else a local one): its workers need itdeid installed, read the inputs by
 absolute path (so they must see the same file system) and receive the surrogate key with each
@@ -21,13 +26,41 @@ from typing import Iterator
 
 from itdeid.errors import UserError
 from itdeid.batch.inputs import Unit
-from itdeid.batch.unit import UnitResult, process_unit
 from itdeid.batch.settings import Settings, load_tagger
+from itdeid.batch.tagging import LONG_NOTE_CHARS
+from itdeid.batch.unit import UnitResult, process_units
 
 #: Where the inputs are processed.
 ENGINES = ("local", "dask")
 
+#: Most files in a chunk.
+CHUNK_FILES = 64
+#: A chunk is closed once its files hold this many bytes (a single larger file is a chunk).
+CHUNK_BYTES = LONG_NOTE_CHARS
+
 _WORKER_STATE: dict = {}
+
+
+def chunks(units: Iterator[Unit], max_files: int | None = None,
+           max_bytes: int | None = None) -> Iterator[list[Unit]]:
+    """Consecutive units in lists of at most ``max_files`` files and about ``max_bytes`` bytes
+    (default :data:`CHUNK_FILES`, :data:`CHUNK_BYTES`; sizes from the file system, and a file
+    that cannot be sized counts 0 and fails when read)."""
+    max_files, max_bytes = max_files or CHUNK_FILES, max_bytes or CHUNK_BYTES
+    chunk: list[Unit] = []
+    size = 0
+    for unit in units:
+        try:
+            unit_size = os.stat(unit.path).st_size
+        except OSError:
+            unit_size = 0
+        if chunk and (len(chunk) >= max_files or size + unit_size > max_bytes):
+            yield chunk
+            chunk, size = [], 0
+        chunk.append(unit)
+        size += unit_size
+    if chunk:
+        yield chunk
 
 
 def _init_worker(settings: Settings) -> None:
@@ -38,21 +71,21 @@ def _init_worker(settings: Settings) -> None:
     _WORKER_STATE["settings"] = settings
 
 
-def _work(unit: Unit) -> UnitResult:
-    return process_unit(unit, _WORKER_STATE["settings"], *_WORKER_STATE["tagger"])
+def _work(chunk: list[Unit]) -> list[UnitResult]:
+    return process_units(chunk, _WORKER_STATE["settings"], *_WORKER_STATE["tagger"])
 
 
 def run_inline(units: Iterator[Unit], settings: Settings, tagger) -> Iterator[UnitResult]:
-    """The units one after the other in this process, with the already loaded ``tagger``."""
-    for unit in units:
-        yield process_unit(unit, settings, *tagger)
+    """The units chunk after chunk in this process, with the already loaded ``tagger``."""
+    for chunk in chunks(units):
+        yield from process_units(chunk, settings, *tagger)
 
 
 _DIED = "the worker process ended abruptly (out of memory?); rerun to retry"
 
 
 def run_pool(units: Iterator[Unit], settings: Settings, workers: int) -> Iterator[UnitResult]:
-    """A process pool with at most two units a worker in flight (memory stays flat however many
+    """A process pool with at most two chunks a worker in flight (memory stays flat however many
     files). A dead worker fails the units in flight (a rerun retries them) and the pool is
     restarted; three deaths in a row stop the batch."""
     context = multiprocessing.get_context("spawn")     # no fork of a process with threads
@@ -62,32 +95,33 @@ def run_pool(units: Iterator[Unit], settings: Settings, workers: int) -> Iterato
                                    initargs=(settings,))
 
     executor, pending, breaks = start(), {}, 0
+    todo = chunks(units)
     try:
         while True:
             while len(pending) < 2 * workers:
-                unit = next(units, None)
-                if unit is None:
+                chunk = next(todo, None)
+                if chunk is None:
                     break
-                pending[executor.submit(_work, unit)] = unit
+                pending[executor.submit(_work, chunk)] = chunk
             if not pending:
                 return
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
             broken = []
             for future in done:
-                unit = pending.pop(future)
+                chunk = pending.pop(future)
                 try:
-                    result = future.result()
+                    results = future.result()
                 except BrokenProcessPool:
-                    broken.append(unit)
+                    broken += chunk
                     continue
                 breaks = 0
-                yield result
+                yield from results
             if broken:
                 breaks += 1
                 if breaks >= 3:
                     raise UserError("worker processes died three times in a row without "
                                     "finishing an input (out of memory?); try fewer --workers")
-                broken += list(pending.values())
+                broken += [unit for chunk in pending.values() for unit in chunk]
                 pending.clear()
                 executor.shutdown(wait=False, cancel_futures=True)
                 executor = start()
@@ -100,12 +134,12 @@ def run_pool(units: Iterator[Unit], settings: Settings, workers: int) -> Iterato
 _DASK_CACHE: dict = {}
 
 
-def _dask_work(unit: Unit, settings: Settings) -> UnitResult:
+def _dask_work(chunk: list[Unit], settings: Settings) -> list[UnitResult]:
     """A Dask task: the model is loaded once a worker process (cached by its settings)."""
     key = (settings.model_dir, settings.model_sha256, settings.vote, settings.key)
     if key not in _DASK_CACHE:
         _DASK_CACHE[key] = load_tagger(settings)
-    return process_unit(unit, settings, *_DASK_CACHE[key])
+    return process_units(chunk, settings, *_DASK_CACHE[key])
 
 
 def import_distributed():
@@ -120,7 +154,7 @@ def import_distributed():
 def run_dask(units: Iterator[Unit], settings: Settings, workers: int,
              scheduler: str | None) -> Iterator[UnitResult]:
     """The same units on a Dask cluster (``scheduler``, else a local one of ``workers``
-    single-threaded workers), at most two units a worker in flight."""
+    single-threaded workers), at most two chunks a worker in flight."""
     distributed = import_distributed()
     cluster = None
     try:
@@ -139,22 +173,24 @@ def run_dask(units: Iterator[Unit], settings: Settings, workers: int,
     try:
         slots = 2 * max(1, len(client.scheduler_info().get("workers", {})) or workers)
         pending: dict = {}
+        todo = chunks(units)
         while True:
             while len(pending) < slots:
-                unit = next(units, None)
-                if unit is None:
+                chunk = next(todo, None)
+                if chunk is None:
                     break
-                pending[client.submit(_dask_work, unit, settings, pure=False)] = unit
+                pending[client.submit(_dask_work, chunk, settings, pure=False)] = chunk
             if not pending:
                 return
             done = distributed.wait(list(pending), return_when="FIRST_COMPLETED").done
             for future in done:
-                unit = pending.pop(future)
+                chunk = pending.pop(future)
                 try:
-                    result = future.result()
-                except Exception as error:  # noqa: BLE001 - a lost worker fails its unit only
-                    result = UnitResult(unit, error=f"Dask task failed: {type(error).__name__}")
-                yield result
+                    results = future.result()
+                except Exception as error:  # noqa: BLE001 - a lost worker fails its chunk only
+                    results = [UnitResult(unit, error=f"Dask task failed: {type(error).__name__}")
+                               for unit in chunk]
+                yield from results
     finally:
         client.close()
         if cluster is not None:

@@ -21,7 +21,7 @@ from itdeid.errors import UserError
 from itdeid.batch.inputs import InputFailed, Unit, read_documents, read_input
 from itdeid.outputs import render
 from itdeid.batch.settings import Settings
-from itdeid.batch.tagging import tag_documents
+from itdeid.batch.tagging import tag_notes
 
 
 @dataclass
@@ -99,25 +99,15 @@ def _format_reason(error, unit: Unit) -> str:
     return message.strip()
 
 
-def process_unit(unit: Unit, settings: Settings, model, surrogates) -> UnitResult:
-    """Read, tag and render one input file. Never raises for bad input: the reason goes in
-    ``UnitResult.error``, so one bad file cannot stop the batch."""
+def _guarded(result: UnitResult, unit: Unit, step) -> None:
+    """Run ``step()`` for ``unit``: a bad input becomes ``result.error`` (a PHI-free reason),
+    never an exception, and the warnings itdeid logs meanwhile go to ``result.warnings``."""
     from itdeid.errors import FormatError
-    result = UnitResult(unit)
     capture = _Warnings()
     itdeid_logger = logging.getLogger("itdeid")
     itdeid_logger.addHandler(capture)
     try:
-        data = read_input(unit)
-        result.sha256, result.size = hashlib.sha256(data).hexdigest(), len(data)
-        result.read_as, documents, several = read_documents(unit, data, settings.input_format,
-                                                            result.warnings)
-        del data
-        spans, result.tokens = tag_documents(model, documents)
-        result.outputs = _render_outputs(unit, documents, spans, settings.fmt, several, surrogates)
-        result.documents = len(documents)
-        result.phi = Counter(span.type for found in spans for span in found)
-        result.empty = result.size == 0
+        step()
     except InputFailed as error:
         result.error = str(error)
     except FormatError as error:
@@ -136,4 +126,80 @@ def process_unit(unit: Unit, settings: Settings, model, surrogates) -> UnitResul
     result.warnings += capture.messages
     if result.error:
         result.outputs = {}
-    return result
+
+
+def process_unit(unit: Unit, settings: Settings, model, surrogates) -> UnitResult:
+    """Read, tag and render one input file. Never raises for bad input: the reason goes in
+    ``UnitResult.error``, so one bad file cannot stop the batch."""
+    return process_units([unit], settings, model, surrogates)[0]
+
+
+def tags_independently(model) -> bool:
+    """Whether ``model`` tags each note on its own, so notes of different files can share a
+    tagging call. Not so for a system that pools phrases over a patient's notes
+    (``spread="patient"``): there pooling must stay within a file."""
+    return getattr(model, "spread", "document") != "patient"
+
+
+def process_units(units: list[Unit], settings: Settings, model, surrogates) -> list[UnitResult]:
+    """Read, tag and render several input files, one :class:`UnitResult` each, in order.
+
+    Each file is read and rendered on its own, so a bad one fails alone. Their notes are tagged
+    in one call when the model allows (:func:`tags_independently`): decoding then advances all
+    of them side by side, which is what makes folders of short notes fast, and gives each note
+    the tags it would get alone. Should that call fail (or log a warning, which must be
+    reported against its own file), every file is tagged on its own instead.
+    """
+    results = [UnitResult(unit) for unit in units]
+    loaded: list[tuple[UnitResult, list[Document], bool]] = []
+    for result in results:
+        read: dict = {}
+
+        def step(result=result, read=read):
+            data = read_input(result.unit)
+            result.sha256, result.size = hashlib.sha256(data).hexdigest(), len(data)
+            result.read_as, read["documents"], read["several"] = read_documents(
+                result.unit, data, settings.input_format, result.warnings)
+
+        _guarded(result, result.unit, step)
+        if result.error is None:
+            loaded.append((result, read["documents"], read["several"]))
+
+    tagged: list[tuple[list[list[Span]], list[int]]] | None = None
+    if len(loaded) > 1 and tags_independently(model):
+        tagged = _tag_together(model, [documents for _, documents, _ in loaded])
+    for k, (result, documents, several) in enumerate(loaded):
+
+        def step(result=result, documents=documents, several=several, k=k):
+            spans, tokens = tagged[k] if tagged is not None else tag_notes(model, documents)
+            result.tokens = sum(tokens)
+            result.outputs = _render_outputs(result.unit, documents, spans, settings.fmt, several,
+                                             surrogates)
+            result.documents = len(documents)
+            result.phi = Counter(span.type for found in spans for span in found)
+            result.empty = result.size == 0
+
+        _guarded(result, result.unit, step)
+    return results
+
+
+def _tag_together(model, files: list[list[Document]]):
+    """Per file, (spans per note, tokens per note) from one tagging call over all their notes,
+    or None when that call raised or logged a warning (then each file is tagged alone)."""
+    capture = _Warnings()
+    itdeid_logger = logging.getLogger("itdeid")
+    itdeid_logger.addHandler(capture)
+    try:
+        spans, tokens = tag_notes(model, [doc for documents in files for doc in documents])
+    except Exception:  # noqa: BLE001 - retried file by file, where the error is reported
+        return None
+    finally:
+        itdeid_logger.removeHandler(capture)
+    if capture.messages:
+        return None
+    out, start = [], 0
+    for documents in files:
+        end = start + len(documents)
+        out.append((spans[start:end], tokens[start:end]))
+        start = end
+    return out
