@@ -89,3 +89,29 @@ def test_headings_script(tmp_path, monkeypatch, capsys):
     runpy.run_path(str(EXPERIMENTS / "headings.py"), run_name="__main__")
     text = out.read_text()
     assert "unambiguous (entropy < 0.1, >= 5 PHI tokens)" in text and "- code:" in text
+
+
+def test_bench_script(tmp_path, monkeypatch):
+    """The benchmark runs itdeid deid as a user would and writes every measure it promises."""
+    from itdeid.deidentifier import Deidentifier
+    docs = tiny_corpus(12, seed=5)
+    write_i2b2_2006(docs, tmp_path / "tiny.xml")
+    Deidentifier(iterations=1, model_params={"n_estimators": 2, "n_jobs": 1, "previous": "gold"}).fit(
+        docs).save(tmp_path / "model")
+    cv = tmp_path / "cv"
+    cv.mkdir()
+    (cv / "results.csv").write_text("row,9way_F,8way_P,8way_R,8way_F,8way_F_fold_sd,seconds\n"
+                                    "C4.5,99.0,60.0,60.0,60.0,1.0,87.5\n")
+    out = tmp_path / "bench.md"
+    monkeypatch.setattr(sys, "argv", ["bench.py", "--corpus", str(tmp_path / "tiny.xml"), "--model",
+                                      str(tmp_path / "model"), "--scales", "1", "2", "--workers", "2",
+                                      "--profile", "--profile-notes", "3", "--cv-results", str(cv),
+                                      "--out", str(out)])
+    runpy.run_path(str(EXPERIMENTS / "bench.py"), run_name="__main__")
+    text = out.read_text()
+    assert "- machine:" in text and "- command:" in text
+    for label in ("| tiny | full pipeline | 1 | 1 | 12 |", "| tiny | full pipeline | 1 | 2 | 12 |",
+                  "| tiny | single model | 1 | 1 | 12 |", "| tiny | full pipeline | 2 | 2 | 24 |"):
+        assert label in text
+    assert "| cv | C4.5 | 87.5 | 60.0 |" in text
+    assert "tottime" in text and "Scaling" in text

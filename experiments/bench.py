@@ -1,0 +1,205 @@
+"""Benchmark de-identification the way a data team runs it: ``itdeid deid`` over a folder of notes.
+
+    python experiments/bench.py --corpus ../shared/corpora/physionet-deid
+                                [--corpus experiments/data/synthetic-200.xml]
+                                [--model DIR] [--scales 1 2 4] [--profile]
+                                [--cv-results experiments/results/physionet-cv ...]
+                                [--out experiments/results/bench.md]
+
+For each corpus, every note is written as one plain-text file (what a hospital export looks
+like), and ``itdeid deid DIR --out OUT --format jsonl`` runs as a separate process, timed from
+start to exit, with the peak resident memory of its largest process (``wait4``: the parent or
+one pool worker). Measured:
+
+- the full pipeline (the model folder: a Deidentifier with its iterations, three trigger models,
+  vote and standardization) and a single model (its ``itr0-token`` folder), on 1 worker and on
+  all cores;
+- scaling: the full pipeline on all cores over 1x, 2x, 4x the corpus (copies of the folder);
+- startup: the same command on one short note (imports and model loading), subtracted to give
+  the tagging rate itself.
+
+Tokens are counted as ``itdeid deid`` counts them (whitespace-separated tokens of the text).
+``--profile`` adds a cProfile of the full pipeline tagging a slice of the first corpus in this
+process (where the time goes). ``--cv-results`` copies the wall time of each row from finished
+cross-validation results (``itdeid cv``'s ``results.csv`` and ``table1.py``'s ``table1.md``), so
+training cost sits next to tagging cost; those runs name their own commands.
+
+Run it on a quiet machine: other work on the cores shows up in every number.
+"""
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import os
+import pstats
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from itdeid.formats import read_corpus
+from itdeid.report import header, markdown_table
+from itdeid.resources import default_model_dir
+from itdeid.tokens import tokenize
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--corpus", action="append", required=True, help="corpus to tag (repeatable)")
+    p.add_argument("--model", default=None, help="model folder (default: the installed model)")
+    p.add_argument("--scales", type=int, nargs="+", default=[1, 2, 4])
+    p.add_argument("--workers", type=int, default=None, help="'all cores' (default: os.cpu_count())")
+    p.add_argument("--profile", action="store_true", help="profile the full pipeline in this process")
+    p.add_argument("--profile-notes", type=int, default=200)
+    p.add_argument("--cv-results", nargs="*", default=[], help="results folders of itdeid cv / table1.py")
+    p.add_argument("--out", default="experiments/results/bench.md")
+    return p.parse_args(argv)
+
+
+def write_notes(documents, folder: Path, copies: int = 1) -> None:
+    """Each note as ``folder/copy-K/<id>.txt``."""
+    for k in range(copies):
+        sub = folder / f"copy-{k}"
+        sub.mkdir(parents=True, exist_ok=True)
+        for doc in documents:
+            name = re.sub(r"[^A-Za-z0-9._-]", "_", doc.id) or "note"
+            (sub / f"{name}.txt").write_text(doc.text, encoding="utf-8")
+
+
+def run_deid(model: Path, folder: Path, out: Path, workers: int) -> tuple[float, float]:
+    """Wall seconds and peak RSS (MiB, largest process) of one ``itdeid deid`` run."""
+    if out.exists():
+        shutil.rmtree(out)
+    command = [sys.executable, "-m", "itdeid.cli", "deid", str(folder), "--out", str(out), "--model",
+               str(model), "--workers", str(workers), "--format", "jsonl"]
+    start = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    stderr = process.stderr.read()
+    _, status, usage = os.wait4(process.pid, 0)
+    seconds = time.perf_counter() - start
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode != 0:
+        sys.exit(f"bench: itdeid deid failed ({process.returncode}): "
+                 f"{stderr.decode(errors='replace')[-500:]}")
+    return seconds, usage.ru_maxrss / 1024          # ru_maxrss is in KiB on Linux
+
+
+def profile_pipeline(model_dir: Path, documents, n_notes: int) -> str:
+    """The top of a cProfile of the full pipeline tagging ``n_notes`` notes in this process."""
+    from itdeid.batch.tagging import tag_notes
+    from itdeid.deidentifier import load_model
+    model = load_model(model_dir)
+    sample = documents[:n_notes]
+    profiler = cProfile.Profile()
+    profiler.enable()
+    _, tokens = tag_notes(model, sample)
+    profiler.disable()
+    stream = io.StringIO()
+    stats = pstats.Stats(profiler, stream=stream)
+    stats.sort_stats("tottime").print_stats(18)
+    text = stream.getvalue()
+    text = text[text.index("ncalls"):] if "ncalls" in text else text
+    # keep paths short and free of this machine's layout
+    text = re.sub(r"\S*/site-packages/", "", text)
+    text = re.sub(r"\S*/(itdeid|experiments)/", r"\1/", text)
+    total = sum(tokens)
+    return (f"{len(sample)} notes, {total} tokens, sorted by own time (tottime):\n\n```\n"
+            + text.rstrip() + "\n```\n")
+
+
+def cv_times(folders) -> pd.DataFrame:
+    rows = []
+    for folder in map(Path, folders):
+        csv = folder / "results.csv"
+        if csv.is_file():
+            table = pd.read_csv(csv)
+            for _, r in table.iterrows():
+                rows.append({"results": folder.name, "row": r["row"], "10-fold CV seconds": r["seconds"],
+                             "8way_F": r["8way_F"]})
+        t1 = folder / "table1.md"
+        if t1.is_file():
+            text = t1.read_text(encoding="utf-8")
+            wall = re.search(r"- wall time: (\d+) s", text)
+            final = re.search(r"\| ITR\d+_VOTE_STD \| vote \| [\d.]+ \| [\d.]+ \| [\d.]+ \| ([\d.]+) \|", text)
+            if wall:
+                rows.append({"results": folder.name, "row": "whole Table 1 (all rows, every fold)",
+                             "10-fold CV seconds": float(wall.group(1)),
+                             "8way_F": float(final.group(1)) if final else float("nan")})
+    return pd.DataFrame(rows)
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    model = Path(args.model) if args.model else default_model_dir()
+    single = model / "itr0-token"
+    if not (model / "deidentifier.json").is_file() or not (single / "model.json").is_file():
+        sys.exit(f"bench: {model} is not a Deidentifier model folder with an itr0-token model")
+    cores = args.workers or os.cpu_count() or 1
+    rows, profile = [], ""
+    with tempfile.TemporaryDirectory(prefix="itdeid-bench-") as tmp:
+        tmp = Path(tmp)
+        (tmp / "one").mkdir()
+        (tmp / "one" / "note.txt").write_text("Seen by Dr. Smith on 3/4/2005 at Mercy Hospital.\n")
+        startup = {}
+        for label, m in (("full pipeline", model), ("single model", single)):
+            startup[label], rss = run_deid(m, tmp / "one", tmp / "out", 1)
+            rows.append({"corpus": "(one short note)", "model": label, "scale": 1, "workers": 1,
+                         "notes": 1, "tokens": 0, "seconds": startup[label], "tokens/s": float("nan"),
+                         "tokens/s after startup": float("nan"), "notes/s": float("nan"),
+                         "peak RSS MiB": rss})
+        for corpus in args.corpus:
+            documents = read_corpus(corpus)
+            name = Path(corpus).stem if Path(corpus).is_file() else Path(corpus).name
+            tokens = sum(len(tokenize(d.text)) for d in documents)
+            for scale in sorted(set(args.scales) | {1}):
+                write_notes(documents, tmp / f"{name}-x{scale}", scale)
+            plan = [("full pipeline", model, 1, 1), ("full pipeline", model, 1, cores),
+                    ("single model", single, 1, 1), ("single model", single, 1, cores)]
+            plan += [("full pipeline", model, s, cores) for s in sorted(set(args.scales) - {1})]
+            for label, m, scale, workers in plan:
+                seconds, rss = run_deid(m, tmp / f"{name}-x{scale}", tmp / "out", workers)
+                n_tok, n_notes = tokens * scale, len(documents) * scale
+                rows.append({"corpus": name, "model": label, "scale": scale, "workers": workers,
+                             "notes": n_notes, "tokens": n_tok, "seconds": seconds,
+                             "tokens/s": n_tok / seconds,
+                             "tokens/s after startup": n_tok / max(seconds - startup[label], 1e-9),
+                             "notes/s": n_notes / seconds, "peak RSS MiB": rss})
+                print(f"{name} {label} x{scale} workers={workers}: {seconds:.1f} s, "
+                      f"{n_tok / seconds:,.0f} tokens/s, {rss:.0f} MiB", file=sys.stderr)
+            if args.profile and not profile:
+                profile = profile_pipeline(model, documents, args.profile_notes)
+    table = pd.DataFrame(rows)
+    text = header("Benchmark: itdeid deid over folders of one-note files")
+    text += (f"- model: `{model}` (full pipeline) and its `itr0-token` model (single model)\n"
+             f"- all cores = {cores} workers\n\n"
+             "`seconds` is the wall time of the whole command (start-up, reading, tagging, writing "
+             "JSON Lines); `tokens/s after startup` subtracts the one-short-note run of the same "
+             "model. `peak RSS MiB` is the largest single process (parent or one worker).\n\n")
+    text += markdown_table(table.set_index("corpus"), floatfmt=".1f")
+    scaling = table[(table["model"] == "full pipeline") & (table["workers"] == cores)
+                    & (table["corpus"] != "(one short note)")]
+    if len(scaling) > 1:
+        text += "\nScaling (full pipeline, all cores): seconds per 1x of the corpus\n\n"
+        per = scaling.assign(**{"seconds per 1x": scaling["seconds"] / scaling["scale"]})
+        text += markdown_table(per[["corpus", "scale", "seconds", "seconds per 1x"]].set_index("corpus"),
+                               floatfmt=".1f")
+    if args.cv_results:
+        text += "\nTraining cost: 10-fold CV wall time of each row, from the results named\n\n"
+        text += markdown_table(cv_times(args.cv_results).set_index("results"), floatfmt=".1f")
+    if profile:
+        text += "\nProfile of the full pipeline tagging in one process: " + profile
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text, encoding="utf-8")
+    print(markdown_table(table.set_index("corpus"), floatfmt=".1f"))
+    print(f"written to {out}")
+
+
+if __name__ == "__main__":
+    main()
