@@ -37,7 +37,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Iterable, Sequence
 
@@ -66,13 +66,20 @@ TRUSTED_COLUMNS = ("trusted_class", "trusted_position")
 # ------------------------------------------------------------------------------------------
 @dataclass
 class TokenizedDocument:
-    """A document with its tokens, structure, lower-cased words and (gold) label codes."""
+    """A document with its tokens, structure, lower-cased words and (gold) label codes.
+
+    ``cache`` holds the feature columns that depend on the document alone (orthography, word
+    frequency, regular expressions, gazetteers, context), computed by the first model that
+    needs them and reused by the others: a system of six or nine models over the same notes
+    computes them once.
+    """
 
     document: Document
     tokens: list[Token]
     words: list[str]
     structure: Structure
     labels: np.ndarray | None = None
+    cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __len__(self):
         return len(self.tokens)
@@ -115,11 +122,12 @@ def _gazetteers() -> dict:
         key = name.lower()
         first[key] = max(first.get(key, 0.0), float(weight))
     last = {name.lower(): float(weight) for name, weight in load_table("gazetteers", "last_names.tsv")}
-    cities = {tuple(tokenize_words(row[0])) for row in load_table("gazetteers", "us_cities.tsv")}
-    states = {tuple(tokenize_words(name)) for name, _abbr in load_table("gazetteers", "us_states.tsv")}
+    # phrase sets are frozen: hashable, so their first-word index is cached (_phrase_lengths)
+    cities = frozenset(tuple(tokenize_words(row[0])) for row in load_table("gazetteers", "us_cities.tsv"))
+    states = frozenset(tuple(tokenize_words(name)) for name, _abbr in load_table("gazetteers", "us_states.tsv"))
     state_abbr = {abbr.upper() for _name, abbr in load_table("gazetteers", "us_states.tsv")}
-    countries = {tuple(tokenize_words(x)) for x in load_wordlist("gazetteers", "countries.txt")}
-    world = {tuple(tokenize_words(x)) for x in load_wordlist("gazetteers", "world_cities.txt")}
+    countries = frozenset(tuple(tokenize_words(x)) for x in load_wordlist("gazetteers", "countries.txt"))
+    world = frozenset(tuple(tokenize_words(x)) for x in load_wordlist("gazetteers", "world_cities.txt"))
     english = {w.lower() for w in load_wordlist("gazetteers", "nonphi_words.txt")}
     return {"first": first, "last": last, "cities": cities, "states": states,
             "state_abbr": state_abbr, "countries": countries, "world": world, "english": english}
@@ -181,26 +189,43 @@ ORTHOGRAPHY_COLUMNS = ("all_upper", "all_lower", "title", "inner_upper", "length
                        "arabic_number", "ends_with_period", "shape")
 
 
-def _phrase_marks(words: Sequence[str], phrases: set, max_len: int = 3) -> np.ndarray:
-    """1.0 for every token inside an occurrence of a phrase (a tuple of lower-case words)."""
+@lru_cache(maxsize=16)
+def _phrase_lengths(phrases: frozenset) -> dict[str, tuple[int, ...]]:
+    """First word of the phrases -> their lengths, longest first (so most tokens are ruled out
+    by one dictionary lookup)."""
+    lengths: dict[str, set] = {}
+    for phrase in phrases:
+        if phrase:
+            lengths.setdefault(phrase[0], set()).add(len(phrase))
+    return {w: tuple(sorted(ks, reverse=True)) for w, ks in lengths.items()}
+
+
+def _phrase_marks(words: Sequence[str], phrases: frozenset, max_len: int = 3) -> np.ndarray:
+    """1.0 for every token inside an occurrence of a phrase (a tuple of lower-case words),
+    longest phrase first at each position."""
     marks = np.zeros(len(words), dtype=np.float32)
-    for i in range(len(words)):
-        for k in range(max_len, 0, -1):
-            if i + k <= len(words) and tuple(words[i:i + k]) in phrases:
+    first = _phrase_lengths(phrases)
+    for i, w in enumerate(words):
+        for k in first.get(w, ()):
+            if k <= max_len and i + k <= len(words) and tuple(words[i:i + k]) in phrases:
                 marks[i:i + k] = 1.0
                 break
     return marks
 
 
-def _covered(tokens: Sequence[Token], spans: Iterable[tuple[int, int]]) -> np.ndarray:
-    """Boolean mask of tokens overlapping any (start, end) character span."""
-    starts = np.fromiter((t.start for t in tokens), dtype=np.int64, count=len(tokens))
-    ends = np.fromiter((t.end for t in tokens), dtype=np.int64, count=len(tokens))
-    mask = np.zeros(len(tokens), dtype=bool)
-    for s, e in spans:
-        lo = np.searchsorted(ends, s, side="right")
-        hi = np.searchsorted(starts, e, side="left")
-        mask[lo:hi] = True
+def _covered(starts: np.ndarray, ends: np.ndarray, spans: Iterable[tuple[int, int]]) -> np.ndarray:
+    """Boolean mask of the tokens (``starts``, ``ends`` offsets) overlapping any (start, end)
+    character span."""
+    pairs = np.array(list(spans), dtype=np.int64).reshape(-1, 2)
+    mask = np.zeros(len(starts), dtype=bool)
+    if len(pairs):
+        lo = np.searchsorted(ends, pairs[:, 0], side="right")
+        hi = np.searchsorted(starts, pairs[:, 1], side="left")
+        # mark [lo, hi) of every span at once: +1 at lo, -1 at hi, running sum > 0
+        edges = np.zeros(len(starts) + 1, dtype=np.int64)
+        np.add.at(edges, lo, 1)
+        np.add.at(edges, hi, -1)
+        mask = np.cumsum(edges[:-1]) > 0
     return mask
 
 
@@ -254,6 +279,133 @@ class CaseCounts:
             lower += also.lower.get(word, 0)
             initial += also.initial.get(word, 0)
         return math.log((cap + 1) / (lower + 1)), math.log((cap + 1) / (initial + 1))
+
+
+# ------------------------------------------------------------------------------------------
+# Columns that depend on the document alone, cached on it.
+# ------------------------------------------------------------------------------------------
+def token_offsets(td: TokenizedDocument) -> tuple[np.ndarray, np.ndarray]:
+    """Start and end offsets of the document's tokens as arrays (cached)."""
+    if "offsets" not in td.cache:
+        td.cache["offsets"] = (np.fromiter((t.start for t in td.tokens), np.int64, len(td.tokens)),
+                               np.fromiter((t.end for t in td.tokens), np.int64, len(td.tokens)))
+    return td.cache["offsets"]
+
+
+def _shape_id(text: str) -> float:
+    shape = _shape(text)
+    # a stable numeric code of the shape: its hash would differ between runs, so map shapes to
+    # small integers by a content-based checksum
+    return float(sum((i + 1) * ord(c) for i, c in enumerate(shape[:12])) % 997)
+
+
+def _orthography_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
+    ortho = np.array([_orthography(t.text) for t in td.tokens], dtype=np.float32)
+    cols = {name: ortho[:, j + 1] for j, name in enumerate(ORTHOGRAPHY_COLUMNS[:-1])}
+    cols["initial_type"] = ortho[:, 0]
+    cols["shape"] = np.array([_shape_id(t.text) for t in td.tokens], dtype=np.float32)
+    return cols
+
+
+def _frequency_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
+    return {"zipf": np.array([_zipf(w) for w in td.words], dtype=np.float32)}
+
+
+def _heading_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
+    in_heading = np.asarray(td.structure.in_heading, dtype=bool)
+    since = np.zeros(len(td.tokens), dtype=np.float32)
+    count = 0
+    for i, inside in enumerate(in_heading):
+        count = 0 if inside else count + 1
+        since[i] = min(count, 50)
+    return {"in_heading": in_heading.astype(np.float32), "since_heading": since}
+
+
+def _regex_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
+    n, text = len(td.tokens), td.document.text
+    starts, ends = token_offsets(td)
+    cols = {}
+    for cls, patterns in regex_templates().items():
+        flag = np.zeros(n, dtype=np.float32)
+        which = np.zeros(n, dtype=np.float32)
+        for k, pattern in enumerate(patterns, start=1):
+            mask = _covered(starts, ends, (m.span() for m in pattern.finditer(text)))
+            which[mask & (which == 0)] = k
+            flag[mask] = 1.0
+        cols[f"regex_{cls}"], cols[f"regex_{cls}_template"] = flag, which
+    return cols
+
+
+def _location_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
+    gaz = _gazetteers()
+    state = _phrase_marks(td.words, gaz["states"])
+    state[[i for i, t in enumerate(td.tokens) if t.text in gaz["state_abbr"]]] = 1.0
+    return {"us_city": _phrase_marks(td.words, gaz["cities"]), "us_state": state,
+            "country": _phrase_marks(td.words, gaz["countries"]),
+            "world_city": _phrase_marks(td.words, gaz["world"])}
+
+
+def _sentence_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
+    s = td.structure
+    return {"sentence_position": np.asarray(s.sentence_position, dtype=np.float32),
+            "token_in_sentence": np.minimum(np.asarray(s.token_in_sentence, dtype=np.float32), 50),
+            "line_start": np.asarray(s.line_start, dtype=np.float32),
+            "sentence_start": (np.asarray(s.token_in_sentence) == 0).astype(np.float32)}
+
+
+def _context_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
+    n, text = len(td.tokens), td.document.text
+    quotes = np.zeros(n, dtype=np.float32)
+    brackets = np.zeros(n, dtype=np.float32)
+    line_upper = np.zeros(n, dtype=np.float32)
+    in_quote, depth = False, 0
+    line_starts = np.asarray(td.structure.line_start)
+    for i, t in enumerate(td.tokens):
+        if line_starts[i]:
+            in_quote, depth = False, 0
+        if t.text == '"':
+            in_quote = not in_quote
+        elif t.text in "([{":
+            depth += 1
+        elif t.text in ")]}":
+            depth = max(0, depth - 1)
+        else:
+            quotes[i], brackets[i] = float(in_quote), float(depth > 0)
+    # whole line in upper case: letters of the line all upper
+    bounds = list(np.flatnonzero(line_starts)) + [n]
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        line = text[td.tokens[a].start:td.tokens[b - 1].end]
+        letters = [c for c in line if c.isalpha()]
+        line_upper[a:b] = float(len(letters) > 3 and all(c.isupper() for c in letters))
+    return {"in_quotes": quotes, "in_brackets": brackets, "line_upper": line_upper}
+
+
+def _firstnames_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
+    gaz = _gazetteers()
+    return {"first_name": np.array([math.log1p(gaz["first"].get(w, 0.0)) for w in td.words], dtype=np.float32),
+            "last_name": np.array([math.log1p(gaz["last"].get(w, 0.0)) for w in td.words], dtype=np.float32)}
+
+
+def _nonphi_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
+    english = _gazetteers()["english"]
+    return {"english_word": np.array([w in english for w in td.words], dtype=np.float32)}
+
+
+#: Group -> the function of its columns that depend on the document alone.
+_STATIC_GROUPS = {
+    "orthography": _orthography_columns, "frequency": _frequency_columns,
+    "heading": _heading_columns, "regex": _regex_columns, "location": _location_columns,
+    "sentence": _sentence_columns, "context": _context_columns,
+    "firstnames": _firstnames_columns, "nonphi": _nonphi_columns,
+}
+
+
+def static_columns(td: TokenizedDocument, group: str) -> dict[str, np.ndarray]:
+    """The columns of ``group`` that depend on the document alone, computed once a document."""
+    key = ("static", group)
+    if key not in td.cache:
+        td.cache[key] = _STATIC_GROUPS[group](td)
+    return td.cache[key]
 
 
 # ------------------------------------------------------------------------------------------
@@ -412,22 +564,19 @@ class FeatureExtractor:
             out += list(TRUSTED_COLUMNS)
         return out
 
-    def _shape_id(self, text: str) -> float:
-        shape = _shape(text)
-        # a stable numeric code of the shape: its hash would differ between runs, so map
-        # shapes to small integers by a content-based checksum
-        return float(sum((i + 1) * ord(c) for i, c in enumerate(shape[:12])) % 997)
-
     def _document(self, td: TokenizedDocument, trusted) -> np.ndarray:
         g = self.groups
         n = len(td.tokens)
-        text = td.document.text
         cols: dict[str, np.ndarray] = {}
         if n == 0:
             return np.zeros((0, len(self.feature_names_)), dtype=np.float32)
-        ortho = np.array([_orthography(t.text) for t in td.tokens], dtype=np.float32)
+        # columns of the document alone (cached on it, shared by every model), then those that
+        # depend on what this extractor learned
+        for group in g:
+            if group in _STATIC_GROUPS:
+                cols.update(static_columns(td, group))
         if "basic" in g:
-            cols["initial_type"] = ortho[:, 0]
+            cols["initial_type"] = static_columns(td, "orthography")["initial_type"]
             left, right = self.triggers_.hits(td.words)
             for j, c in enumerate(PHI_CLASSES):
                 cols[f"trigger_left_{c}"] = left[:, j]
@@ -444,81 +593,19 @@ class FeatureExtractor:
                     upcoming, where = suffix[i], i
             cols["suffix_ahead_class"] = ahead_class
             cols["suffix_ahead_distance"] = ahead_dist
-        if "orthography" in g:
-            for j, name in enumerate(ORTHOGRAPHY_COLUMNS[:-1]):
-                cols[name] = ortho[:, j + 1]
-            cols["shape"] = np.array([self._shape_id(t.text) for t in td.tokens], dtype=np.float32)
         if "frequency" in g:
-            cols["zipf"] = np.array([_zipf(w) for w in td.words], dtype=np.float32)
-            own = CaseCounts().add([td])
-            ratios = np.array([self.case_counts_.ratios(w, own) for w in td.words],
-                              dtype=np.float32).reshape(n, 2)
+            own = td.cache.get("case_counts")
+            if own is None:
+                own = td.cache["case_counts"] = CaseCounts().add([td])
+            ratio = {w: self.case_counts_.ratios(w, own) for w in set(td.words)}
+            ratios = np.array([ratio[w] for w in td.words], dtype=np.float32).reshape(n, 2)
             cols["cap_to_lower"], cols["cap_to_initial"] = ratios[:, 0], ratios[:, 1]
-        s = td.structure
         if "heading" in g:
+            s = td.structure
             names = [h.name for h in s.headings]
             ids = np.array([self.headings_.get(x, -2) for x in names] + [-1], dtype=np.float32)
             cols["heading_id"] = ids[np.asarray(s.heading)]  # -1 indexes the appended "none"
-            cols["in_heading"] = np.asarray(s.in_heading, dtype=np.float32)
-            since = np.zeros(n, dtype=np.float32)
-            count = 0
-            for i in range(n):
-                count = 0 if s.in_heading[i] else count + 1
-                since[i] = min(count, 50)
-            cols["since_heading"] = since
-        if "regex" in g:
-            for cls, patterns in regex_templates().items():
-                flag = np.zeros(n, dtype=np.float32)
-                which = np.zeros(n, dtype=np.float32)
-                for k, pattern in enumerate(patterns, start=1):
-                    mask = _covered(td.tokens, (m.span() for m in pattern.finditer(text)))
-                    which[mask & (which == 0)] = k
-                    flag[mask] = 1.0
-                cols[f"regex_{cls}"], cols[f"regex_{cls}_template"] = flag, which
-        if "location" in g:
-            gaz = _gazetteers()
-            cols["us_city"] = _phrase_marks(td.words, gaz["cities"])
-            state = _phrase_marks(td.words, gaz["states"])
-            state[[i for i, t in enumerate(td.tokens) if t.text in gaz["state_abbr"]]] = 1.0
-            cols["us_state"] = state
-            cols["country"] = _phrase_marks(td.words, gaz["countries"])
-            cols["world_city"] = _phrase_marks(td.words, gaz["world"])
-        if "sentence" in g:
-            cols["sentence_position"] = np.asarray(s.sentence_position, dtype=np.float32)
-            cols["token_in_sentence"] = np.minimum(np.asarray(s.token_in_sentence, dtype=np.float32), 50)
-            cols["line_start"] = np.asarray(s.line_start, dtype=np.float32)
-            cols["sentence_start"] = (np.asarray(s.token_in_sentence) == 0).astype(np.float32)
-        if "context" in g:
-            quotes = np.zeros(n, dtype=np.float32)
-            brackets = np.zeros(n, dtype=np.float32)
-            line_upper = np.zeros(n, dtype=np.float32)
-            in_quote, depth, line_start = False, 0, 0
-            line_starts = np.asarray(s.line_start)
-            for i, t in enumerate(td.tokens):
-                if line_starts[i]:
-                    in_quote, depth = False, 0
-                if t.text == '"':
-                    in_quote = not in_quote
-                elif t.text in "([{":
-                    depth += 1
-                elif t.text in ")]}":
-                    depth = max(0, depth - 1)
-                else:
-                    quotes[i], brackets[i] = float(in_quote), float(depth > 0)
-            # whole line in upper case: letters of the line all upper
-            bounds = list(np.flatnonzero(line_starts)) + [n]
-            for a, b in zip(bounds[:-1], bounds[1:]):
-                line = text[td.tokens[a].start:td.tokens[b - 1].end]
-                letters = [c for c in line if c.isalpha()]
-                line_upper[a:b] = float(len(letters) > 3 and all(c.isupper() for c in letters))
-            cols["in_quotes"], cols["in_brackets"], cols["line_upper"] = quotes, brackets, line_upper
-        if "firstnames" in g:
-            gaz = _gazetteers()
-            cols["first_name"] = np.array([math.log1p(gaz["first"].get(w, 0.0)) for w in td.words], dtype=np.float32)
-            cols["last_name"] = np.array([math.log1p(gaz["last"].get(w, 0.0)) for w in td.words], dtype=np.float32)
         if "nonphi" in g:
-            english = _gazetteers()["english"]
-            cols["english_word"] = np.array([w in english for w in td.words], dtype=np.float32)
             cols["never_phi"] = np.array([w in self.nonphi_ for w in td.words], dtype=np.float32)
 
         base_names, windowed = self._base_names()

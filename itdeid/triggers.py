@@ -147,6 +147,26 @@ class TriggerLists:
         return {keys[i]: float(gain[i]) for i in order if gain[i] >= self.min_gain}
 
     # -- applying ---------------------------------------------------------------------------
+    def _inverted(self) -> tuple[dict, dict]:
+        """Left and right trigger tables turned around for lookup, built once per fitted list:
+        ngram variant, ngram -> [class]; others, word -> [(offset, class)]."""
+        cached = getattr(self, "_inverted_cache", None)
+        if cached is not None and cached[0] is self.left and cached[1] is self.right:
+            return cached[2]
+        tables = []
+        for lists in (self.left, self.right):
+            index: dict = {}
+            for c, table in lists.items():
+                for key in table:
+                    if self.variant == "ngram":
+                        index.setdefault(key, []).append(c)
+                    else:
+                        o, w = key
+                        index.setdefault(w, []).append((o, c))
+            tables.append(index)
+        self._inverted_cache = (self.left, self.right, tuple(tables))
+        return self._inverted_cache[2]
+
     def hits(self, words: list[str]) -> tuple[np.ndarray, np.ndarray]:
         """Per token and class, the number of left and right triggers that point at it.
 
@@ -156,26 +176,26 @@ class TriggerLists:
         n_classes = len(PHI_CLASSES)
         left = np.zeros((m, n_classes), dtype=np.float32)
         right = np.zeros((m, n_classes), dtype=np.float32)
+        left_index, right_index = self._inverted()
         if self.variant == "ngram":
-            for lists, out, before in ((self.left, left, True), (self.right, right, False)):
-                index: dict[tuple, list[int]] = {}
-                for c, table in lists.items():
-                    for key in table:
-                        index.setdefault(key, []).append(c)
-                for k in (2, 3):
-                    for i in range(m):
-                        lo, hi = (i - k, i) if before else (i + 1, i + 1 + k)
-                        if lo < 0 or hi > m:
+            for index, out, before in ((left_index, left, True), (right_index, right, False)):
+                if not index:
+                    continue
+                firsts = {key[0] for key in index}
+                for start in (j for j, w in enumerate(words) if w in firsts):
+                    for k in (2, 3):
+                        if start + k > m:
                             continue
-                        for c in index.get(tuple(words[lo:hi]), ()):
-                            out[i, c - 1] += 1
+                        classes = index.get(tuple(words[start:start + k]))
+                        if not classes:
+                            continue
+                        # an ngram words[start:start+k] before token start+k, after token start-1
+                        i = start + k if before else start - 1
+                        if 0 <= i < m:
+                            for c in classes:
+                                out[i, c - 1] += 1
             return left, right
-        for side, lists, out in (("left", self.left, left), ("right", self.right, right)):
-            # invert: word -> [(offset, class)] so each token is looked up once
-            index: dict[str, list[tuple[int, int]]] = {}
-            for c, table in lists.items():
-                for (o, w) in table:
-                    index.setdefault(w, []).append((o, c))
+        for index, out in ((left_index, left), (right_index, right)):
             for j, w in enumerate(words):
                 for o, c in index.get(w, ()):
                     i = j - o  # the token this trigger points at
