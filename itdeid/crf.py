@@ -32,7 +32,7 @@ from itdeid import __version__
 from itdeid.document import LABELS, Document, Span
 from itdeid.errors import UserError
 from itdeid.featurize import TokenizedDocument, _gazetteers, tokenize_document
-from itdeid.model import predict_spans
+from itdeid.model import predict_spans, read_model_state
 
 FORMAT = 1
 _CODE = {label: i for i, label in enumerate(LABELS)}
@@ -172,12 +172,7 @@ class CRFModel(BaseEstimator):
     def load(cls, folder) -> "CRFModel":
         import sklearn_crfsuite
         folder = Path(folder)
-        path = folder / "crf.json"
-        if not path.is_file():
-            raise UserError(f"{folder}: not a CRF model folder (no crf.json)")
-        state = json.loads(path.read_text(encoding="utf-8"))
-        if state.get("kind") != "CRFModel" or state.get("format") != FORMAT:
-            raise UserError(f"{path}: not a CRFModel of format {FORMAT}")
+        state = read_model_state(folder, "crf.json", "CRFModel", FORMAT, "a CRF model folder")
         model = cls(**state["params"])
         model.crf_ = sklearn_crfsuite.CRF(model_filename=str(folder / "model.crfsuite"))
         return model

@@ -34,7 +34,7 @@ from itdeid.errors import UserError
 from itdeid.featurize import GROUPS, TokenizedDocument, tokenize_document
 from itdeid.iterate import harvest as harvest_phrases
 from itdeid.iterate import trusted_columns, unambiguous_headings
-from itdeid.model import NotFittedError, TokenModel, predict_spans
+from itdeid.model import NotFittedError, TokenModel, predict_spans, read_model_state
 from itdeid.standardize import predicted_phrases, standardize
 from itdeid.vote import RULES, vote
 
@@ -210,15 +210,8 @@ class Deidentifier(BaseEstimator):
     @classmethod
     def load(cls, folder) -> "Deidentifier":
         folder = Path(folder)
-        path = folder / "deidentifier.json"
-        if not path.is_file():
-            raise UserError(f"{folder}: not a Deidentifier model folder (no deidentifier.json)")
-        try:
-            state = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as error:
-            raise UserError(f"{path}:{error.lineno}: not valid JSON ({error.msg})") from None
-        if state.get("kind") != "Deidentifier" or state.get("format") != FORMAT:
-            raise UserError(f"{path}: not a Deidentifier model of format {FORMAT}")
+        state = read_model_state(folder, "deidentifier.json", "Deidentifier", FORMAT,
+                                 "a Deidentifier model folder")
         model = cls(**state["params"])
         model.headings_ = frozenset(state["headings"])
         model.models_ = [[TokenModel.load(folder / f"itr{i}-{t}") for t in model.triggers]

@@ -47,6 +47,28 @@ def predict_spans(model, documents: Sequence[Document]) -> list[list[Span]]:
             for td, codes in zip(docs, model.predict_tokenized(docs))]
 
 
+def read_model_state(folder, filename: str, kind: str, fmt: int, what: str) -> dict:
+    """The JSON state file ``filename`` of a model folder, checked to be a ``kind`` of format
+    ``fmt``; every problem is a :class:`UserError` naming the file (and line), never a
+    traceback. ``what`` names the folder kind in the message ('a Deidentifier model folder')."""
+    folder = Path(folder)
+    path = folder / filename
+    if not path.is_file():
+        raise UserError(f"{folder}: not {what} (no {filename})")
+    try:
+        state = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise UserError(f"{path}:{error.lineno}: not valid JSON ({error.msg})") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise UserError(f"{path}: cannot read ({error})") from None
+    if not isinstance(state, dict) or state.get("kind") != kind or state.get("format") != fmt:
+        found = state if isinstance(state, dict) else {}
+        raise UserError(f"{path}: model format {found.get('kind')} v{found.get('format')} "
+                        f"(written by itdeid {found.get('itdeid_version')}); this itdeid "
+                        f"{__version__} reads {kind} v{fmt}")
+    return state
+
+
 class NotFittedError(UserError):
     """The model is used before ``fit`` (or ``load``)."""
 
@@ -270,17 +292,7 @@ class TokenModel(BaseEstimator):
     @classmethod
     def load(cls, folder) -> "TokenModel":
         folder = Path(folder)
-        path = folder / "model.json"
-        if not path.is_file():
-            raise UserError(f"{folder}: not a model folder (no model.json)")
-        try:
-            state = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as error:
-            raise UserError(f"{path}:{error.lineno}: not valid JSON ({error.msg})") from None
-        if state.get("kind") != "TokenModel" or state.get("format") != MODEL_FORMAT:
-            raise UserError(f"{path}: model format {state.get('kind')} v{state.get('format')} "
-                            f"(written by itdeid {state.get('itdeid_version')}); this itdeid "
-                            f"{__version__} reads TokenModel v{MODEL_FORMAT}")
+        state = read_model_state(folder, "model.json", "TokenModel", MODEL_FORMAT, "a model folder")
         model = cls(**state["params"])
         ex = model._new_extractor()
         saved = state["extractor"]

@@ -127,3 +127,24 @@ def test_segmented_decoding_equals_token_by_token(corpus, fitted, segment):
     exact = decode(ChainLearner(), X.copy(), lengths, [1, 2], segment=10 ** 9)
     naive = decode(ChainLearner(), X.copy(), lengths, [1, 2], segment=segment)
     assert all(np.array_equal(a, b) for a, b in zip(exact, naive))
+
+
+@pytest.mark.parametrize("loader, filename", [("itdeid.model:TokenModel", "model.json"),
+                                              ("itdeid.deidentifier:Deidentifier", "deidentifier.json"),
+                                              ("itdeid.crf:CRFModel", "crf.json")])
+def test_a_damaged_model_file_is_one_clear_error(tmp_path, loader, filename):
+    """Every model kind reads its state through one checker: bad JSON names the file and line,
+    another kind of model names what it is, never a traceback."""
+    import importlib
+    from itdeid.errors import UserError
+    module, name = loader.split(":")
+    cls = getattr(importlib.import_module(module), name)
+    (tmp_path / filename).write_text('{"kind": "TokenModel",\n "format": ', encoding="utf-8")
+    with pytest.raises(UserError, match=f"{filename}:2: not valid JSON"):
+        cls.load(tmp_path)
+    (tmp_path / filename).write_text('{"kind": "Elsewhere", "format": 7}', encoding="utf-8")
+    with pytest.raises(UserError, match=f"model format Elsewhere v7 .* reads {name} v"):
+        cls.load(tmp_path)
+    (tmp_path / filename).write_text('[1, 2]', encoding="utf-8")
+    with pytest.raises(UserError, match="model format None"):
+        cls.load(tmp_path)
