@@ -64,6 +64,8 @@ def parse_args(argv=None):
     p.add_argument("--n-estimators", type=int, default=None, help="xgboost rounds (default: learner's)")
     p.add_argument("--learning-rate", type=float, default=None, help="xgboost learning rate (default: learner's)")
     p.add_argument("--n-jobs", type=int, default=None)
+    p.add_argument("--negative-rate", type=float, default=1.0,
+                   help="fraction of distant non-PHI tokens the boosted trees train on (TokenModel)")
     p.add_argument("--device", default="cpu", help="xgboost device: cpu or cuda")
     p.add_argument("--previous", choices=["gold", "oof", "none"], default="gold",
                    help="previous-class feature source of the token models (default: gold, 3x "
@@ -86,7 +88,10 @@ def checkpoint_settings(args, corpus_size: int) -> dict:
     """What a fold's results depend on; a resumed run must match it."""
     keys = ("corpus", "folds", "seed", "iterations", "harvest", "spread", "vote", "trust_triggers",
             "n_estimators", "learning_rate", "device", "previous")
-    return {**{k: getattr(args, k) for k in keys}, "documents": corpus_size}
+    settings = {**{k: getattr(args, k) for k in keys}, "documents": corpus_size}
+    if args.negative_rate != 1.0:       # absent from checkpoints written before the option
+        settings["negative_rate"] = args.negative_rate
+    return settings
 
 
 def fit_and_tag(args, train, test, model_params) -> dict[str, list[np.ndarray]]:
@@ -183,7 +188,7 @@ def main(argv=None):
     train_documents = read_corpus(args.corpus)
     name = Path(args.corpus).stem if Path(args.corpus).is_file() else Path(args.corpus).name
     model_params = {"previous": args.previous, "n_estimators": args.n_estimators, "learning_rate": args.learning_rate,
-                    "n_jobs": args.n_jobs, "device": args.device}
+                    "n_jobs": args.n_jobs, "device": args.device, "negative_rate": args.negative_rate}
     if args.test:
         documents = read_corpus(args.test)
         test_name = Path(args.test).stem if Path(args.test).is_file() else Path(args.test).name
@@ -232,7 +237,8 @@ def main(argv=None):
     text += (f"- corpus: {corpus}\n"
              f"- settings: iterations={args.iterations}, harvest={args.harvest}, spread={args.spread}, "
              f"vote={args.vote}, trust_triggers={args.trust_triggers}, previous={args.previous}, "
-             f"n_estimators={args.n_estimators}, learning_rate={args.learning_rate}\n"
+             f"n_estimators={args.n_estimators}, learning_rate={args.learning_rate}, "
+             f"negative_rate={args.negative_rate}\n"
              f"- wall time: {seconds:.0f} s\n\nToken-level scores in percent, pooled over "
              f"{'the test corpus' if args.test else 'out-of-fold predictions'} (9-way F counts non-PHI tokens too; 8-way P/R/F over the PHI classes).\n\n")
     text += markdown_table(table)

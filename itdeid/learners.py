@@ -51,12 +51,12 @@ class Learner:
         self.device = device
         self.random_state = random_state
 
-    def fit(self, X: np.ndarray, y: np.ndarray) -> "Learner":
+    def fit(self, X: np.ndarray, y: np.ndarray, sample_weight: np.ndarray | None = None) -> "Learner":
         y = np.asarray(y, dtype=np.int64)
         self.classes_ = np.unique(y)
         encoded = np.searchsorted(self.classes_, y)
         if self.name == "majority" or len(self.classes_) == 1:
-            counts = np.bincount(y, minlength=N_LABELS)
+            counts = np.bincount(y, weights=sample_weight, minlength=N_LABELS)
             self.prior_ = counts / counts.sum()
             self.estimator_ = None
             return self
@@ -67,17 +67,18 @@ class Learner:
                 learning_rate=self.learning_rate or 0.2, colsample_bytree=0.8, tree_method="hist",
                 objective="multi:softprob", device=self.device, n_jobs=self.n_jobs,
                 random_state=self.random_state, max_bin=256)
-            self.estimator_ = xgboost.XGBClassifier(**params).fit(X, encoded)
+            self.estimator_ = xgboost.XGBClassifier(**params).fit(X, encoded, sample_weight=sample_weight)
         else:
             from sklearn.ensemble import AdaBoostClassifier
             from sklearn.tree import DecisionTreeClassifier
             tree = DecisionTreeClassifier(criterion="entropy", min_samples_leaf=self.min_samples_leaf,
                                           max_depth=self.max_depth, random_state=self.random_state)
             if self.name == "tree":
-                self.estimator_ = tree.fit(X, encoded)
+                self.estimator_ = tree.fit(X, encoded, sample_weight=sample_weight)
             else:
                 self.estimator_ = AdaBoostClassifier(tree, n_estimators=self.n_estimators or 30,
-                                                     random_state=self.random_state).fit(X, encoded)
+                                                     random_state=self.random_state).fit(
+                    X, encoded, sample_weight=sample_weight)
         return self
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:

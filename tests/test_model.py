@@ -148,3 +148,30 @@ def test_a_damaged_model_file_is_one_clear_error(tmp_path, loader, filename):
     (tmp_path / filename).write_text('[1, 2]', encoding="utf-8")
     with pytest.raises(UserError, match="model format None"):
         cls.load(tmp_path)
+
+
+def test_negative_rate_keeps_phi_and_its_context_and_reweights_the_rest():
+    """Training rows under negative_rate: every PHI token and every token within window + 1 of
+    one is kept with weight 1; distant non-PHI tokens are sampled (seeded) with weight 1/rate."""
+    y = np.zeros(40, dtype=np.int64)
+    y[10] = 3                                   # one PHI token in document 1 (tokens 0..19)
+    lengths = np.array([20, 20])                # document 2 (tokens 20..39) has none
+    model = TokenModel(window=2, negative_rate=0.25, random_state=3)
+    rows, weights = model._training_rows(y, lengths)
+    kept = set(rows.tolist())
+    assert set(range(7, 14)) <= kept            # 10 +- 3
+    near = {r: w for r, w in zip(rows.tolist(), weights.tolist()) if 7 <= r <= 13}
+    assert set(near.values()) == {1.0}
+    far = [w for r, w in zip(rows.tolist(), weights.tolist()) if not 7 <= r <= 13]
+    assert far and set(far) == {4.0} and len(far) < 33
+    again_rows, _ = TokenModel(window=2, negative_rate=0.25, random_state=3)._training_rows(y, lengths)
+    np.testing.assert_array_equal(rows, again_rows)
+    assert TokenModel(negative_rate=1.0)._training_rows(y, lengths) == (None, None)
+    with pytest.raises(ValueError, match="negative_rate"):
+        TokenModel(negative_rate=0)._training_rows(y, lengths)
+
+
+def test_negative_rate_trains_on_fewer_rows_and_still_tags(corpus):
+    model = TokenModel(n_estimators=20, n_jobs=1, trigger_min_count=2, negative_rate=0.2).fit(corpus[:30])
+    scores = evaluate(corpus[30:], dict(zip([d.id for d in corpus[30:]], model.predict(corpus[30:]))))
+    assert scores.to_dict()["summary"]["token_8way"]["f"] > 0.5
