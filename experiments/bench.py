@@ -100,17 +100,28 @@ def profile_pipeline(model_dir: Path, documents, n_notes: int) -> str:
     profiler.enable()
     _, tokens = tag_notes(model, sample)
     profiler.disable()
-    stream = io.StringIO()
-    stats = pstats.Stats(profiler, stream=stream)
-    stats.sort_stats("tottime").print_stats(18)
-    text = stream.getvalue()
-    text = text[text.index("ncalls"):] if "ncalls" in text else text
-    # keep paths short and free of this machine's layout
-    text = re.sub(r"\S*/site-packages/", "", text)
-    text = re.sub(r"\S*/(itdeid|experiments)/", r"\1/", text)
     total = sum(tokens)
-    return (f"{len(sample)} notes, {total} tokens, sorted by own time (tottime):\n\n```\n"
-            + text.rstrip() + "\n```\n")
+    stats = pstats.Stats(profiler)
+    whole = max(v[3] for v in stats.stats.values())          # the outermost call's cumulative time
+    shares = {"xgboost prediction (inplace_predict)": 0.0, "feature extraction (FeatureExtractor.transform)": 0.0}
+    for (filename, _line, function), (_cc, _nc, _tt, cumulative, _callers) in stats.stats.items():
+        if function == "inplace_predict":
+            shares["xgboost prediction (inplace_predict)"] += cumulative
+        elif function == "transform" and filename.endswith("featurize.py"):
+            shares["feature extraction (FeatureExtractor.transform)"] += cumulative
+    out = (f"{len(sample)} notes, {total} tokens, {whole:.1f} s under the profiler. Share of that "
+           "time: " + "; ".join(f"{k} {100 * v / whole:.0f} %" for k, v in shares.items())
+           + "; the rest is tokenizing, structure, decoding bookkeeping, voting and standardizing.\n")
+    for order, lines in (("tottime", 18), ("cumulative", 14)):
+        stream = io.StringIO()
+        pstats.Stats(profiler, stream=stream).sort_stats(order).print_stats(lines)
+        text = stream.getvalue()
+        text = text[text.index("ncalls"):] if "ncalls" in text else text
+        # keep paths short and free of this machine's layout
+        text = re.sub(r"\S*/site-packages/", "", text)
+        text = re.sub(r"\S*/(itdeid|experiments)/", r"\1/", text)
+        out += f"\nSorted by {order} time:\n\n```\n" + text.rstrip() + "\n```\n"
+    return out
 
 
 def cv_times(folders) -> pd.DataFrame:
@@ -126,11 +137,14 @@ def cv_times(folders) -> pd.DataFrame:
         if t1.is_file():
             text = t1.read_text(encoding="utf-8")
             wall = re.search(r"- wall time: (\d+) s", text)
-            final = re.search(r"\| ITR\d+_VOTE_STD \| vote \| [\d.]+ \| [\d.]+ \| [\d.]+ \| ([\d.]+) \|", text)
+            # the final stage: the last iteration's standardized vote
+            finals = re.findall(r"\| (ITR\d+)_VOTE_STD \| vote \| [\d.]+ \| [\d.]+ \| [\d.]+ \| ([\d.]+) \|", text)
             if wall:
-                rows.append({"results": folder.name, "row": "whole Table 1 (all rows, every fold)",
+                rows.append({"results": folder.name,
+                             "row": f"whole Table 1, every row and fold ({finals[-1][0]}_VOTE_STD F)"
+                                    if finals else "whole Table 1, every row and fold",
                              "10-fold CV seconds": float(wall.group(1)),
-                             "8way_F": float(final.group(1)) if final else float("nan")})
+                             "8way_F": float(finals[-1][1]) if finals else float("nan")})
     return pd.DataFrame(rows)
 
 
@@ -189,11 +203,16 @@ def main(argv=None):
         per = scaling.assign(**{"seconds per 1x": scaling["seconds"] / scaling["scale"]})
         text += markdown_table(per[["corpus", "scale", "seconds", "seconds per 1x"]].set_index("corpus"),
                                floatfmt=".1f")
+    best = table[(table["model"] == "full pipeline") & (table["workers"] == cores)]["tokens/s"].max()
+    if best == best:            # not NaN: some corpus was measured
+        text += (f"\nTarget (issue E): full-pipeline tagging >= 50,000 tokens/s on all cores. Best "
+                 f"measured here: {best:,.0f} tokens/s, "
+                 + ("met.\n" if best >= 50_000 else f"not met ({50_000 / best:.1f} times short).\n"))
     if args.cv_results:
         text += "\nTraining cost: 10-fold CV wall time of each row, from the results named\n\n"
         text += markdown_table(cv_times(args.cv_results).set_index("results"), floatfmt=".1f")
     if profile:
-        text += "\nProfile of the full pipeline tagging in one process: " + profile
+        text += "\n## Profile of the full pipeline tagging in one process\n\n" + profile
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text, encoding="utf-8")

@@ -18,7 +18,7 @@ def corpus():
 
 @pytest.fixture(scope="module")
 def fitted(corpus):
-    return Deidentifier(iterations=2, min_heading_tokens=3, model_params=PARAMS).fit(corpus[:28])
+    return Deidentifier(iterations=2, min_heading_tokens=3, harvest="gold", model_params=PARAMS).fit(corpus[:28])
 
 
 def test_stages_and_unambiguous_headings(corpus, fitted):

@@ -102,10 +102,15 @@ def test_bench_script(tmp_path, monkeypatch):
     cv.mkdir()
     (cv / "results.csv").write_text("row,9way_F,8way_P,8way_R,8way_F,8way_F_fold_sd,seconds\n"
                                     "C4.5,99.0,60.0,60.0,60.0,1.0,87.5\n")
+    t1 = tmp_path / "t1"
+    t1.mkdir()
+    (t1 / "table1.md").write_text("- wall time: 700 s\n\n| row | model | 9way_F | 8way_P | 8way_R | 8way_F |\n"
+                                  "| ITR0_VOTE_STD | vote | 99.1 | 60.0 | 60.0 | 60.00 |\n"
+                                  "| ITR2_VOTE_STD | vote | 99.2 | 70.0 | 70.0 | 70.00 |\n")
     out = tmp_path / "bench.md"
     monkeypatch.setattr(sys, "argv", ["bench.py", "--corpus", str(tmp_path / "tiny.xml"), "--model",
                                       str(tmp_path / "model"), "--scales", "1", "2", "--workers", "2",
-                                      "--profile", "--profile-notes", "3", "--cv-results", str(cv),
+                                      "--profile", "--profile-notes", "3", "--cv-results", str(cv), str(t1),
                                       "--out", str(out)])
     runpy.run_path(str(EXPERIMENTS / "bench.py"), run_name="__main__")
     text = out.read_text()
@@ -114,4 +119,6 @@ def test_bench_script(tmp_path, monkeypatch):
                   "| tiny | single model | 1 | 1 | 12 |", "| tiny | full pipeline | 2 | 2 | 24 |"):
         assert label in text
     assert "| cv | C4.5 | 87.5 | 60.0 |" in text
-    assert "tottime" in text and "Scaling" in text
+    assert "| t1 | whole Table 1, every row and fold (ITR2_VOTE_STD F) | 700.0 | 70.0 |" in text
+    assert "tottime" in text and "cumulative" in text and "Scaling" in text
+    assert "Target (issue E)" in text and "xgboost prediction (inplace_predict)" in text

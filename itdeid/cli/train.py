@@ -38,7 +38,9 @@ def add_parser(subparsers):
     s.add_argument("--system", action="store_true", help="train the three-model iterative system")
     s.add_argument("--iterations", type=int, default=2, help="ITR rounds with trusted phrases (default: 2)")
     s.add_argument("--vote", choices=RULES, default="two_of_three", help="vote rule (default: two_of_three)")
-    s.add_argument("--harvest", choices=HARVEST, default="gold", help="training-time trusted phrases")
+    s.add_argument("--harvest", choices=HARVEST, default="oof",
+                   help="training-time trusted phrases: from out-of-fold predictions (default; "
+                        "generalized better) or gold labels (cheaper)")
     s.add_argument("--spread", choices=SPREAD, default="document",
                    help="pool trusted and standardized phrases per document or per patient")
     r = p.add_argument_group("a committed recipe (--preset)")
