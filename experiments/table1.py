@@ -9,6 +9,9 @@ trained on the other folds and all its stages are applied to the held-out notes;
 pooled over the out-of-fold predictions of the whole corpus. Rows:
 
 - BASELINE, C4.5
+- with ``--peers CRF,RULES``: the peer rows of issue E (:data:`itdeid.crossval.PEER_ROWS`), trained
+  in the same folds. A resumed run adds peers missing from a finished fold's checkpoint without
+  redoing the rest.
 - ITRi_BEST: the best of the three trigger models of iteration i (by pooled 8-way F; which one is
   named in the ``model`` column), ITRi_VOTE: their vote; each raw and standardized (``_STD``).
 - ITRi_RECALL: the same three models' labels under the recall-first vote (not in the paper; the
@@ -39,7 +42,7 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from itdeid.crossval import group_folds
+from itdeid.crossval import PEER_ROWS, group_folds, row_model
 from itdeid.deidentifier import Deidentifier
 from itdeid.document import LABELS
 from itdeid.evaluate import evaluate
@@ -72,6 +75,7 @@ def parse_args(argv=None):
                         "cheaper than oof)")
     p.add_argument("--test", default=None, help="train on all of --corpus and score on this corpus instead of "
                                                    "cross-validating")
+    p.add_argument("--peers", default="", help="comma-separated peer rows to add, among " + ", ".join(PEER_ROWS))
     p.add_argument("--out", default=None, help="results folder (default: experiments/results/table1-<corpus>)")
     return p.parse_args(argv)
 
@@ -106,6 +110,12 @@ def fit_and_tag(args, train, test, model_params) -> dict[str, list[np.ndarray]]:
         stages[baseline] = model.predict_tokenized(test)
     return stages
 
+
+
+def peer_stages(args, train, test, missing) -> dict[str, list[np.ndarray]]:
+    """Label codes of the peer rows ``missing`` (trained on ``train``) on ``test``."""
+    return {name: row_model(name, {}, {"random_state": args.seed}).fit_tokenized(train).predict_tokenized(test)
+            for name in missing}
 
 
 def add_recall_first(stage_codes: dict, tokenized, args) -> None:
@@ -149,8 +159,17 @@ def load_fold(path: Path) -> dict[str, list[np.ndarray]]:
                 for stage in data.files if stage != "__lengths__"}
 
 
-def cross_validated(args, documents, tokenized, out: Path, model_params) -> tuple[dict, float]:
-    """Stage -> {document index: label codes} over all folds, and the summed fold seconds."""
+def parse_peers(text: str) -> list[str]:
+    names = [p.strip() for p in text.split(",") if p.strip()]
+    unknown = [p for p in names if p not in PEER_ROWS]
+    if unknown:
+        sys.exit(f"table1: unknown peers {', '.join(unknown)}; choose from {', '.join(PEER_ROWS)}")
+    return names
+
+
+def cross_validated(args, documents, tokenized, out: Path, model_params) -> tuple[dict, float, dict]:
+    """Stage -> {document index: label codes} over all folds, the summed fold seconds of the
+    system and baselines, and each peer row's summed seconds."""
     folds = group_folds(documents, args.folds, args.seed)
     stage_codes: dict[str, dict[int, object]] = {}
     checkpoints = out / "folds"
@@ -164,23 +183,39 @@ def cross_validated(args, documents, tokenized, out: Path, model_params) -> tupl
     settings_path.write_text(json.dumps(settings, indent=1), encoding="utf-8")
     seconds_path = checkpoints / "seconds.json"
     fold_seconds = json.loads(seconds_path.read_text()) if seconds_path.exists() else {}
+    peer_path = checkpoints / "peer-seconds.json"
+    peer_seconds = json.loads(peer_path.read_text()) if peer_path.exists() else {}
+    peers = parse_peers(args.peers)
     for f in tqdm(range(args.folds), desc="table1", unit="fold", file=sys.stderr):
         test_idx = [i for i in range(len(documents)) if folds[i] == f]
         fold_path = checkpoints / f"fold-{f}.npz"
+        train = [tokenized[i] for i in range(len(documents)) if folds[i] != f]
+        test = [tokenized[i] for i in test_idx]
         if fold_path.exists():
             stages = load_fold(fold_path)
+            missing = [p for p in peers if p not in stages]
+            if missing:
+                start = time.perf_counter()
+                stages.update(peer_stages(args, train, test, missing))
+                save_fold(fold_path, stages)
+                for p in missing:
+                    peer_seconds.setdefault(p, {})[str(f)] = round(time.perf_counter() - start, 1)
         else:
             start = time.perf_counter()
-            train = [tokenized[i] for i in range(len(documents)) if folds[i] != f]
-            stages = fit_and_tag(args, train, [tokenized[i] for i in test_idx], model_params)
-            save_fold(fold_path, stages)
+            stages = fit_and_tag(args, train, test, model_params)
             fold_seconds[str(f)] = round(time.perf_counter() - start, 1)
-            seconds_path.write_text(json.dumps(fold_seconds), encoding="utf-8")
+            start = time.perf_counter()
+            stages.update(peer_stages(args, train, test, peers))
+            for p in peers:
+                peer_seconds.setdefault(p, {})[str(f)] = round(time.perf_counter() - start, 1)
+            save_fold(fold_path, stages)
+        seconds_path.write_text(json.dumps(fold_seconds), encoding="utf-8")
+        peer_path.write_text(json.dumps(peer_seconds), encoding="utf-8")
         for stage, codes in stages.items():
             bucket = stage_codes.setdefault(stage, {})
             for i, c in zip(test_idx, codes):
                 bucket[i] = c
-    return stage_codes, sum(fold_seconds.values())
+    return stage_codes, sum(fold_seconds.values()), {p: sum(v.values()) for p, v in peer_seconds.items()}
 
 
 def main(argv=None):
@@ -196,8 +231,14 @@ def main(argv=None):
         out.mkdir(parents=True, exist_ok=True)
         tokenized = [tokenize_document(d) for d in documents]
         start = time.perf_counter()
-        stages = fit_and_tag(args, [tokenize_document(d) for d in train_documents], tokenized, model_params)
+        train = [tokenize_document(d) for d in train_documents]
+        stages = fit_and_tag(args, train, tokenized, model_params)
         seconds = time.perf_counter() - start
+        peer_seconds = {}
+        for name in parse_peers(args.peers):
+            start = time.perf_counter()
+            stages.update(peer_stages(args, train, tokenized, [name]))
+            peer_seconds[name] = time.perf_counter() - start
         stage_codes = {stage: dict(enumerate(codes)) for stage, codes in stages.items()}
         title = f"trained on {name}, tested on {test_name}"
     else:
@@ -205,7 +246,7 @@ def main(argv=None):
         out = Path(args.out or f"experiments/results/table1-{name}")
         out.mkdir(parents=True, exist_ok=True)
         tokenized = [tokenize_document(d) for d in documents]
-        stage_codes, seconds = cross_validated(args, documents, tokenized, out, model_params)
+        stage_codes, seconds, peer_seconds = cross_validated(args, documents, tokenized, out, model_params)
         title = f"{args.folds}-fold CV on {name}"
     add_recall_first(stage_codes, tokenized, args)
 
@@ -218,6 +259,7 @@ def main(argv=None):
     all_scores = {stage: score(stage) for stage in stage_codes}
     rows = [scores_row("BASELINE", "majority", all_scores["BASELINE"]),
             scores_row("C4.5", "tree", all_scores["C4.5"])]
+    rows += [scores_row(p, "peer", all_scores[p]) for p in PEER_ROWS if p in all_scores]
     triggers = ("TOKEN", "PHRASE", "NGRAM")
     for i in range(args.iterations + 1):
         for std in ("", "_STD"):
@@ -239,7 +281,8 @@ def main(argv=None):
              f"vote={args.vote}, trust_triggers={args.trust_triggers}, previous={args.previous}, "
              f"n_estimators={args.n_estimators}, learning_rate={args.learning_rate}, "
              f"negative_rate={args.negative_rate}\n"
-             f"- wall time: {seconds:.0f} s\n\nToken-level scores in percent, pooled over "
+             f"- wall time: {seconds:.0f} s (system and baselines)"
+             + "".join(f"; {p} {t:.0f} s" for p, t in peer_seconds.items()) + "\n\nToken-level scores in percent, pooled over "
              f"{'the test corpus' if args.test else 'out-of-fold predictions'} (9-way F counts non-PHI tokens too; 8-way P/R/F over the PHI classes).\n\n")
     text += markdown_table(table)
     text += "\nEvery single model and stage:\n\n"

@@ -69,6 +69,30 @@ def test_table1_resumes_from_fold_checkpoints(tmp_path, monkeypatch):
         runpy.run_path(str(EXPERIMENTS / "table1.py"), run_name="__main__")
 
 
+def test_table1_peers_join_finished_folds_without_redoing_them(tmp_path, monkeypatch):
+    """--peers adds issue E's peer rows in the same folds; on a resumed run only the peers are
+    computed for folds already finished, and the system's rows stay as they were."""
+    import pandas as pd
+    write_i2b2_2006(tiny_corpus(12, seed=6), tmp_path / "tiny.xml")
+    out = tmp_path / "t1"
+    argv = ["table1.py", "--corpus", str(tmp_path / "tiny.xml"), "--folds", "2", "--iterations", "1",
+            "--n-estimators", "3", "--n-jobs", "1", "--out", str(out)]
+    monkeypatch.setattr(sys, "argv", argv)
+    runpy.run_path(str(EXPERIMENTS / "table1.py"), run_name="__main__")
+    before = pd.read_csv(out / "table1.csv").set_index("row")
+    seconds = (out / "folds" / "seconds.json").read_text()
+    monkeypatch.setattr(sys, "argv", argv + ["--peers", "RULES,CRF"])
+    runpy.run_path(str(EXPERIMENTS / "table1.py"), run_name="__main__")
+    after = pd.read_csv(out / "table1.csv").set_index("row")
+    assert {"RULES", "CRF"} <= set(after.index)
+    pd.testing.assert_frame_equal(after.drop(index=["RULES", "CRF"]), before)
+    assert (out / "folds" / "seconds.json").read_text() == seconds      # the system was not refit
+    assert "; RULES" in (out / "table1.md").read_text()
+    monkeypatch.setattr(sys, "argv", argv + ["--peers", "BOGUS"])
+    with pytest.raises(SystemExit, match="unknown peers BOGUS"):
+        runpy.run_path(str(EXPERIMENTS / "table1.py"), run_name="__main__")
+
+
 def test_figure2_script(tmp_path, monkeypatch):
     write_i2b2_2006(tiny_corpus(12, seed=7), tmp_path / "tiny.xml")
     out = tmp_path / "f2"
