@@ -118,6 +118,14 @@ def peer_stages(args, train, test, missing) -> dict[str, list[np.ndarray]]:
             for name in missing}
 
 
+def add_peers(args, train, test, names, stages, peer_seconds, fold) -> None:
+    """Each peer row of ``names`` into ``stages``, timed on its own into ``peer_seconds``."""
+    for name in names:
+        start = time.perf_counter()
+        stages.update(peer_stages(args, train, test, [name]))
+        peer_seconds.setdefault(name, {})[str(fold)] = round(time.perf_counter() - start, 1)
+
+
 def add_recall_first(stage_codes: dict, tokenized, args) -> None:
     """Stages ``ITRi_RECALL`` (and ``_STD``): the recall-first vote of iteration i's three models,
     computed from their saved labels. The trusted phrases of each iteration still come from the
@@ -195,19 +203,13 @@ def cross_validated(args, documents, tokenized, out: Path, model_params) -> tupl
             stages = load_fold(fold_path)
             missing = [p for p in peers if p not in stages]
             if missing:
-                start = time.perf_counter()
-                stages.update(peer_stages(args, train, test, missing))
+                add_peers(args, train, test, missing, stages, peer_seconds, f)
                 save_fold(fold_path, stages)
-                for p in missing:
-                    peer_seconds.setdefault(p, {})[str(f)] = round(time.perf_counter() - start, 1)
         else:
             start = time.perf_counter()
             stages = fit_and_tag(args, train, test, model_params)
             fold_seconds[str(f)] = round(time.perf_counter() - start, 1)
-            start = time.perf_counter()
-            stages.update(peer_stages(args, train, test, peers))
-            for p in peers:
-                peer_seconds.setdefault(p, {})[str(f)] = round(time.perf_counter() - start, 1)
+            add_peers(args, train, test, peers, stages, peer_seconds, f)
             save_fold(fold_path, stages)
         seconds_path.write_text(json.dumps(fold_seconds), encoding="utf-8")
         peer_path.write_text(json.dumps(peer_seconds), encoding="utf-8")

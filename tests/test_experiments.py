@@ -87,6 +87,9 @@ def test_table1_peers_join_finished_folds_without_redoing_them(tmp_path, monkeyp
     assert {"RULES", "CRF"} <= set(after.index)
     pd.testing.assert_frame_equal(after.drop(index=["RULES", "CRF"]), before)
     assert (out / "folds" / "seconds.json").read_text() == seconds      # the system was not refit
+    import json
+    peer_seconds = json.loads((out / "folds" / "peer-seconds.json").read_text())
+    assert {p: sorted(v) for p, v in peer_seconds.items()} == {"RULES": ["0", "1"], "CRF": ["0", "1"]}
     assert "; RULES" in (out / "table1.md").read_text()
     monkeypatch.setattr(sys, "argv", argv + ["--peers", "BOGUS"])
     with pytest.raises(SystemExit, match="unknown peers BOGUS"):
