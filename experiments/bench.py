@@ -76,10 +76,14 @@ def run_deid(model: Path, folder: Path, out: Path, workers: int) -> tuple[float,
     """Wall seconds and peak RSS (MiB, largest process) of one ``itdeid deid`` run."""
     if out.exists():
         shutil.rmtree(out)
-    command = [sys.executable, "-m", "itdeid.cli", "deid", str(folder), "--out", str(out), "--model",
-               str(model), "--workers", str(workers), "--format", "jsonl"]
+    command = [sys.executable, "-m", "itdeid.cli", "deid", str(folder.resolve()), "--out",
+               str(out.resolve()), "--model", str(Path(model).resolve()), "--workers", str(workers),
+               "--format", "jsonl"]
     start = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    # run outside the checkout: `python -m` puts the working folder first on sys.path, and the
+    # source tree's itdeid/ lacks the features/ and gazetteers/ an installed copy has
+    process = subprocess.Popen(command, cwd=folder.parent, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE)
     stderr = process.stderr.read()
     _, status, usage = os.wait4(process.pid, 0)
     seconds = time.perf_counter() - start
