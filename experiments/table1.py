@@ -112,17 +112,13 @@ def fit_and_tag(args, train, test, model_params) -> dict[str, list[np.ndarray]]:
 
 
 
-def peer_stages(args, train, test, missing) -> dict[str, list[np.ndarray]]:
-    """Label codes of the peer rows ``missing`` (trained on ``train``) on ``test``."""
-    return {name: row_model(name, {}, {"random_state": args.seed}).fit_tokenized(train).predict_tokenized(test)
-            for name in missing}
-
-
 def add_peers(args, train, test, names, stages, peer_seconds, fold) -> None:
-    """Each peer row of ``names`` into ``stages``, timed on its own into ``peer_seconds``."""
+    """Each peer row of ``names``, trained on ``train``, into ``stages`` as its label codes on
+    ``test``, timed on its own into ``peer_seconds[name][fold]``."""
     for name in names:
         start = time.perf_counter()
-        stages.update(peer_stages(args, train, test, [name]))
+        model = row_model(name, {}, {"random_state": args.seed}).fit_tokenized(train)
+        stages[name] = model.predict_tokenized(test)
         peer_seconds.setdefault(name, {})[str(fold)] = round(time.perf_counter() - start, 1)
 
 
@@ -236,11 +232,9 @@ def main(argv=None):
         train = [tokenize_document(d) for d in train_documents]
         stages = fit_and_tag(args, train, tokenized, model_params)
         seconds = time.perf_counter() - start
-        peer_seconds = {}
-        for name in parse_peers(args.peers):
-            start = time.perf_counter()
-            stages.update(peer_stages(args, train, tokenized, [name]))
-            peer_seconds[name] = time.perf_counter() - start
+        by_peer: dict[str, dict] = {}
+        add_peers(args, train, tokenized, parse_peers(args.peers), stages, by_peer, "test")
+        peer_seconds = {p: sum(v.values()) for p, v in by_peer.items()}
         stage_codes = {stage: dict(enumerate(codes)) for stage, codes in stages.items()}
         title = f"trained on {name}, tested on {test_name}"
     else:

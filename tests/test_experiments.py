@@ -12,13 +12,22 @@ from helpers import tiny_corpus
 EXPERIMENTS = Path(__file__).resolve().parent.parent / "experiments"
 
 
-def test_table1_script(tmp_path, monkeypatch):
+def tiny_table1(tmp_path, *extra) -> tuple[list[str], Path]:
+    """argv of a 2-fold, 1-iteration Table 1 on a tiny corpus, and its results folder."""
     write_i2b2_2006(tiny_corpus(12, seed=6), tmp_path / "tiny.xml")
     out = tmp_path / "t1"
-    monkeypatch.setattr(sys, "argv", ["table1.py", "--corpus", str(tmp_path / "tiny.xml"), "--folds", "2",
-                                      "--iterations", "1", "--n-estimators", "3", "--n-jobs", "1",
-                                      "--out", str(out)])
-    runpy.run_path(str(EXPERIMENTS / "table1.py"), run_name="__main__")
+    return (["table1.py", "--corpus", str(tmp_path / "tiny.xml"), "--folds", "2", "--iterations", "1",
+             "--n-estimators", "3", "--n-jobs", "1", *extra, "--out", str(out)], out)
+
+
+def run_script(name: str) -> None:
+    runpy.run_path(str(EXPERIMENTS / name), run_name="__main__")
+
+
+def test_table1_script(tmp_path, monkeypatch):
+    argv, out = tiny_table1(tmp_path)
+    monkeypatch.setattr(sys, "argv", argv)
+    run_script("table1.py")
     table = (out / "table1.md").read_text()
     for row in ("BASELINE", "C4.5", "ITR0_BEST", "ITR1_VOTE", "ITR1_VOTE_STD", "ITR1_RECALL_STD", "ITR1_VOTE_STD_PATIENT"):
         assert f"| {row} |" in table
@@ -34,11 +43,11 @@ def test_table1_trained_on_one_corpus_tested_on_another(tmp_path, monkeypatch):
     out = tmp_path / "t1"
     monkeypatch.setattr(sys, "argv", ["table1.py", "--corpus", str(tmp_path / "train.xml"), "--test",
                                       str(tmp_path / "test.xml"), "--iterations", "1", "--n-estimators",
-                                      "3", "--n-jobs", "1", "--out", str(out)])
+                                      "3", "--n-jobs", "1", "--peers", "RULES", "--out", str(out)])
     runpy.run_path(str(EXPERIMENTS / "table1.py"), run_name="__main__")
     table = (out / "table1.md").read_text()
     assert "tested on 4 documents" in table and "trained on train, tested on test" in table
-    assert "| ITR1_VOTE_STD |" in table
+    assert "| ITR1_VOTE_STD |" in table and "| RULES | peer |" in table and "; RULES " in table
     assert not (out / "folds").exists()
     import json
     scores = json.loads((out / "scores.json").read_text())
@@ -52,12 +61,9 @@ def test_table1_trained_on_one_corpus_tested_on_another(tmp_path, monkeypatch):
 
 def test_table1_resumes_from_fold_checkpoints(tmp_path, monkeypatch):
     """A rerun reuses finished folds (same table), and refuses folds of other settings."""
-    write_i2b2_2006(tiny_corpus(12, seed=6), tmp_path / "tiny.xml")
-    out = tmp_path / "t1"
-    argv = ["table1.py", "--corpus", str(tmp_path / "tiny.xml"), "--folds", "2", "--iterations", "1",
-            "--n-estimators", "3", "--n-jobs", "1", "--out", str(out)]
+    argv, out = tiny_table1(tmp_path)
     monkeypatch.setattr(sys, "argv", argv)
-    runpy.run_path(str(EXPERIMENTS / "table1.py"), run_name="__main__")
+    run_script("table1.py")
     first = (out / "table1.csv").read_text()
     (out / "folds" / "fold-1.npz").unlink()                   # as if killed during fold 2
     stamp = (out / "folds" / "fold-0.npz").stat().st_mtime_ns
@@ -73,12 +79,9 @@ def test_table1_peers_join_finished_folds_without_redoing_them(tmp_path, monkeyp
     """--peers adds issue E's peer rows in the same folds; on a resumed run only the peers are
     computed for folds already finished, and the system's rows stay as they were."""
     import pandas as pd
-    write_i2b2_2006(tiny_corpus(12, seed=6), tmp_path / "tiny.xml")
-    out = tmp_path / "t1"
-    argv = ["table1.py", "--corpus", str(tmp_path / "tiny.xml"), "--folds", "2", "--iterations", "1",
-            "--n-estimators", "3", "--n-jobs", "1", "--out", str(out)]
+    argv, out = tiny_table1(tmp_path)
     monkeypatch.setattr(sys, "argv", argv)
-    runpy.run_path(str(EXPERIMENTS / "table1.py"), run_name="__main__")
+    run_script("table1.py")
     before = pd.read_csv(out / "table1.csv").set_index("row")
     seconds = (out / "folds" / "seconds.json").read_text()
     monkeypatch.setattr(sys, "argv", argv + ["--peers", "RULES,CRF"])
