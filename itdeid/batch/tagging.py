@@ -77,9 +77,3 @@ def tag_notes(model, documents: list[Document], limit: int | None = None
                              for s in found]
     return spans, tokens
 
-
-def tag_documents(model, documents: list[Document], limit: int | None = None
-                  ) -> tuple[list[list[Span]], int]:
-    """Predicted spans of each note and the total number of tokens (see :func:`tag_notes`)."""
-    spans, tokens = tag_notes(model, documents, limit)
-    return spans, sum(tokens)

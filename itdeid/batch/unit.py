@@ -13,8 +13,10 @@ import logging
 import os
 import traceback
 from collections import Counter
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterator
 
 from itdeid.document import Document, Span
 from itdeid.errors import UserError
@@ -99,30 +101,39 @@ def _format_reason(error, unit: Unit) -> str:
     return message.strip()
 
 
-def _guarded(result: UnitResult, unit: Unit, step) -> None:
-    """Run ``step()`` for ``unit``: a bad input becomes ``result.error`` (a PHI-free reason),
-    never an exception, and the warnings itdeid logs meanwhile go to ``result.warnings``."""
-    from itdeid.errors import FormatError
+@contextmanager
+def _captured_warnings() -> Iterator[_Warnings]:
+    """The warnings itdeid logs inside the block, collected instead of printed."""
     capture = _Warnings()
     itdeid_logger = logging.getLogger("itdeid")
     itdeid_logger.addHandler(capture)
     try:
-        step()
-    except InputFailed as error:
-        result.error = str(error)
-    except FormatError as error:
-        result.error = _format_reason(error, unit)
-    except (UserError, ValueError) as error:
-        # itdeid's own messages name ids and offsets; another library's might quote the text
-        result.error = str(error) if _raised_by_itdeid(error) else _unexpected(error)
-    except OSError as error:
-        result.error = f"cannot read: {error.strerror}"
-    except MemoryError:
-        result.error = "out of memory"
-    except Exception as error:  # noqa: BLE001 - one bad file must not stop the batch
-        result.error = _unexpected(error)
+        yield capture
     finally:
         itdeid_logger.removeHandler(capture)
+
+
+def _guarded(result: UnitResult, step) -> None:
+    """Run ``step()`` for ``result.unit``: a bad input becomes ``result.error`` (a PHI-free
+    reason), never an exception, and the warnings itdeid logs meanwhile go to
+    ``result.warnings``."""
+    from itdeid.errors import FormatError
+    with _captured_warnings() as capture:
+        try:
+            step()
+        except InputFailed as error:
+            result.error = str(error)
+        except FormatError as error:
+            result.error = _format_reason(error, result.unit)
+        except (UserError, ValueError) as error:
+            # itdeid's own messages name ids and offsets; another library's might quote the text
+            result.error = str(error) if _raised_by_itdeid(error) else _unexpected(error)
+        except OSError as error:
+            result.error = f"cannot read: {error.strerror}"
+        except MemoryError:
+            result.error = "out of memory"
+        except Exception as error:  # noqa: BLE001 - one bad file must not stop the batch
+            result.error = _unexpected(error)
     result.warnings += capture.messages
     if result.error:
         result.outputs = {}
@@ -161,7 +172,7 @@ def process_units(units: list[Unit], settings: Settings, model, surrogates) -> l
             result.read_as, read["documents"], read["several"] = read_documents(
                 result.unit, data, settings.input_format, result.warnings)
 
-        _guarded(result, result.unit, step)
+        _guarded(result, step)
         if result.error is None:
             loaded.append((result, read["documents"], read["several"]))
 
@@ -179,22 +190,18 @@ def process_units(units: list[Unit], settings: Settings, model, surrogates) -> l
             result.phi = Counter(span.type for found in spans for span in found)
             result.empty = result.size == 0
 
-        _guarded(result, result.unit, step)
+        _guarded(result, step)
     return results
 
 
 def _tag_together(model, files: list[list[Document]]):
     """Per file, (spans per note, tokens per note) from one tagging call over all their notes,
     or None when that call raised or logged a warning (then each file is tagged alone)."""
-    capture = _Warnings()
-    itdeid_logger = logging.getLogger("itdeid")
-    itdeid_logger.addHandler(capture)
-    try:
-        spans, tokens = tag_notes(model, [doc for documents in files for doc in documents])
-    except Exception:  # noqa: BLE001 - retried file by file, where the error is reported
-        return None
-    finally:
-        itdeid_logger.removeHandler(capture)
+    with _captured_warnings() as capture:
+        try:
+            spans, tokens = tag_notes(model, [doc for documents in files for doc in documents])
+        except Exception:  # noqa: BLE001 - retried file by file, where the error is reported
+            return None
     if capture.messages:
         return None
     out, start = [], 0
