@@ -1,7 +1,7 @@
 """Per-token numeric features, in the feature groups of Szarvas et al. (2007).
 
-A :class:`FeatureExtractor` is fitted on training documents (it learns triggers, phrase
-suffixes, the heading vocabulary and the words never tagged as PHI there) and then turns any
+A :class:`FeatureExtractor` is fitted on training documents (it learns triggers, the heading
+vocabulary, case counts and the words never tagged as PHI there) and then turns any
 tokenized documents into a float32 matrix, one row per token, one column per attribute. Each
 group can be switched off so the groups' worth can be measured (the paper's Figure 2):
 
@@ -9,13 +9,13 @@ group can be switched off so the groups' worth can be measured (the paper's Figu
 group      attributes
 ========== ===================================================================================
 basic      initial letter type; trigger hits per class and side (of the trigger variant);
-           learned PHI phrase suffixes ('Hospital'); predicted classes of the 2 preceding
-           tokens (filled in by the model, see ``previous``)
+           PHI phrase suffixes ('Hospital', listed in features/suffixes.json); predicted
+           classes of the 2 preceding tokens (filled in by the model, see ``previous``)
 orthography capitalization pattern, length, digits, inner upper case, inner punctuation,
            letters mixed with digits, roman and arabic numbers, word shape
 frequency  wordfreq Zipf frequency; log ratios of capitalized to lower-case and to
-           sentence-initial occurrences, counted in the training documents (non-PHI words
-           only) plus the document itself, so a note's features never depend on which other
+           sentence-initial occurrences, counted in the training documents (ordinary, non-PHI
+           occurrences only) plus the document itself, so a note's features never depend on which other
            notes are transformed with it
 heading    the nearest section heading (id in the training heading vocabulary), inside a
            heading, tokens since the heading
@@ -45,7 +45,7 @@ import numpy as np
 
 from itdeid.document import LABELS, NON_PHI, PHI_CLASSES, Document
 from itdeid.resources import load_json, load_table, load_wordlist
-from itdeid.spans import label_runs, token_labels
+from itdeid.spans import token_labels
 from itdeid.structure import Structure, analyze
 from itdeid.tokens import Token, tokenize
 from itdeid.triggers import TriggerLists
@@ -131,6 +131,14 @@ def _gazetteers() -> dict:
     english = {w.lower() for w in load_wordlist("gazetteers", "nonphi_words.txt")}
     return {"first": first, "last": last, "cities": cities, "states": states,
             "state_abbr": state_abbr, "countries": countries, "world": world, "english": english}
+
+
+@lru_cache(maxsize=1)
+def phrase_suffixes() -> tuple[tuple[str, int], ...]:
+    """(word, class code) of the words that end PHI phrases, from features/suffixes.json."""
+    data = load_json("features", "suffixes.json")
+    return tuple((w, LABEL_CODE[cls]) for cls, words in data.items() if cls in LABEL_CODE
+                 for w in words)
 
 
 def tokenize_words(text: str) -> list[str]:
@@ -247,12 +255,15 @@ class CaseCounts:
         self.lower = Counter()
         self.initial = Counter()
 
-    def add(self, docs: Iterable[TokenizedDocument]) -> "CaseCounts":
+    def add(self, docs: Iterable[TokenizedDocument], ordinary_only: bool = False) -> "CaseCounts":
+        """Count the documents' words; with ``ordinary_only``, only their occurrences outside
+        gold PHI (what a model file may keep)."""
         for td in docs:
             first_in_sentence = td.structure.token_in_sentence == 0
-            for token, word, initial in zip(td.tokens, td.words, first_in_sentence):
+            phi = (np.asarray(td.labels) != 0) if ordinary_only else np.zeros(len(td.tokens), bool)
+            for token, word, initial, is_phi in zip(td.tokens, td.words, first_in_sentence, phi):
                 c = token.text[0]
-                if not c.isalpha():
+                if is_phi or not c.isalpha():
                     continue
                 if initial:
                     self.initial[word] += 1
@@ -426,22 +437,20 @@ class FeatureExtractor:
         Filters of the trigger lists (see :mod:`itdeid.triggers`).
     nonphi_min_count : int, default 3
         A word seen this often in training and never as PHI counts as a non-PHI word.
-    suffix_min_count : int, default 2
-        A word must end this many training PHI phrases (of two or more tokens) to be a suffix.
 
     Attributes (after fit)
     ----------------------
     triggers_ : TriggerLists
-    suffixes_ : dict[str, int]  word -> class code of phrases it ends
+    suffixes_ : dict[str, int]  word -> class code of phrases it ends (features/suffixes.json)
     headings_ : dict[str, int]  heading name -> id
     nonphi_ : set[str]          words never PHI in training
-    case_counts_ : CaseCounts
+    case_counts_ : CaseCounts   case counts of the ordinary (non-PHI) occurrences of safe words
     feature_names_ : list[str]
     """
 
     def __init__(self, groups: Sequence[str] = GROUPS, trigger: str = "token", window: int = 2,
                  trigger_min_count: int = 3, trigger_min_gain: float = 1e-4, trigger_top_k: int = 60,
-                 nonphi_min_count: int = 3, suffix_min_count: int = 2):
+                 nonphi_min_count: int = 3):
         self.groups = tuple(groups)
         self.trigger = trigger
         self.window = window
@@ -449,7 +458,6 @@ class FeatureExtractor:
         self.trigger_min_gain = trigger_min_gain
         self.trigger_top_k = trigger_top_k
         self.nonphi_min_count = nonphi_min_count
-        self.suffix_min_count = suffix_min_count
 
     # -- fit --------------------------------------------------------------------------------
     def fit(self, docs: Sequence[TokenizedDocument]) -> "FeatureExtractor":
@@ -460,8 +468,11 @@ class FeatureExtractor:
             raise ValueError("FeatureExtractor.fit needs documents tokenized with gold labels")
         self.triggers_ = TriggerLists(self.trigger, self.trigger_min_count, self.trigger_min_gain,
                                       self.trigger_top_k).fit([(td.words, td.labels) for td in docs])
-        ends = Counter()
-        ends_by_class: dict[str, Counter] = {}
+        # What fit learns is saved in the model file, so it keeps nothing learned from a PHI
+        # occurrence (issue F): every word it stores occurred outside PHI in training (or is in a
+        # shipped list), and every count describes those ordinary occurrences only. So a word
+        # that was only ever PHI (a patient's surname) is in no file of a saved model, and for
+        # a word that was both ('Brown', 'brown stool') only its ordinary uses are counted.
         seen, as_phi = Counter(), Counter()
         headings = Counter()
         for td in docs:
@@ -469,27 +480,33 @@ class FeatureExtractor:
                 seen[w] += 1
                 if label:
                     as_phi[w] += 1
-            headings.update({h.name for h in td.structure.headings})
-            for first, last, code in label_runs(td.labels):
-                if last > first and td.words[last].isalpha():
-                    ends[td.words[last]] += 1
-                    ends_by_class.setdefault(td.words[last], Counter())[code] += 1
-        # What fit learns is saved in the model file, so it must hold no training PHI:
-        # suffixes are ordinary English words ('hospital', 'center', 'street'), never a name that
-        # happens to end many phrases ('Smith'); headings count only when their words are never
-        # PHI and they head two or more documents; case counts are kept for non-PHI words only
-        # (a PHI word's ratios come from the documents being transformed).
+            headings.update(self._phi_free_headings(td))
+        ordinary = {w for w, n in seen.items() if n > as_phi[w]}
         english = _gazetteers()["english"]
-        self.suffixes_ = {w: ends_by_class[w].most_common(1)[0][0]
-                          for w, n in ends.items() if n >= self.suffix_min_count and w in english}
+        # suffixes are declarative (features/suffixes.json), no longer learned from PHI phrase ends
+        self.suffixes_ = dict(phrase_suffixes())
         self.nonphi_ = {w for w, n in seen.items() if n >= self.nonphi_min_count and not as_phi[w]}
-        safe = self.nonphi_ | english
+        safe = self.nonphi_ | (english & ordinary)
         self.headings_ = {name: i for i, name in enumerate(sorted(
             name for name, n in headings.items()
             if n >= 2 and all(w in safe for w in tokenize_words(name) if w.isalpha())))}
-        self.case_counts_ = CaseCounts().add(docs).restricted(safe)
+        self.case_counts_ = CaseCounts().add(docs, ordinary_only=True).restricted(safe)
         self.feature_names_ = self._names()
         return self
+
+    @staticmethod
+    def _phi_free_headings(td: TokenizedDocument) -> set[str]:
+        """Names of the document's headings none of whose tokens is PHI (a heading counts
+        towards the vocabulary only through its ordinary occurrences)."""
+        if not td.structure.headings:
+            return set()
+        starts, _ends = token_offsets(td)
+        phi_starts = starts[np.asarray(td.labels) != 0]
+        names = set()
+        for h in td.structure.headings:
+            if not ((phi_starts >= h.start) & (phi_starts < h.end)).any():
+                names.add(h.name)
+        return names
 
     # -- transform --------------------------------------------------------------------------
     def transform(self, docs: Sequence[TokenizedDocument], trusted: Sequence[np.ndarray] | None = None

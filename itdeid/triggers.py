@@ -15,7 +15,8 @@ the three models of the final vote differ only in which:
 
 Only non-PHI tokens are trigger candidates: a trigger is context, never another entity (a first
 name before a last name is the model's business, not a trigger's), and so the trigger lists that
-a saved model carries hold no training PHI.
+a saved model carries hold no training PHI. The counts behind a trigger's gain are of its
+ordinary occurrences too, so nothing a model keeps about a word comes from its uses as PHI.
 
 Every candidate must occur ``min_count`` times at its place and is then ranked by the
 information gain of "this word is at this offset" about "this token is of this class" (for
@@ -83,7 +84,10 @@ class TriggerLists:
     def fit(self, sequences: list[tuple[list[str], np.ndarray]]) -> "TriggerLists":
         """Learn from (lower-cased token words, label codes) pairs, one per training document."""
         n = sum(len(words) for words, _ in sequences)
-        word_count = Counter(w for words, _ in sequences for w in words)
+        # a candidate's occurrences are counted outside PHI only: the gain a saved model keeps
+        # for a trigger word describes its ordinary occurrences, never its uses as PHI
+        word_count = Counter(w for words, labels in sequences
+                             for w, label in zip(words, labels) if not label)
         classes = range(1, len(PHI_CLASSES) + 1)
         if self.variant == "token":
             offsets_left, offsets_right = range(-3, 0), range(1, 4)
@@ -99,7 +103,8 @@ class TriggerLists:
             if self.variant == "ngram":
                 for k in (2, 3):
                     for i in range(m - k + 1):
-                        ngram_count[tuple(words[i:i + k])] += 1
+                        if not labels[i:i + k].any():
+                            ngram_count[tuple(words[i:i + k])] += 1
             if self.variant == "token":
                 for i in np.flatnonzero(labels):
                     c = int(labels[i])
