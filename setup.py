@@ -34,7 +34,6 @@ setup(
         "wordfreq>=3.0",
         "defusedxml>=0.7",
         "tqdm>=4.60",
-        "skops>=0.9",
     ],
     extras_require={
         "test": ["pytest>=7", "dask[distributed]>=2023.1", "sklearn-crfsuite>=0.5"],

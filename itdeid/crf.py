@@ -32,7 +32,8 @@ from itdeid import __version__
 from itdeid.document import LABELS, Document, Span
 from itdeid.errors import UserError
 from itdeid.featurize import TokenizedDocument, _gazetteers, tokenize_document
-from itdeid.model import predict_spans, read_model_state
+from itdeid.model import predict_spans
+from itdeid.model_files import read_model_state
 
 FORMAT = 1
 _CODE = {label: i for i, label in enumerate(LABELS)}
@@ -157,8 +158,20 @@ class CRFModel(BaseEstimator):
     def predict(self, documents: Sequence[Document]) -> list[list[Span]]:
         return predict_spans(self, documents)
 
-    def save(self, folder) -> None:
-        """``crf.json`` (parameters) and ``model.crfsuite`` (CRFsuite's binary model)."""
+    def save(self, folder, keeps_training_phi: bool = False) -> None:
+        """``crf.json`` (parameters) and ``model.crfsuite`` (CRFsuite's binary model).
+
+        Unlike a :class:`~itdeid.model.TokenModel`, this file breaks the rule every itdeid model
+        file keeps (nothing learned from a PHI occurrence): CRFsuite stores an attribute string
+        and weights for every training word, prefix and suffix, names included. The CRF is a
+        comparison peer run in cross-validation, which never saves it; saving is refused unless
+        the caller says ``keeps_training_phi=True``, and such a folder must stay with the
+        training data.
+        """
+        if not keeps_training_phi:
+            raise UserError("a CRF model file keeps the training notes' words, PHI included: it "
+                            "is a peer for experiments; pass keeps_training_phi=True to save it "
+                            "anyway and keep it with the training data")
         self._check_fitted()
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)

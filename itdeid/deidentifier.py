@@ -38,8 +38,10 @@ from itdeid.errors import UserError
 from itdeid.featurize import GROUPS, TokenizedDocument, tokenize_document
 from itdeid.iterate import harvest as harvest_phrases
 from itdeid.iterate import trusted_columns, unambiguous_headings
-from itdeid.model import NotFittedError, TokenModel, predict_spans, read_model_state
+from itdeid.model import NotFittedError, TokenModel, predict_spans
+from itdeid.model_files import checked_params, damaged, read_model_state
 from itdeid.standardize import predicted_phrases, standardize
+from itdeid.triggers import VARIANTS
 from itdeid.vote import RULES, vote
 
 HARVEST = ("gold", "oof")
@@ -213,15 +215,30 @@ class Deidentifier(BaseEstimator):
 
     @classmethod
     def load(cls, folder) -> "Deidentifier":
+        """The system saved in ``folder``; a damaged or tampered folder is a one-line
+        :class:`UserError` naming the file."""
         folder = Path(folder)
         state = read_model_state(folder, "deidentifier.json", "Deidentifier", FORMAT,
                                  "a Deidentifier model folder")
-        model = cls(**state["params"])
-        model.headings_ = frozenset(state["headings"])
+        path = folder / "deidentifier.json"
+        with damaged(path):
+            model = cls(**checked_params(path, state["params"], cls))
+            model._check()
+            checked_params(path, model.model_params or {}, TokenModel)
+            if not model.triggers or any(t not in VARIANTS for t in model.triggers):
+                raise ValueError(f"triggers must be some of {', '.join(VARIANTS)}")
+            headings = state["headings"]
+            if not isinstance(headings, list) or not all(isinstance(h, str) for h in headings):
+                raise ValueError("headings must be a list of names")
+            model.headings_ = frozenset(headings)
         model.models_ = [[TokenModel.load(folder / f"itr{i}-{t}") for t in model.triggers]
                          for i in range(model.iterations + 1)]
+        for i, models in enumerate(model.models_):
+            for t, m in zip(model.triggers, models):
+                if m.trigger != t or (i > 0) != ("trusted" in m.groups):
+                    raise UserError(f"{folder / f'itr{i}-{t}' / 'model.json'}: not the "
+                                    f"ITR{i} {t} model of this system")
         return model
-
 
 
 def _pool_by_patient(docs: Sequence[TokenizedDocument], found: list[dict], merge) -> list[dict]:

@@ -15,16 +15,22 @@
 ``majority``
     Every token non-PHI: the paper's BASELINE row.
 
-Model files run no code when loaded: xgboost's own UBJSON format, and skops for scikit-learn
-estimators, loaded only when every type in the file is a scikit-learn or numpy type.
+Model files are data only, and nothing in them runs code when loaded: xgboost's own UBJSON
+format for ``xgboost``, the trees' arrays in JSON (:mod:`itdeid.plain_trees`) for ``tree`` and
+``adaboost``, the class prior in ``model.json`` for ``majority``. A file name in ``model.json``
+must be the learner file of its kind, inside the model folder; anything wrong with a file is a
+:class:`~itdeid.errors.UserError` naming it.
 """
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
 
 from itdeid.document import LABELS
+from itdeid.errors import UserError
+from itdeid.plain_trees import PlainTrees
 
 LEARNERS = ("xgboost", "adaboost", "tree", "majority")
 N_LABELS = len(LABELS)
@@ -99,6 +105,7 @@ class Learner:
                 self._one_thread = True
             proba = booster.inplace_predict(X)
         else:
+            # a fitted scikit-learn estimator, or the same trees loaded from their arrays
             proba = self.estimator_.predict_proba(X)
         out[:, self.classes_] = proba
         return out
@@ -114,35 +121,91 @@ class Learner:
         if self.estimator_ is None:
             meta["prior"] = self.prior_.tolist()
         elif self.name == "xgboost":
-            self.estimator_.get_booster().save_model(str(folder / "learner.ubj"))
-            meta["file"] = "learner.ubj"
+            self.estimator_.get_booster().save_model(str(folder / LEARNER_FILES["xgboost"]))
+            meta["file"] = LEARNER_FILES["xgboost"]
         else:
-            import skops.io
-            skops.io.dump(self.estimator_, folder / "learner.skops")
-            meta["file"] = "learner.skops"
+            trees = self.estimator_
+            if not isinstance(trees, PlainTrees):
+                trees = PlainTrees.from_sklearn(trees, self.estimator_.n_features_in_)
+            (folder / LEARNER_FILES["trees"]).write_text(json.dumps(trees.to_json()), encoding="utf-8")
+            meta["file"] = LEARNER_FILES["trees"]
         return meta
 
     @classmethod
-    def load(cls, folder: Path, meta: dict) -> "Learner":
-        learner = cls(**meta["params"])
-        learner.classes_ = np.array(meta["classes"], dtype=np.int64)
+    def load(cls, folder: Path, meta: dict, n_features: int) -> "Learner":
+        """The learner described by ``meta`` (the ``learner`` entry of ``model.json``), reading
+        its file from ``folder``; ``n_features`` is the width of the model's feature matrix.
+        Every problem is a :class:`UserError` naming the file."""
+        from itdeid.model_files import checked_params
+        learner = cls(**checked_params(Path(folder) / "model.json", meta["params"], cls))
+        classes = meta["classes"]
+        if (not isinstance(classes, list) or not classes or classes != sorted(set(classes))
+                or not all(isinstance(c, int) and 0 <= c < N_LABELS for c in classes)):
+            raise ValueError(f"learner classes must be distinct label codes 0..{N_LABELS - 1}")
+        learner.classes_ = np.array(classes, dtype=np.int64)
         if "prior" in meta:
-            learner.prior_ = np.array(meta["prior"])
+            learner.prior_ = np.array(meta["prior"], dtype=np.float64)
+            if learner.prior_.shape != (N_LABELS,):
+                raise ValueError(f"the prior needs {N_LABELS} numbers")
             learner.estimator_ = None
-        elif meta["file"].endswith(".ubj"):
-            import xgboost
-            booster = xgboost.Booster()
-            booster.load_model(str(folder / meta["file"]))
-            estimator = xgboost.XGBClassifier()
-            estimator._Booster = booster
-            estimator.n_classes_ = len(learner.classes_)
-            learner.estimator_ = estimator
+            return learner
+        path = learner_path(folder, meta.get("file"))
+        if path.name == LEARNER_FILES["xgboost"]:
+            learner.estimator_ = _load_booster(path, len(learner.classes_), n_features)
         else:
-            import skops.io
-            path = folder / meta["file"]
-            untrusted = skops.io.get_untrusted_types(file=path)
-            unsafe = [t for t in untrusted if not t.startswith(("sklearn.", "numpy."))]
-            if unsafe:
-                raise ValueError(f"{path}: refusing to load types that are not scikit-learn's: {', '.join(unsafe)}")
-            learner.estimator_ = skops.io.load(path, trusted=untrusted)
+            try:
+                data = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+                raise UserError(f"{path}: cannot read the tree file ({type(error).__name__})") from None
+            trees = PlainTrees.from_json(data, path)
+            if trees.n_classes != len(learner.classes_) or trees.n_features != n_features:
+                raise UserError(f"{path}: trees of {trees.n_classes} classes over {trees.n_features} "
+                                f"features, but the model has {len(learner.classes_)} and {n_features}")
+            learner.estimator_ = trees
         return learner
+
+
+#: The learner file of each kind, the only names ``model.json`` may give.
+LEARNER_FILES = {"xgboost": "learner.ubj", "trees": "learner.json"}
+
+
+def learner_path(folder: Path, name) -> Path:
+    """``folder / name`` when ``name`` is a learner file name and the file is inside ``folder``.
+
+    ``model.json`` is as untrusted as any input: a name such as ``../../x`` or a link leading
+    out of the folder is refused, and so are the skops files of itdeid before issue F (skops
+    can name code to run).
+    """
+    folder = Path(folder)
+    if name == "learner.skops":
+        raise UserError(f"{folder / name}: skops learner files are no longer read (a skops file "
+                        "can name code to run); retrain this model with this itdeid")
+    if name not in LEARNER_FILES.values():
+        raise UserError(f"{folder / 'model.json'}: learner file {name!r} is not one of "
+                        f"{', '.join(sorted(LEARNER_FILES.values()))}")
+    path = folder / name
+    if not path.is_file():
+        raise UserError(f"{path}: learner file missing")
+    if not path.resolve().is_relative_to(folder.resolve()):
+        raise UserError(f"{path}: learner file lies outside the model folder")
+    return path
+
+
+def _load_booster(path: Path, n_classes: int, n_features: int):
+    """An ``XGBClassifier`` around the booster of ``path``, checked to give ``n_classes``
+    probabilities from ``n_features`` columns (a truncated or foreign file is a UserError)."""
+    import xgboost
+    booster = xgboost.Booster()
+    try:
+        booster.load_model(str(path))
+        width = booster.num_features()
+        proba = booster.inplace_predict(np.zeros((1, width), dtype=np.float32))
+    except xgboost.core.XGBoostError:
+        raise UserError(f"{path}: not a readable xgboost model (truncated or damaged)") from None
+    if width != n_features or np.shape(proba) != (1, n_classes):
+        raise UserError(f"{path}: an xgboost model of {width} features and {np.shape(proba)[-1]} "
+                        f"classes, but the model has {n_features} features and {n_classes} classes")
+    estimator = xgboost.XGBClassifier()
+    estimator._Booster = booster
+    estimator.n_classes_ = n_classes
+    return estimator

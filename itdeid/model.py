@@ -29,9 +29,10 @@ from sklearn.base import BaseEstimator, clone
 from itdeid import __version__
 from itdeid.document import LABELS, Document, Span
 from itdeid.errors import UserError
-from itdeid.featurize import (GROUPS, FeatureExtractor, TokenizedDocument, set_previous,
-                              tokenize_document)
+from itdeid.featurize import (GROUPS, CaseCounts, FeatureExtractor, TokenizedDocument,
+                              set_previous, tokenize_document)
 from itdeid.learners import Learner
+from itdeid.model_files import checked_params, damaged, read_model_state  # noqa: F401 (re-exported)
 from itdeid.spans import labels_to_spans
 from itdeid.triggers import TriggerLists
 
@@ -45,28 +46,6 @@ def predict_spans(model, documents: Sequence[Document]) -> list[list[Span]]:
     docs = [tokenize_document(d, gold=False) for d in documents]
     return [labels_to_spans(td.document.text, td.tokens, [LABELS[i] for i in codes])
             for td, codes in zip(docs, model.predict_tokenized(docs))]
-
-
-def read_model_state(folder, filename: str, kind: str, fmt: int, what: str) -> dict:
-    """The JSON state file ``filename`` of a model folder, checked to be a ``kind`` of format
-    ``fmt``; every problem is a :class:`UserError` naming the file (and line), never a
-    traceback. ``what`` names the folder kind in the message ('a Deidentifier model folder')."""
-    folder = Path(folder)
-    path = folder / filename
-    if not path.is_file():
-        raise UserError(f"{folder}: not {what} (no {filename})")
-    try:
-        state = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as error:
-        raise UserError(f"{path}:{error.lineno}: not valid JSON ({error.msg})") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise UserError(f"{path}: cannot read ({error})") from None
-    if not isinstance(state, dict) or state.get("kind") != kind or state.get("format") != fmt:
-        found = state if isinstance(state, dict) else {}
-        raise UserError(f"{path}: model format {found.get('kind')} v{found.get('format')} "
-                        f"(written by itdeid {found.get('itdeid_version')}); this itdeid "
-                        f"{__version__} reads {kind} v{fmt}")
-    return state
 
 
 class NotFittedError(UserError):
@@ -214,8 +193,7 @@ class TokenModel(BaseEstimator):
         return self.fit_tokenized([tokenize_document(d) for d in documents], trusted)
 
     def fit_tokenized(self, docs: Sequence[TokenizedDocument], trusted=None) -> "TokenModel":
-        if self.previous not in PREVIOUS:
-            raise ValueError(f"previous must be one of {', '.join(PREVIOUS)}, got {self.previous!r}")
+        self._check_params()
         if not docs:
             raise UserError("cannot train on an empty corpus")
         if any(td.labels is None for td in docs):
@@ -324,22 +302,53 @@ class TokenModel(BaseEstimator):
 
     @classmethod
     def load(cls, folder) -> "TokenModel":
+        """The model saved in ``folder``; a damaged or tampered folder is a one-line
+        :class:`UserError` naming the file, and nothing in it can run code."""
         folder = Path(folder)
         state = read_model_state(folder, "model.json", "TokenModel", MODEL_FORMAT, "a model folder")
-        model = cls(**state["params"])
-        ex = model._new_extractor()
-        saved = state["extractor"]
-        ex.triggers_ = TriggerLists.from_dict(saved["triggers"])
-        ex.suffixes_ = saved["suffixes"]
-        ex.headings_ = saved["headings"]
-        ex.nonphi_ = set(saved["nonphi"])
-        from itdeid.featurize import CaseCounts
-        counts = CaseCounts()
-        for name in ("capitalized", "lower", "initial"):
-            getattr(counts, name).update(saved["case_counts"][name])
-        ex.case_counts_ = counts
-        ex.feature_names_ = state["feature_names"]
-        model.extractor_ = ex
-        model.feature_names_ = state["feature_names"]
-        model.learner_ = Learner.load(folder, state["learner"])
+        path = folder / "model.json"
+        with damaged(path):
+            model = cls(**checked_params(path, state["params"], cls))
+            model._check_params()
+            ex = model._new_extractor()
+            saved = state["extractor"]
+            ex.triggers_ = TriggerLists.from_dict(saved["triggers"])
+            ex.suffixes_ = _word_table(saved["suffixes"], "suffixes", range(1, len(LABELS)))
+            ex.headings_ = _word_table(saved["headings"], "headings", None)
+            ex.nonphi_ = set(_words(saved["nonphi"], "nonphi"))
+            counts = CaseCounts()
+            for name in ("capitalized", "lower", "initial"):
+                getattr(counts, name).update(_word_table(saved["case_counts"][name], name, None))
+            ex.case_counts_ = counts
+            ex.feature_names_ = ex._names()
+            if state["feature_names"] != ex.feature_names_:
+                raise ValueError("the feature names differ from those of the saved parameters")
+            model.extractor_ = ex
+            model.feature_names_ = ex.feature_names_
+            model.learner_ = Learner.load(folder, state["learner"], len(ex.feature_names_))
         return model
+
+    def _check_params(self) -> None:
+        """Choices the constructor leaves to ``fit``, checked for a loaded model too."""
+        if self.previous not in PREVIOUS:
+            raise ValueError(f"previous must be one of {', '.join(PREVIOUS)}, got {self.previous!r}")
+        if self.window < 0:
+            raise ValueError(f"window must be >= 0, got {self.window}")
+        unknown = set(self.groups) - set(GROUPS) - {"trusted"}
+        if unknown:
+            raise ValueError(f"unknown feature groups: {', '.join(sorted(unknown))}")
+
+
+def _words(values, name: str) -> list[str]:
+    if not isinstance(values, list) or not all(isinstance(w, str) for w in values):
+        raise ValueError(f"{name} must be a list of words")
+    return values
+
+
+def _word_table(table, name: str, allowed) -> dict:
+    """A saved {word: integer} table, checked (values in ``allowed`` when given)."""
+    if not isinstance(table, dict) or not all(
+            isinstance(v, int) and not isinstance(v, bool) and (allowed is None or v in allowed)
+            for v in table.values()):
+        raise ValueError(f"{name} must map words to integers")
+    return table

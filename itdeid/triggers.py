@@ -218,17 +218,32 @@ class TriggerLists:
 
     @classmethod
     def from_dict(cls, data: dict) -> "TriggerLists":
+        """Rebuild from :meth:`to_dict`'s dict, checked: classes 1..8, keys (offset, word) or
+        n-grams of words, numeric gains (a ValueError says what is wrong)."""
+        variant = data["variant"]
+        if variant not in VARIANTS:
+            raise ValueError(f"trigger variant must be one of {', '.join(VARIANTS)}, got {variant!r}")
+
+        def key_of(key):
+            if variant == "ngram":
+                if isinstance(key, list) and key and all(isinstance(w, str) for w in key):
+                    return tuple(key)
+            elif (isinstance(key, list) and len(key) == 2 and isinstance(key[0], int)
+                  and not isinstance(key[0], bool) and isinstance(key[1], str)):
+                return (key[0], key[1])
+            raise ValueError(f"a malformed {variant} trigger")
+
         def load(lists):
             out = {}
             for c, rows in lists.items():
+                if c not in {str(k) for k in range(1, len(PHI_CLASSES) + 1)}:
+                    raise ValueError(f"trigger class {c!r} is not 1..{len(PHI_CLASSES)}")
                 table = {}
                 for key, gain in rows:
-                    if data["variant"] == "ngram":
-                        key = tuple(key)
-                    else:
-                        key = (int(key[0]), key[1])
-                    table[key] = gain
+                    if not isinstance(gain, (int, float)) or isinstance(gain, bool):
+                        raise ValueError("a trigger gain that is not a number")
+                    table[key_of(key)] = gain
                 out[int(c)] = table
             return out
-        return cls(variant=data["variant"], min_count=data["min_count"], min_gain=data["min_gain"],
+        return cls(variant=variant, min_count=data["min_count"], min_gain=data["min_gain"],
                    top_k=data["top_k"], left=load(data["left"]), right=load(data["right"]))

@@ -7,6 +7,7 @@ pytest.importorskip("sklearn_crfsuite", reason="the CRF peer needs sklearn-crfsu
 from itdeid.crf import CRFModel, bio, document_features, unbio  # noqa: E402
 from itdeid.crossval import crossval, row_model  # noqa: E402
 from itdeid.document import Document, Span  # noqa: E402
+from itdeid.errors import UserError  # noqa: E402
 from itdeid.evaluate import evaluate  # noqa: E402
 from itdeid.featurize import tokenize_document  # noqa: E402
 
@@ -38,7 +39,9 @@ def test_learns_and_round_trips(tmp_path):
     predicted = model.predict(corpus[30:])
     scores = evaluate(corpus[30:], {d.id: p for d, p in zip(corpus[30:], predicted)})
     assert scores.to_dict()["summary"]["token_8way"]["f"] > 0.8
-    model.save(tmp_path / "crf")
+    with pytest.raises(UserError, match="PHI"):
+        model.save(tmp_path / "crf")
+    model.save(tmp_path / "crf", keeps_training_phi=True)
     assert CRFModel.load(tmp_path / "crf").predict(corpus[30:]) == predicted
 
 

@@ -1,10 +1,13 @@
-"""Learners: nine probability columns whatever the training labels, safe save/load."""
+"""Learners: nine probability columns whatever the training labels; model files that are data
+only, refused with one error naming the file when damaged (issue F, defects 1 and 8)."""
 import json
 
 import numpy as np
 import pytest
 
+from itdeid.errors import UserError
 from itdeid.learners import LEARNERS, Learner
+from itdeid.plain_trees import PlainTrees
 
 
 def _data(seed=0, n=300):
@@ -24,7 +27,7 @@ def test_nine_columns_and_save_load(name, tmp_path):
     assert np.all(proba[:, [1, 3, 4, 6, 8]] == 0)      # never-seen labels get 0
     meta = learner.save(tmp_path)
     json.dumps(meta)                                    # metadata is plain JSON
-    loaded = Learner.load(tmp_path, json.loads(json.dumps(meta)))
+    loaded = Learner.load(tmp_path, json.loads(json.dumps(meta)), X.shape[1])
     np.testing.assert_allclose(loaded.predict_proba(X), proba, rtol=1e-6)
 
 
@@ -44,12 +47,25 @@ def test_boosted_and_tree_learn_the_rule(name):
 
 def test_no_pickle_files_written(tmp_path):
     X, y = _data()
-    for name in ("xgboost", "tree"):
+    for name in ("xgboost", "tree", "adaboost"):
         folder = tmp_path / name
         folder.mkdir()
         Learner(name, n_estimators=3).fit(X, y).save(folder)
-    suffixes = {p.suffix for p in tmp_path.rglob("*") if p.is_file()}
-    assert suffixes <= {".ubj", ".skops"}
+    names = {p.name for p in tmp_path.rglob("*") if p.is_file()}
+    assert names == {"learner.ubj", "learner.json"}
+
+
+@pytest.mark.parametrize("name", ["tree", "adaboost"])
+def test_tree_files_are_arrays_that_predict_as_scikit_learn(tmp_path, name):
+    X, y = _data()
+    learner = Learner(name, n_estimators=10, max_depth=4).fit(X, y)
+    meta = learner.save(tmp_path)
+    data = json.loads((tmp_path / "learner.json").read_text())
+    assert data["kind"] == "PlainTrees" and len(data["trees"]) == (1 if name == "tree" else
+                                                                  len(learner.estimator_.estimators_))
+    loaded = Learner.load(tmp_path, meta, X.shape[1])
+    assert isinstance(loaded.estimator_, PlainTrees)
+    np.testing.assert_allclose(loaded.predict_proba(X), learner.predict_proba(X), atol=1e-6)
 
 
 def test_unknown_learner():
@@ -57,13 +73,81 @@ def test_unknown_learner():
         Learner("svm")
 
 
-def test_refuses_skops_file_with_foreign_types(tmp_path):
-    import os
+def test_skops_file_is_refused_before_anything_runs(tmp_path, monkeypatch):
+    """A learner.skops file (the old format, which can name code to run) is never handed to a
+    loader: a stand-in skops module that would run the file's code records any call."""
+    import sys
+    import types
 
-    import skops.io
-    from sklearn.preprocessing import FunctionTransformer
-
-    skops.io.dump(FunctionTransformer(func=os.system), tmp_path / "learner.skops")
+    ran = []
+    fake = types.ModuleType("skops.io")
+    fake.get_untrusted_types = lambda file: ["numpy.evil_eval"]
+    fake.load = lambda path, trusted=None: ran.append(path)
+    package = types.ModuleType("skops")
+    package.io = fake
+    monkeypatch.setitem(sys.modules, "skops", package)
+    monkeypatch.setitem(sys.modules, "skops.io", fake)
+    (tmp_path / "learner.skops").write_bytes(b"PK\x03\x04 crafted")
     meta = {"params": Learner("tree").params(), "classes": [0, 1], "file": "learner.skops"}
-    with pytest.raises(ValueError, match="refusing to load"):
-        Learner.load(tmp_path, meta)
+    with pytest.raises(UserError, match="skops"):
+        Learner.load(tmp_path, meta, 4)
+    assert ran == []
+
+
+@pytest.mark.parametrize("name", ["../../x", "/etc/passwd", "sub/learner.json", "model.json", 7])
+def test_learner_file_name_must_be_a_learner_file_inside_the_folder(tmp_path, name):
+    meta = {"params": Learner("tree").params(), "classes": [0, 1], "file": name}
+    with pytest.raises(UserError):
+        Learner.load(tmp_path, meta, 4)
+
+
+def test_learner_file_linked_from_outside_is_refused(tmp_path):
+    X, y = _data()
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    meta = Learner("tree", max_depth=2).fit(X, y).save(outside)
+    folder = tmp_path / "model"
+    folder.mkdir()
+    (folder / "learner.json").symlink_to(outside / "learner.json")
+    with pytest.raises(UserError, match="outside the model folder"):
+        Learner.load(folder, meta, X.shape[1])
+
+
+@pytest.mark.parametrize("damage", [
+    lambda d: d.update(kind="Pickle"),
+    lambda d: d["trees"][0]["children_left"].__setitem__(0, 0),        # a cycle
+    lambda d: d["trees"][0]["feature"].__setitem__(0, 999),            # no such feature
+    lambda d: d["trees"][0]["threshold"].__setitem__(0, "nan"),
+    lambda d: d["trees"][0]["value"].pop(),
+    lambda d: d.update(trees=[]),
+])
+def test_damaged_tree_file_is_one_error_naming_it(tmp_path, damage):
+    X, y = _data()
+    meta = Learner("tree", max_depth=3).fit(X, y).save(tmp_path)
+    path = tmp_path / "learner.json"
+    data = json.loads(path.read_text())
+    damage(data)
+    path.write_text(json.dumps(data))
+    with pytest.raises(UserError, match="learner.json"):
+        Learner.load(tmp_path, meta, X.shape[1])
+
+
+@pytest.mark.parametrize("cut", [0, 10, 0.5])
+def test_truncated_or_missing_xgboost_file_is_one_error_naming_it(tmp_path, cut):
+    X, y = _data()
+    meta = Learner("xgboost", n_estimators=3).fit(X, y).save(tmp_path)
+    path = tmp_path / "learner.ubj"
+    data = path.read_bytes()
+    if cut == 0:
+        path.unlink()
+    else:
+        path.write_bytes(data[:int(cut if cut > 1 else len(data) * cut)])
+    with pytest.raises(UserError, match="learner.ubj"):
+        Learner.load(tmp_path, meta, X.shape[1])
+
+
+def test_xgboost_file_of_other_width_is_refused(tmp_path):
+    X, y = _data()
+    meta = Learner("xgboost", n_estimators=3).fit(X, y).save(tmp_path)
+    with pytest.raises(UserError, match="features"):
+        Learner.load(tmp_path, meta, X.shape[1] + 1)

@@ -1,0 +1,116 @@
+"""Tampered model folders: one line naming the file, exit status 2, never a traceback (issue F,
+defect 8), through the library and through ``itdeid tag`` and ``itdeid deid``."""
+import json
+import shutil
+
+import pytest
+
+from itdeid.cli import main
+from itdeid.deidentifier import Deidentifier, load_model
+from itdeid.errors import UserError
+from itdeid.model import TokenModel
+
+from helpers import tiny_corpus
+
+PARAMS = dict(n_estimators=5, n_jobs=1, previous="gold", trigger_min_count=2)
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory):
+    """A TokenModel folder and a Deidentifier folder, saved once."""
+    root = tmp_path_factory.mktemp("models")
+    docs = tiny_corpus(16, seed=4)
+    TokenModel(**PARAMS).fit(docs).save(root / "token")
+    Deidentifier(iterations=1, harvest="gold", min_heading_tokens=3, model_params=PARAMS).fit(docs).save(root / "system")
+    return root
+
+
+def _tampered(saved, tmp_path, kind: str, filename: str, change):
+    folder = tmp_path / kind
+    shutil.copytree(saved / kind, folder)
+    path = folder / filename
+    state = json.loads(path.read_text())
+    change(state)
+    path.write_text(json.dumps(state))
+    return folder, path
+
+
+TOKEN_MODEL_DAMAGE = {
+    "n_estimators of the wrong type": lambda s: s["params"].update(n_estimators="many"),
+    "window as a string": lambda s: s["params"].update(window="2"),
+    "unknown parameter": lambda s: s["params"].update(exec="rm -rf /"),
+    "unknown trigger variant": lambda s: s["params"].update(trigger=5),
+    "unknown previous": lambda s: s["params"].update(previous="psychic"),
+    "groups not a list": lambda s: s["params"].update(groups="basic"),
+    "extractor missing": lambda s: s.pop("extractor"),
+    "suffixes as a list": lambda s: s["extractor"].update(suffixes=["hospital"]),
+    "suffix class out of range": lambda s: s["extractor"].update(suffixes={"hospital": 42}),
+    "trigger class out of range": lambda s: s["extractor"]["triggers"]["left"].update({"99": []}),
+    "malformed trigger": lambda s: s["extractor"]["triggers"]["left"].update({"1": [[["x"], 0.1]]}),
+    "case counts of the wrong type": lambda s: s["extractor"]["case_counts"].update(lower={"a": "b"}),
+    "feature names changed": lambda s: s["feature_names"].pop(),
+    "learner classes out of range": lambda s: s["learner"].update(classes=[0, 12]),
+    "learner file elsewhere": lambda s: s["learner"].update(file="../../learner.ubj"),
+    "learner params of the wrong type": lambda s: s["learner"]["params"].update(max_depth="deep"),
+}
+
+
+@pytest.mark.parametrize("damage", TOKEN_MODEL_DAMAGE, ids=list(TOKEN_MODEL_DAMAGE))
+def test_tampered_token_model_is_one_error_naming_the_file(saved, tmp_path, damage):
+    folder, path = _tampered(saved, tmp_path, "token", "model.json", TOKEN_MODEL_DAMAGE[damage])
+    with pytest.raises(UserError) as error:
+        TokenModel.load(folder)
+    assert str(folder) in str(error.value) and "\n" not in str(error.value)
+
+
+SYSTEM_DAMAGE = {
+    "iterations as a string": lambda s: s["params"].update(iterations="1"),
+    "unknown vote": lambda s: s["params"].update(vote="dictator"),
+    "model params of the wrong type": lambda s: s["params"].update(model_params={"n_estimators": "x"}),
+    "unknown trigger": lambda s: s["params"].update(triggers=["token", "magic"]),
+    "headings not names": lambda s: s.update(headings=[1, 2]),
+    "more iterations than models": lambda s: s["params"].update(iterations=3),
+}
+
+
+@pytest.mark.parametrize("damage", SYSTEM_DAMAGE, ids=list(SYSTEM_DAMAGE))
+def test_tampered_system_is_one_error_naming_the_file(saved, tmp_path, damage):
+    folder, path = _tampered(saved, tmp_path, "system", "deidentifier.json", SYSTEM_DAMAGE[damage])
+    with pytest.raises(UserError) as error:
+        load_model(folder)
+    assert str(folder) in str(error.value) and "\n" not in str(error.value)
+
+
+def test_system_with_a_swapped_member_model_is_refused(saved, tmp_path):
+    folder = tmp_path / "system"
+    shutil.copytree(saved / "system", folder)
+    shutil.rmtree(folder / "itr1-token")
+    shutil.copytree(folder / "itr0-token", folder / "itr1-token")
+    with pytest.raises(UserError, match="itr1-token"):
+        load_model(folder)
+
+
+@pytest.mark.parametrize("command", ["tag", "deid"])
+@pytest.mark.parametrize("damage", ["truncated learner", "bad parameter"])
+def test_commands_report_a_damaged_model_in_one_line(saved, tmp_path, capsys, command, damage):
+    folder = tmp_path / "model"
+    shutil.copytree(saved / "token", folder)
+    if damage == "truncated learner":
+        ubj = folder / "learner.ubj"
+        ubj.write_bytes(ubj.read_bytes()[:100])
+    else:
+        state = json.loads((folder / "model.json").read_text())
+        state["params"]["window"] = [2]
+        (folder / "model.json").write_text(json.dumps(state))
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.txt").write_text("Seen by Dr. Walker on 3/4/2003 .\n")
+    if command == "tag":
+        argv = ["tag", str(folder), str(notes / "a.txt"), "--out", str(tmp_path / "p.jsonl")]
+    else:
+        argv = ["deid", str(notes), "--out", str(tmp_path / "out"), "--model", str(folder),
+                "--workers", "1"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and str(folder) in err
+    assert len([line for line in err.splitlines() if "error" in line]) == 1
