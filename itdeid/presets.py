@@ -13,7 +13,8 @@
 
     The system is the paper's (three trigger variants, trusted phrases, vote, standardization)
     with the settings in :data:`PRESETS`. What the model files keep of the training notes is
-    limited as for any itdeid model: trees over numbers, and words that were never PHI.
+    limited as for any itdeid model: trees over numbers, and words seen outside PHI with
+    statistics of those ordinary occurrences only (:mod:`itdeid.featurize`).
 
 A model card (``MODEL_CARD.md``) is written beside the model: data and licences, settings,
 date, machine and code version, and the scores of the new model on the project's hand-written
@@ -98,8 +99,14 @@ def write_model_card(out: Path, name: str, system: Deidentifier, data: dict, sec
              f"- files: {size:.1f} MiB (xgboost UBJSON and JSON; nothing runs code when loaded)", "",
              "## Training data", ""]
     lines += [f"- {corpus}: {text}" for corpus, text in data.items()]
-    lines += ["", "The model files keep no training text beyond words that were never PHI in "
-              "training (trigger words, heading names, case counts).", "",
+    lines += ["", "What the model files keep of the training notes (issue F's rule: nothing "
+              "learned from a PHI occurrence): boosted trees over numeric features; trigger "
+              "words and n-grams seen next to PHI, with information gains counted over their "
+              "ordinary occurrences; section-heading names made of such words; words seen 3 or "
+              "more times and never as PHI; case counts (capitalized, lower, sentence-initial) "
+              "of the ordinary occurrences of those words and of English words seen outside "
+              "PHI; the phrase-suffix list shipped in features/suffixes.json. A word that was "
+              "only ever PHI in training is in no file of the model.", "",
               "## Settings", "", "```"]
     lines += [f"{k} = {v!r}" for k, v in params.items() if k != "groups"]
     lines += ["```", "", "## Scores", ""]

@@ -30,3 +30,38 @@ def test_readme_main_command_on_the_samples(tmp_path, capsys):
     assert "[**DATE**]" in redacted and "02/11/2009" not in redacted       # unmistakable PHI is gone
     assert "617-555-0143" not in (out / "nursing-note.txt").read_text(encoding="utf-8")
     assert "3 files done" in capsys.readouterr().out
+
+
+def _stored_words(value) -> set[str]:
+    """Every word of every string (keys included) in a model state, lower case."""
+    from itdeid.featurize import tokenize_words
+    if isinstance(value, dict):
+        return set().union(*map(_stored_words, value), *map(_stored_words, value.values()), set())
+    if isinstance(value, list):
+        return set().union(*map(_stored_words, value), set())
+    return set(tokenize_words(value)) if isinstance(value, str) else set()
+
+
+def test_default_model_keeps_no_word_that_was_only_phi_in_its_training_notes(physionet_dir):
+    """Issue F's rule on the shipped model itself: no word that occurred only inside PHI in the
+    preset's training corpus (synthetic records + the PhysioNet split) is stored in it, apart
+    from the shipped phrase-suffix list (features/suffixes.json)."""
+    import json
+    from collections import Counter
+
+    from itdeid.featurize import phrase_suffixes, tokenize_document
+    from itdeid.presets import preset_corpus
+
+    documents, _ = preset_corpus("default", physionet_dir)
+    seen, as_phi = Counter(), Counter()
+    for td in map(tokenize_document, documents):
+        for word, label in zip(td.words, td.labels):
+            seen[word] += 1
+            as_phi[word] += bool(label)
+    shipped = {w for w, _ in phrase_suffixes()}
+    only_phi = {w for w, n in seen.items() if as_phi[w] == n and w.isalpha()} - shipped
+    stored = set()
+    for path in default_model_dir().rglob("*.json"):
+        stored |= _stored_words(json.loads(path.read_text(encoding="utf-8")))
+    leaked = sorted(stored & only_phi)
+    assert not leaked, f"{len(leaked)} words only ever PHI in training are in the shipped model"
