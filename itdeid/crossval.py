@@ -18,36 +18,8 @@ import pandas as pd
 from itdeid.document import LABELS, Document, Span
 from itdeid.evaluate import evaluate
 from itdeid.featurize import TokenizedDocument, tokenize_document
+from itdeid.folds import group_folds  # noqa: F401 (the outer folds; re-exported)
 from itdeid.spans import labels_to_spans
-
-
-def group_folds(documents: Sequence[Document], folds: int = 10, seed: int = 0) -> np.ndarray:
-    """The fold (0..folds-1) of each document.
-
-    Documents are grouped by ``patient`` (a document without one is its own group); groups are
-    shuffled with ``seed`` and dealt, largest first, to the fold with the fewest characters so
-    far, so folds are balanced in size and deterministic.
-    """
-    if folds < 2:
-        raise ValueError(f"need at least 2 folds, got {folds}")
-    keys = [d.patient if d.patient is not None else f"\0doc:{d.id}" for d in documents]
-    groups: dict[str, list[int]] = {}
-    for i, key in enumerate(keys):
-        groups.setdefault(key, []).append(i)
-    if len(groups) < folds:
-        raise ValueError(f"{len(groups)} patients/documents cannot fill {folds} folds")
-    rng = np.random.default_rng(seed)
-    names = sorted(groups)
-    rng.shuffle(names)
-    sizes = {k: sum(len(documents[i].text) for i in groups[k]) for k in names}
-    names.sort(key=lambda k: -sizes[k])  # stable: ties keep the shuffled order
-    load = np.zeros(folds)
-    assignment = np.empty(len(documents), dtype=np.int64)
-    for key in names:
-        f = int(np.argmin(load))
-        load[f] += sizes[key]
-        assignment[groups[key]] = f
-    return assignment
 
 
 @dataclass

@@ -36,6 +36,7 @@ from itdeid import __version__
 from itdeid.document import Document, Span
 from itdeid.errors import UserError
 from itdeid.featurize import GROUPS, TokenizedDocument, tokenize_document
+from itdeid.folds import inner_split
 from itdeid.iterate import harvest as harvest_phrases
 from itdeid.iterate import trusted_columns, unambiguous_headings
 from itdeid.model import NotFittedError, TokenModel, predict_spans
@@ -132,9 +133,9 @@ class Deidentifier(BaseEstimator):
 
     def _out_of_fold_votes(self, docs, iteration, trusted) -> list[np.ndarray]:
         """Voted labels of iteration ``iteration`` for each training document, from models that
-        did not see it (an inner split by document order, ``inner_folds`` parts)."""
-        k = max(2, min(self.inner_folds, len(docs)))
-        fold = np.arange(len(docs)) % k
+        saw none of its patient's notes (an inner split grouped by patient, ``inner_folds``
+        parts, :func:`itdeid.folds.inner_split`)."""
+        fold, k = inner_split([td.document for td in docs], self.inner_folds)
         out: list[np.ndarray] = [None] * len(docs)
         for f in range(k):
             train = [i for i in range(len(docs)) if fold[i] != f]

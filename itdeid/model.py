@@ -31,6 +31,7 @@ from itdeid.document import LABELS, Document, Span
 from itdeid.errors import UserError
 from itdeid.featurize import (GROUPS, CaseCounts, FeatureExtractor, TokenizedDocument,
                               set_previous, tokenize_document)
+from itdeid.folds import inner_split
 from itdeid.learners import Learner
 from itdeid.model_files import checked_params, damaged, read_model_state  # noqa: F401 (re-exported)
 from itdeid.spans import labels_to_spans
@@ -240,9 +241,9 @@ class TokenModel(BaseEstimator):
         return np.flatnonzero(kept), weights
 
     def _out_of_fold_labels(self, docs, trusted) -> np.ndarray:
-        """Labels predicted for each training document by a model that did not see it."""
-        k = max(2, min(self.inner_folds, len(docs)))
-        fold = np.arange(len(docs)) % k
+        """Labels predicted for each training document by a model that saw none of its
+        patient's notes (an inner split grouped by patient, :func:`itdeid.folds.inner_split`)."""
+        fold, k = inner_split([td.document for td in docs], self.inner_folds)
         out = [None] * len(docs)
         for f in range(k):
             train = [i for i in range(len(docs)) if fold[i] != f]

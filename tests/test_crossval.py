@@ -57,3 +57,47 @@ def test_each_fold_trains_on_training_folds_only():
     table = results_table([result])
     assert {"9way_F", "8way_P", "8way_R", "8way_F", "seconds"} <= set(table.columns)
     assert 50 < table.loc["model", "8way_F"] <= 100
+
+
+def test_inner_splits_keep_each_patient_on_one_side(monkeypatch):
+    """Out-of-fold previous labels (TokenModel) and harvests (Deidentifier) are predicted by
+    inner models that saw none of the patient's notes (issue G, item 7): the inner split used
+    to be document order modulo k, which put a patient's two notes on both sides."""
+    from itdeid.deidentifier import Deidentifier
+    from itdeid.featurize import tokenize_document
+    from itdeid.folds import inner_split
+    from itdeid.model import TokenModel
+
+    docs = tiny_corpus(18, seed=7)                       # two notes a patient, consecutive
+    fold, k = inner_split(docs, 3)
+    assert k == 3
+    for patient in {d.patient for d in docs}:
+        assert len({fold[i] for i, d in enumerate(docs) if d.patient == patient}) == 1
+    seen = []
+    fit = TokenModel.fit_tokenized
+
+    def recording_fit(self, tds, trusted=None):
+        seen.append({td.document.id for td in tds})
+        return fit(self, tds, trusted)
+
+    monkeypatch.setattr(TokenModel, "fit_tokenized", recording_fit)
+    tds = [tokenize_document(d) for d in docs]
+    TokenModel(n_estimators=3, n_jobs=1, previous="oof", inner_folds=3).fit_tokenized(tds)
+    Deidentifier(iterations=1, harvest="oof", inner_folds=2,
+                 model_params=dict(n_estimators=3, n_jobs=1, previous="gold")).fit_tokenized(tds)
+    inner = [ids for ids in seen if len(ids) < len(docs)]
+    assert len(inner) >= 3 + 2 * 3                       # TokenModel's 3, Deidentifier's 2 x 3
+    for ids in inner:
+        for patient in {d.patient for d in docs}:
+            notes = {d.id for d in docs if d.patient == patient}
+            assert notes <= ids or not notes & ids, f"patient {patient} split by an inner fold"
+
+
+def test_inner_split_without_patients_falls_back_to_documents():
+    from itdeid.folds import inner_split
+
+    docs = tiny_corpus(6, seed=7)
+    for d in docs:
+        d.patient = "same"
+    fold, k = inner_split(docs, 3)
+    assert k == 3 and sorted(set(fold.tolist())) == [0, 1, 2]
