@@ -268,3 +268,16 @@ def load_model(folder):
     if (folder / "deidentifier.json").is_file():
         return Deidentifier.load(folder)
     return TokenModel.load(folder)
+
+
+def set_threshold(model, threshold: float | None):
+    """``model`` (a :class:`Deidentifier` or :class:`TokenModel`) tagging at the fixed P(PHI)
+    ``threshold`` instead of the ones it learned (every member model of a system); returns it."""
+    from itdeid.operating_point import check_threshold
+    try:
+        threshold = check_threshold(threshold)
+    except ValueError as error:
+        raise UserError(str(error)) from None
+    for member in (m for ms in model.models_ for m in ms) if isinstance(model, Deidentifier) else [model]:
+        member.threshold = threshold
+    return model

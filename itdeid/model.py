@@ -33,6 +33,7 @@ from itdeid.featurize import (GROUPS, CaseCounts, FeatureExtractor, TokenizedDoc
                               set_previous, tokenize_document)
 from itdeid.folds import inner_split
 from itdeid.learners import Learner
+from itdeid.operating_point import check_threshold, decide, threshold_for_recall
 from itdeid.model_files import checked_params, damaged, read_model_state  # noqa: F401 (re-exported)
 from itdeid.spans import labels_to_spans
 from itdeid.triggers import TriggerLists
@@ -62,12 +63,13 @@ SEGMENT = 256
 
 
 def decode(learner: Learner, X: np.ndarray, lengths: np.ndarray, columns: Sequence[int],
-           segment: int = SEGMENT) -> list[np.ndarray]:
+           segment: int = SEGMENT, threshold: float | None = None) -> list[np.ndarray]:
     """Per document, (n_tokens, 9) label probabilities, tagging left to right.
 
     ``X`` holds the documents' rows one document after another (``lengths`` tokens each); the
     two ``columns`` (previous and second-previous predicted class) are filled in from the
-    learner's own predictions as it goes. ``X`` is modified in place.
+    learner's own predictions as it goes, decided at ``threshold``
+    (:func:`itdeid.operating_point.decide`). ``X`` is modified in place.
 
     Going strictly token by token would cost one classifier call per token of the longest
     document (hours for a 50 MB note). Instead every document is cut into segments of
@@ -100,7 +102,7 @@ def decode(learner: Learner, X: np.ndarray, lengths: np.ndarray, columns: Sequen
         if t >= 2:
             X[rows, p2] = labels[rows - 2]
         proba[rows] = learner.predict_proba(X[rows])
-        labels[rows] = proba[rows].argmax(axis=1)
+        labels[rows] = decide(proba[rows], threshold)
     for s0, n, d0 in zip(seg_starts, seg_lengths, doc_start_of):
         if s0 == d0:
             continue
@@ -110,7 +112,7 @@ def decode(learner: Learner, X: np.ndarray, lengths: np.ndarray, columns: Sequen
             if row - 2 >= d0:
                 X[row, p2] = labels[row - 2]
             p = learner.predict_proba(X[row:row + 1])[0]
-            new = int(p.argmax())
+            new = int(decide(p[None, :], threshold)[0])
             kept = kept + 1 if new == labels[row] else 0
             proba[row], labels[row] = p, new
             if kept >= 2:
@@ -141,6 +143,13 @@ class TokenModel(BaseEstimator):
         Threads for xgboost (None: all cores).
     random_state : int, default 0
     trigger_min_count, trigger_min_gain, trigger_top_k : trigger filters (:mod:`itdeid.triggers`)
+    target_recall : float or None, default None
+        Choose the operating point (:mod:`itdeid.operating_point`) at fit time: the largest
+        P(PHI) threshold at which out-of-fold predictions of an inner split grouped by patient
+        find this share of the training PHI tokens. None: no threshold is learned.
+    threshold : float or None, default None
+        A fixed P(PHI) threshold, used instead of the learned one (``itdeid deid --threshold``).
+        With neither, a token gets its most likely label (the paper's argmax).
     negative_rate : float, default 1.0
         Fraction of the *distant* non-PHI tokens (more than ``window + 1`` tokens from any PHI
         token) the learner trains on, each kept one weighted ``1 / negative_rate`` so the class
@@ -153,6 +162,8 @@ class TokenModel(BaseEstimator):
     extractor_ : FeatureExtractor
     learner_ : Learner
     feature_names_ : list of str
+    threshold_ : float or None
+        The threshold learned for ``target_recall`` (None without one).
     """
 
     def __init__(self, trigger: str = "token", learner: str = "xgboost", groups: Sequence[str] = GROUPS,
@@ -160,7 +171,8 @@ class TokenModel(BaseEstimator):
                  n_estimators: int | None = None, max_depth: int | None = None,
                  learning_rate: float | None = None, device: str = "cpu", n_jobs: int | None = None,
                  random_state: int = 0, trigger_min_count: int = 3, trigger_min_gain: float = 1e-4,
-                 trigger_top_k: int = 60, negative_rate: float = 1.0):
+                 trigger_top_k: int = 60, negative_rate: float = 1.0,
+                 target_recall: float | None = None, threshold: float | None = None):
         self.trigger = trigger
         self.learner = learner
         self.groups = groups
@@ -177,6 +189,8 @@ class TokenModel(BaseEstimator):
         self.trigger_min_gain = trigger_min_gain
         self.trigger_top_k = trigger_top_k
         self.negative_rate = negative_rate
+        self.target_recall = target_recall
+        self.threshold = threshold
 
     # -- training ---------------------------------------------------------------------------
     def _new_extractor(self) -> FeatureExtractor:
@@ -199,9 +213,15 @@ class TokenModel(BaseEstimator):
             raise UserError("cannot train on an empty corpus")
         if any(td.labels is None for td in docs):
             raise UserError("training documents need gold labels")
-        previous_labels = None
-        if self.previous == "oof" and "basic" in self.groups:
-            previous_labels = self._out_of_fold_labels(docs, trusted)
+        previous_labels, self.threshold_ = None, None
+        wants_oof = self.previous == "oof" and "basic" in self.groups
+        if wants_oof or self.target_recall is not None:
+            oof = self._out_of_fold_proba(docs, trusted)
+            if wants_oof:
+                previous_labels = decide(oof)
+            if self.target_recall is not None:
+                gold = np.concatenate([td.labels for td in docs])
+                self.threshold_ = threshold_for_recall(oof, gold, self.target_recall)
         self.extractor_ = self._new_extractor().fit(docs)
         X = self.extractor_.transform(docs, trusted)
         y = np.concatenate([td.labels for td in docs]).astype(np.int64)
@@ -240,21 +260,22 @@ class TokenModel(BaseEstimator):
         weights = np.where(near, 1.0, 1.0 / self.negative_rate)[kept].astype(np.float32)
         return np.flatnonzero(kept), weights
 
-    def _out_of_fold_labels(self, docs, trusted) -> np.ndarray:
-        """Labels predicted for each training document by a model that saw none of its
-        patient's notes (an inner split grouped by patient, :func:`itdeid.folds.inner_split`)."""
+    def _out_of_fold_proba(self, docs, trusted) -> np.ndarray:
+        """Label probabilities (all tokens, (n, 9)) predicted for each training document by a
+        model that saw none of its patient's notes (an inner split grouped by patient,
+        :func:`itdeid.folds.inner_split`); the inner models tag by argmax."""
         fold, k = inner_split([td.document for td in docs], self.inner_folds)
         out = [None] * len(docs)
         for f in range(k):
             train = [i for i in range(len(docs)) if fold[i] != f]
             test = [i for i in range(len(docs)) if fold[i] == f]
-            inner = clone(self).set_params(previous="gold")
+            inner = clone(self).set_params(previous="gold", target_recall=None, threshold=None)
             inner.fit_tokenized([docs[i] for i in train],
                                 None if trusted is None else [trusted[i] for i in train])
-            predicted = inner.predict_tokenized([docs[i] for i in test],
-                                                None if trusted is None else [trusted[i] for i in test])
-            for i, labels in zip(test, predicted):
-                out[i] = labels
+            predicted = inner.predict_proba_tokenized(
+                [docs[i] for i in test], None if trusted is None else [trusted[i] for i in test])
+            for i, proba in zip(test, predicted):
+                out[i] = proba
         return np.concatenate(out)
 
     # -- prediction -------------------------------------------------------------------------
@@ -267,11 +288,20 @@ class TokenModel(BaseEstimator):
         self._check_fitted()
         X = self.extractor_.transform(docs, trusted)
         columns = [] if self.previous == "none" else self.extractor_.previous_columns()
-        return decode(self.learner_, X, _lengths(docs), columns)
+        return decode(self.learner_, X, _lengths(docs), columns, threshold=self.operating_threshold())
+
+    def operating_threshold(self) -> float | None:
+        """The P(PHI) threshold tagging uses: ``threshold`` if given, else the learned
+        ``threshold_`` (None: argmax)."""
+        if self.threshold is not None:
+            return check_threshold(self.threshold)
+        return getattr(self, "threshold_", None)
 
     def predict_tokenized(self, docs: Sequence[TokenizedDocument], trusted=None) -> list[np.ndarray]:
-        """Per document, the predicted label codes (indices into ``LABELS``)."""
-        return [p.argmax(axis=1) for p in self.predict_proba_tokenized(docs, trusted)]
+        """Per document, the predicted label codes (indices into ``LABELS``), decided at the
+        model's operating point."""
+        threshold = self.operating_threshold()
+        return [decide(p, threshold) for p in self.predict_proba_tokenized(docs, trusted)]
 
     def predict(self, documents: Sequence[Document]) -> list[list[Span]]:
         """Predicted PHI spans of each document (gold spans, if any, are ignored)."""
@@ -297,6 +327,7 @@ class TokenModel(BaseEstimator):
                                 "initial": dict(ex.case_counts_.initial)},
             },
             "feature_names": self.feature_names_,
+            "threshold": getattr(self, "threshold_", None),
             "learner": self.learner_.save(folder),
         }
         (folder / "model.json").write_text(json.dumps(state), encoding="utf-8")
@@ -327,6 +358,7 @@ class TokenModel(BaseEstimator):
             model.extractor_ = ex
             model.feature_names_ = ex.feature_names_
             model.learner_ = Learner.load(folder, state["learner"], len(ex.feature_names_))
+            model.threshold_ = check_threshold(state.get("threshold"))
         return model
 
     def _check_params(self) -> None:
@@ -338,6 +370,9 @@ class TokenModel(BaseEstimator):
         unknown = set(self.groups) - set(GROUPS) - {"trusted"}
         if unknown:
             raise ValueError(f"unknown feature groups: {', '.join(sorted(unknown))}")
+        check_threshold(self.threshold)
+        if self.target_recall is not None:
+            check_threshold(self.target_recall)
 
 
 def _words(values, name: str) -> list[str]:

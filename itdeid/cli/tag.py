@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from itdeid.document import Document
 from itdeid.formats import read_corpus, write_corpus
-from itdeid.deidentifier import load_model
+from itdeid.deidentifier import load_model, set_threshold
 
 
 def add_parser(subparsers):
@@ -16,11 +16,16 @@ def add_parser(subparsers):
     p.add_argument("--input-format", default="auto", help="input format (default: detect)")
     p.add_argument("--format", choices=["jsonl", "i2b2-2006"], default=None,
                    help="output format (default: from the --out suffix; .xml is i2b2-2006)")
+    p.add_argument("--threshold", type=float, default=None,
+                   help="tag a token as PHI when P(PHI) reaches this (0-1], instead of the "
+                        "model's own operating point; lower finds more PHI")
     p.set_defaults(run=run)
 
 
 def run(args):
     model = load_model(args.model)
+    if args.threshold is not None:
+        set_threshold(model, args.threshold)
     documents = read_corpus(args.input, args.input_format)
     predicted = model.predict(documents)
     out_docs = [Document(d.id, d.text, spans, d.patient, d.source) for d, spans in zip(documents, predicted)]

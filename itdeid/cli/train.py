@@ -33,6 +33,10 @@ def add_parser(subparsers):
     p.add_argument("--n-jobs", type=int, default=None, help="xgboost threads (default: all cores)")
     p.add_argument("--negative-rate", type=float, default=1.0,
                    help="fraction of the non-PHI tokens far from any PHI the boosted trees train on, reweighted (default: 1, all; 0.1-0.2 trains several times faster)")
+    p.add_argument("--target-recall", type=float, default=None,
+                   help="learn the P(PHI) threshold at which out-of-fold predictions (inner "
+                        "split by patient) find this share of the training PHI tokens, e.g. "
+                        "0.97 (default: none, each token gets its most likely label)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     s = p.add_argument_group("the iterative system (--system)")
     s.add_argument("--system", action="store_true", help="train the three-model iterative system")
@@ -68,7 +72,8 @@ def run(args):
     documents = read_corpus(args.corpus, args.format)
     start = time.perf_counter()
     params = dict(learner=args.learner, previous=args.previous, n_estimators=args.n_estimators,
-                  device=args.device, n_jobs=args.n_jobs, negative_rate=args.negative_rate)
+                  device=args.device, n_jobs=args.n_jobs, negative_rate=args.negative_rate,
+                  target_recall=args.target_recall)
     if args.system:
         model = Deidentifier(iterations=args.iterations, vote=args.vote, harvest=args.harvest,
                              spread=args.spread, model_params=params, random_state=args.seed)

@@ -1,0 +1,57 @@
+"""The operating point of a token model: a threshold on P(PHI), not the most likely label.
+
+Taking each token's most likely label treats a miss and a false alarm alike. A de-identifier
+cannot: a missed name is a privacy breach, a false alarm a redacted ordinary word. So a token is
+PHI when ``P(PHI) = 1 - P(non-PHI)`` reaches a threshold, and then it gets its most likely PHI
+class (:func:`decide`). A token whose PHI probability is spread over several classes (0.3
+PATIENT, 0.3 DOCTOR, 0.4 non-PHI) is PHI at any threshold up to 0.6, where the argmax called it
+ordinary text.
+
+The threshold is chosen at training time for a target recall (:func:`threshold_for_recall`),
+from out-of-fold probabilities: predictions for each training note by inner models that saw
+none of its patient's notes (:func:`itdeid.folds.inner_split`), never from the model's own
+training fit, whose probabilities are too confident to say where recall breaks.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+#: Thresholds are kept in [MIN_THRESHOLD, MAX_THRESHOLD]: below, every token would be PHI;
+#: above 0.5 a token could be more likely PHI than not and still be called ordinary text.
+MIN_THRESHOLD = 1e-3
+MAX_THRESHOLD = 0.5
+
+
+def decide(proba: np.ndarray, threshold: float | None = None) -> np.ndarray:
+    """Label codes of the rows of ``proba`` (n, 9): the argmax when ``threshold`` is None,
+    otherwise PHI where ``1 - proba[:, 0] >= threshold``, with its most likely PHI class."""
+    proba = np.asarray(proba)
+    if threshold is None:
+        return proba.argmax(axis=1)
+    phi = 1.0 - proba[:, 0] >= threshold
+    return np.where(phi, proba[:, 1:].argmax(axis=1) + 1, 0)
+
+
+def threshold_for_recall(proba: np.ndarray, labels: np.ndarray, target: float) -> float:
+    """The largest threshold at which at least ``target`` of the PHI tokens of ``labels``
+    (gold codes) have ``P(PHI) >= threshold`` in ``proba``, kept within
+    [:data:`MIN_THRESHOLD`, :data:`MAX_THRESHOLD`]."""
+    if not 0 < target <= 1:
+        raise ValueError(f"target recall must be in (0, 1], got {target!r}")
+    p_phi = 1.0 - np.asarray(proba)[np.asarray(labels) != 0, 0]
+    if not len(p_phi):
+        return MAX_THRESHOLD
+    ranked = np.sort(p_phi)[::-1]
+    needed = max(1, math.ceil(target * len(ranked) - 1e-9))
+    return float(np.clip(ranked[needed - 1], MIN_THRESHOLD, MAX_THRESHOLD))
+
+
+def check_threshold(value) -> float | None:
+    """``value`` as a threshold (None: argmax), or a ValueError saying what is allowed."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1:
+        raise ValueError(f"threshold must be a number in (0, 1], got {value!r}")
+    return float(value)
