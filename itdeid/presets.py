@@ -38,8 +38,11 @@ PRESETS: dict[str, dict] = {
         system=dict(iterations=1, vote="two_of_three", standardize=True, spread="document",
                     harvest="gold", random_state=0),
         # the learner of the Table 1 runs (experiments/results/table1-*), so their CV figures
-        # describe this model; out-of-fold previous labels (TokenModel's default) generalize better
-        model=dict(n_estimators=100, learning_rate=0.3, previous="oof"),
+        # describe this model. Gold previous labels, as in those runs: out-of-fold ones
+        # (TokenModel's default) generalized a little better (72.53 against 72.21 in PhysioNet
+        # CV) at three times the cost, which the rebuild of issue F (the model files' PHI rule)
+        # could not spend on this machine; issue J rebuilds the model with issue G's recipe.
+        model=dict(n_estimators=100, learning_rate=0.3, previous="gold"),
     ),
 }
 
