@@ -11,8 +11,8 @@ module runs the batch; each part is described in the module that implements it:
 * :mod:`itdeid.batch.unit`: one input read, tagged and rendered, in a worker;
   :mod:`itdeid.batch.tagging`: long notes tagged in pieces, so memory stays bounded.
 * :mod:`itdeid.batch.engines`: where inputs are processed (this process, a process pool, Dask).
-* :mod:`itdeid.batch.manifest`: atomic writing, and the manifest that makes a rerun skip the inputs
-  already done.
+* :mod:`itdeid.batch.manifest`: the manifest that makes a rerun skip the inputs already done;
+  :mod:`itdeid.batch.files`: atomic writing, hashes and fingerprints, below all the others.
 
 Output layout (``OUT`` is ``--out``; ``STEM`` the relative path without its ``.txt``, ``.xml``,
 ``.text`` or ``.zip``; suffixes as :func:`itdeid.outputs.render` gives them)::

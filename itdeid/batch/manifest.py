@@ -1,9 +1,9 @@
 """What a batch leaves in ``OUT``: outputs written atomically, and the manifest that lets a rerun
 skip the inputs already done.
 
-Writing. Workers read, tag and render; the parent process alone writes, each file to a temporary
-file in the same folder (``.NAME.*.itdeid.tmp``), fsynced, then ``os.replace`` d, so a crash
-leaves the old file or the new one; the next run deletes such leftovers. Output files and the
+Writing. Workers read, tag and render; the parent process alone writes, each file atomically
+(:func:`itdeid.batch.files.write_atomic`: a temporary ``.NAME.*.itdeid.tmp``, fsynced, then
+renamed), so a crash leaves the old file or the new one; the next run deletes such leftovers. Output files and the
 manifest are readable by their owner only, like the notes. The manifest is locked while a run
 writes ``OUT``: a second run into the same ``OUT`` is refused.
 
@@ -26,44 +26,17 @@ or of notes since removed from a multi-note file) are left where they are.
 from __future__ import annotations
 
 import datetime as _dt
-import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from itdeid.errors import UserError
+from itdeid.batch.files import TEMP_SUFFIX, file_sha256, write_atomic
 from itdeid.batch.inputs import InputFailed, Unit, is_inside
-
-if TYPE_CHECKING:
-    from itdeid.batch.unit import UnitResult
-    from itdeid.batch.settings import Settings
+from itdeid.batch.settings import Settings
+from itdeid.batch.unit import UnitResult
+from itdeid.errors import UserError
 
 MANIFEST_NAME = ".itdeid-manifest.jsonl"
-#: Bytes read at a time when hashing a file.
-HASH_BLOCK = 1 << 20
-# Temporary files of write_atomic end so; a killed run's are removed by the next.
-_TEMP_SUFFIX = ".itdeid.tmp"
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write through a fsynced temporary file in the same folder, then ``os.replace``: a crash
-    leaves the old file or the new one, and once the manifest says an output is done, it is on
-    disk. The temporary file is created owner-only, and the output keeps that mode."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
-                                             suffix=_TEMP_SUFFIX)
-    try:
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
 
 
 class Manifest:
@@ -167,24 +140,13 @@ def remove_orphans(out: Path) -> int:
     removed = 0
     for folder, _, names in os.walk(out):
         for name in names:
-            if name.startswith(".") and name.endswith(_TEMP_SUFFIX):
+            if name.startswith(".") and name.endswith(TEMP_SUFFIX):
                 try:
                     os.unlink(os.path.join(folder, name))
                     removed += 1
                 except OSError:
                     pass        # left for a later run; it is hidden and never read
     return removed
-
-
-def _file_sha256(path: str) -> str | None:
-    digest = hashlib.sha256()
-    try:
-        with open(path, "rb") as handle:
-            for block in iter(lambda: handle.read(HASH_BLOCK), b""):
-                digest.update(block)
-    except OSError:
-        return None
-    return digest.hexdigest()
 
 
 def up_to_date(unit: Unit, entry: dict | None, settings: dict, out: Path) -> bool:
@@ -199,7 +161,7 @@ def up_to_date(unit: Unit, entry: dict | None, settings: dict, out: Path) -> boo
         return False
     if not all((out / name).is_file() for name in entry.get("outputs", [])):
         return False
-    return _file_sha256(unit.path) == entry.get("sha256")
+    return file_sha256(unit.path) == entry.get("sha256")
 
 
 def _safe_output(out: Path, name: str, inputs: set[str]) -> Path:

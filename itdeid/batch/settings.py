@@ -12,7 +12,6 @@ surrogates (and redo every input).
 """
 from __future__ import annotations
 
-import hashlib
 import os
 import secrets
 from dataclasses import dataclass, field
@@ -21,7 +20,7 @@ from typing import Callable
 
 from itdeid import __version__
 from itdeid.errors import UserError
-from itdeid.batch.manifest import HASH_BLOCK, write_atomic
+from itdeid.batch.files import fingerprint, folder_sha256, write_atomic
 
 KEY_NAME = ".itdeid-surrogate-key"
 
@@ -52,13 +51,7 @@ def _is_model_dir(folder: Path) -> bool:
 def model_fingerprint(folder: Path) -> str:
     """sha256 of every file of a model folder (names and contents), so a retrained or edited
     model redoes the inputs, while a moved one does not."""
-    digest = hashlib.sha256()
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-        digest.update(path.relative_to(folder).as_posix().encode("utf-8") + b"\0")
-        with open(path, "rb") as handle:
-            for block in iter(lambda: handle.read(HASH_BLOCK), b""):
-                digest.update(block)
-    return digest.hexdigest()
+    return folder_sha256(folder)
 
 
 def load_surrogate_key(out: Path, key_file, report: Callable[[str], None]) -> bytes:
@@ -94,7 +87,7 @@ def load_surrogate_key(out: Path, key_file, report: Callable[[str], None]) -> by
 def key_fingerprint(key: bytes) -> str:
     """A short public fingerprint of the key for the manifest (a changed key redoes the
     inputs); domain-separated so it is never a value the surrogates use."""
-    return hashlib.sha256(b"itdeid surrogate key fingerprint\0" + key).hexdigest()[:16]
+    return fingerprint(key, "surrogate key")
 
 
 @dataclass(frozen=True)
