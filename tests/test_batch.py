@@ -108,7 +108,7 @@ def test_each_format_through_the_batch(tmp_path, model_dir, fmt, capsys):
             assert files[f"{stem}.txt"].decode() == text
             assert files[f"{stem}.ann"].decode().startswith("T1\t")
     if fmt == "surrogate":
-        key = out / batch.KEY_NAME
+        key = tmp_path / ("out" + batch.KEY_SUFFIX)
         assert len(key.read_bytes()) == 32 and (key.stat().st_mode & 0o777) == 0o600
         assert "keep it secret" in captured.err.lower()
     entries = manifest(out)
@@ -141,8 +141,8 @@ def test_surrogate_key_file_and_key_reuse(tmp_path, model_dir):
         assert deid(tmp_path / "in", "--out", tmp_path / out, "--format", "surrogate",
                     "--surrogate-key-file", key, model=model_dir) == 0
     assert tree(tmp_path / "a") == tree(tmp_path / "b")
-    assert not (tmp_path / "a" / batch.KEY_NAME).exists()
-    # the key kept in --out is reused: a forced rerun gives the same surrogates
+    assert not (tmp_path / ("a" + batch.KEY_SUFFIX)).exists()
+    # the key kept beside --out is reused: a forced rerun gives the same surrogates
     assert deid(tmp_path / "in", "--out", tmp_path / "c", "--format", "surrogate",
                 model=model_dir) == 0
     before = tree(tmp_path / "c")
@@ -504,3 +504,95 @@ def test_a_file_that_breaks_the_shared_tagging_call_fails_alone(tmp_path, model_
     assert results[1].error.startswith("unexpected ValueError") and "BREAKME" not in results[1].error
     alone = batch.process_unit(units[0], settings, model, None)
     assert results[0].outputs == alone.outputs
+
+
+# ------------------------------------------------------------------------------------------
+# One folder, one set of settings (issue 11, defect 2)
+
+def test_a_folder_written_with_other_settings_is_refused_and_force_starts_it_afresh(
+        tmp_path, model_dir, capsys):
+    notes = write_notes(tmp_path / "in", 2)
+    out = tmp_path / "out"
+    assert deid(tmp_path / "in", "--out", out, model=model_dir) == 0
+    redacted = tree(out)
+    (out / "README.txt").write_text("the data team's own file")
+    capsys.readouterr()
+    # brat keeps the original text in x.txt: it must not replace the redacted x.txt
+    assert deid(tmp_path / "in", "--out", out, "--format", "brat", model=model_dir) == 2
+    err = capsys.readouterr().err
+    assert "--format: redact before, brat now" in err and "--force" in err
+    assert len(err.strip().splitlines()) == 1
+    assert {k: v for k, v in tree(out).items() if k != "README.txt"} == redacted
+    assert deid(tmp_path / "in", "--out", out, "--format", "brat", "--force",
+                model=model_dir) == 0
+    files = tree(out)
+    assert not any(name.endswith(".redact.jsonl") for name in files)   # old outputs deleted
+    assert files["README.txt"] == b"the data team's own file"         # nothing else
+    for rel, text in notes.items():
+        assert files[rel].decode() == text and rel.replace(".txt", ".ann") in files
+    assert {e["settings"]["format"] for e in manifest(out)} == {"brat"}
+
+
+def test_review_formats_say_they_hold_original_text(tmp_path, model_dir, capsys):
+    with pytest.raises(SystemExit):
+        main(["deid", "--help"])
+    assert "never for release" in capsys.readouterr().out
+    write_notes(tmp_path / "in", 1)
+    for fmt in ("xml", "jsonl", "brat", "redact"):
+        assert deid(tmp_path / "in", "--out", tmp_path / fmt, "--format", fmt,
+                    model=model_dir) == 0
+        said = "never for release" in capsys.readouterr().out
+        assert said == (fmt != "redact"), fmt
+
+
+# ------------------------------------------------------------------------------------------
+# The secret key lives outside --out (issue 11, defect 3)
+
+def test_the_surrogate_key_is_kept_outside_out(tmp_path, model_dir, capsys):
+    write_notes(tmp_path / "in", 2)
+    out = tmp_path / "out"
+    assert deid(tmp_path / "in", "--out", out, "--format", "surrogate", model=model_dir) == 0
+    key_file = tmp_path / "out.itdeid-key"
+    key = key_file.read_bytes()
+    assert len(key) == 32 and (key_file.stat().st_mode & 0o777) == 0o600
+    assert f"secret key: {key_file}" in capsys.readouterr().out
+    shipped = b"".join(tree(out).values()) + (out / MANIFEST).read_bytes()
+    assert key not in shipped and key.hex() not in shipped.decode()
+    assert all("key" not in p.name for p in out.rglob("*"))
+    # the manifest holds a fingerprint only
+    assert {len(e["settings"]["surrogate_key"]) for e in manifest(out)} == {16}
+    # a key file inside --out is refused, before anything is written
+    assert deid(tmp_path / "in", "--out", tmp_path / "o2", "--format", "surrogate",
+                "--key-file", tmp_path / "o2" / "k", model=model_dir) == 2
+    assert "inside --out" in capsys.readouterr().err
+    assert not (tmp_path / "o2").exists()
+    # the key that drew the outputs is gone: refused, not silently redrawn
+    key_file.unlink()
+    assert deid(tmp_path / "in", "--out", out, "--format", "surrogate", model=model_dir) == 2
+    assert "not at" in capsys.readouterr().err and not key_file.exists()
+
+
+def test_a_key_left_inside_out_by_an_older_itdeid_is_refused(tmp_path, model_dir, capsys):
+    write_notes(tmp_path / "in", 1)
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / ".itdeid-surrogate-key").write_bytes(b"k" * 32)
+    assert deid(tmp_path / "in", "--out", tmp_path / "out", "--format", "surrogate",
+                model=model_dir) == 2
+    assert "move it out" in capsys.readouterr().err
+
+
+def test_the_key_is_created_under_the_folder_lock(tmp_path, model_dir, capsys):
+    """A run that finds --out locked by another creates no key: two surrogate runs started
+    together cannot leave a key that does not match the outputs."""
+    write_notes(tmp_path / "in", 1)
+    out = tmp_path / "out"
+    out.mkdir()
+    holder = batch.Manifest(out)
+    holder.open()
+    try:
+        assert deid(tmp_path / "in", "--out", out, "--format", "surrogate", model=model_dir) == 2
+    finally:
+        holder.close()
+    assert "another itdeid deid is writing" in capsys.readouterr().err
+    assert not (tmp_path / "out.itdeid-key").exists()
+    assert not (out / ".itdeid-surrogate-key").exists()

@@ -15,13 +15,15 @@ and fsynced after that input's outputs are written: ``input`` (relative path), `
 ``input_format``, ``model`` (sha256 of the model folder's files), ``vote``, ``surrogate_key``
 (a fingerprint of the key, never the key) and ``itdeid`` (version). On a rerun an input is
 skipped when the last entry for it has the same settings and content hash and its outputs all
-exist; anything else is redone (``force`` redoes everything). A run killed at any point and rerun
+exist; anything else is redone. Entries of other settings make the run refuse the folder
+(:mod:`itdeid.batch.settings`); ``force`` deletes every output the entries record (only those),
+empties the manifest and redoes everything (:meth:`Manifest.start_afresh`). A run killed at any point and rerun
 therefore finishes the rest, redoing at most the inputs that were in flight, and since outputs
 depend only on the input, the model and the key, they are byte-identical to an uninterrupted
 run's. Entries of a killed run's half-written last line are ignored; at the end of a run the
 manifest is rewritten with one entry an input if it held more. Failed inputs get no entry (so
-the next run retries them). Outputs that a redone input no longer has (those of other settings,
-or of notes since removed from a multi-note file) are left where they are.
+the next run retries them). Outputs that a redone input no longer has (those of notes since
+removed from a multi-note file) are left where they are until ``force``.
 """
 from __future__ import annotations
 
@@ -108,6 +110,46 @@ class Manifest:
                             "stopped, rerun to continue") from None
         self.entries[entry["input"]] = entry
         self.lines += 1
+
+    def other_settings(self, settings: dict) -> list[dict]:
+        """The settings, other than ``settings``, that entries were written with (each once)."""
+        found: list[dict] = []
+        for entry in self.entries.values():
+            used = entry.get("settings")
+            if used != settings and used not in found:
+                found.append(used if isinstance(used, dict) else {})
+        return found
+
+    def start_afresh(self, out: Path) -> int:
+        """Delete the outputs the entries record (only those: never a file itdeid did not
+        write) and the folders they leave empty, then empty the manifest; returns how many
+        files were deleted. Only called while holding the lock."""
+        removed = 0
+        for entry in self.entries.values():
+            for name in entry.get("outputs", []):
+                path = out / name
+                if ".." in Path(name).parts or not is_inside(path.resolve(), out):
+                    continue    # not a name itdeid writes: left alone
+                try:
+                    path.unlink()
+                    removed += 1
+                except FileNotFoundError:
+                    pass
+                except OSError as error:
+                    raise UserError(f"cannot remove the old output {path}: "
+                                    f"{error.strerror}") from None
+                folder = path.parent
+                while folder != out and is_inside(folder, out):
+                    try:
+                        folder.rmdir()      # only when empty
+                    except OSError:
+                        break
+                    folder = folder.parent
+        self._handle.truncate(0)
+        self._handle.flush()
+        os.fsync(self._handle.fileno())
+        self.entries, self.lines, self.unreadable = {}, 0, 0
+        return removed
 
     def close(self) -> None:
         if self._handle is not None:
