@@ -193,7 +193,8 @@ def test_refuses_out_inside_input_and_clashing_outputs(tmp_path, model_dir, caps
         assert deid(tmp_path / "in", "--out", out, model=model_dir) == 2
         assert "inside the input folder" in capsys.readouterr().err
     assert not (tmp_path / "in" / "deid").exists()
-    assert deid(tmp_path / "in" / "n0.txt", "--out", tmp_path / "in", model=model_dir) == 2
+    assert deid(tmp_path / "in" / "sub" / "n1.txt", "--out", tmp_path / "in",
+                model=model_dir) == 2
     assert "is inside --out" in capsys.readouterr().err
     write_i2b2_2006(tiny_corpus(1), tmp_path / "in" / "n0.xml")     # n0.txt and n0.xml: one STEM
     assert deid(tmp_path / "in", "--out", tmp_path / "out", model=model_dir) == 2
@@ -596,3 +597,29 @@ def test_the_key_is_created_under_the_folder_lock(tmp_path, model_dir, capsys):
     assert "another itdeid deid is writing" in capsys.readouterr().err
     assert not (tmp_path / "out.itdeid-key").exists()
     assert not (out / ".itdeid-surrogate-key").exists()
+
+
+# ------------------------------------------------------------------------------------------
+# Outputs never mix with inputs (issue 11, defect 9)
+
+def test_out_inside_the_folder_of_an_input_file_is_refused(tmp_path, model_dir, capsys):
+    write_notes(tmp_path / "in", 2)
+    assert deid(tmp_path / "in" / "n0.txt", "--out", tmp_path / "in" / "deid",
+                model=model_dir) == 2
+    assert f"is inside the input folder {tmp_path / 'in'}" in capsys.readouterr().err
+    assert not (tmp_path / "in" / "deid").exists()
+    assert deid(tmp_path / "in" / "sub" / "n1.txt", "--out", tmp_path / "in" / "deid",
+                model=model_dir) == 0       # beside, not inside, the file's folder
+
+
+def test_an_output_folder_inside_an_input_folder_is_not_read_as_notes(tmp_path, model_dir,
+                                                                       capsys):
+    notes = write_notes(tmp_path / "in", 2)
+    assert deid(tmp_path / "in", "--out", tmp_path / "deid", model=model_dir) == 0
+    (tmp_path / "in" / "old").mkdir()
+    (tmp_path / "deid").rename(tmp_path / "in" / "old" / "deid")   # moved there by hand
+    capsys.readouterr()
+    assert deid(tmp_path / "in", "--out", tmp_path / "out", model=model_dir) == 0
+    captured = capsys.readouterr()
+    assert f"skipped {tmp_path / 'in' / 'old' / 'deid'}: an itdeid output folder" in captured.err
+    assert sorted(e["input"] for e in manifest(tmp_path / "out")) == sorted(notes)

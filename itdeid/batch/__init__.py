@@ -24,10 +24,12 @@ Output layout (``OUT`` is ``--out``; ``STEM`` the relative path without its ``.t
     secret key          beside OUT, never in it: OUT.itdeid-key (or --key-file)
 
 The run is refused (:class:`~itdeid.errors.UserError`) before anything is processed when ``OUT``
-is an input folder or lies inside one, when an input file lies inside ``OUT``, when two inputs
+is an input folder or lies inside one (or inside the folder of an input file), when an input
+file lies inside ``OUT``, when two inputs
 would get the same ``STEM``, or when ``OUT`` holds outputs of other settings (format, model,
 vote, key...; ``force`` deletes the outputs its manifest recorded and starts it afresh); every
-output path is checked again before it is written. Only ``redact`` and ``surrogate`` are
+output path is checked again before it is written. A folder below an input folder that holds an
+itdeid manifest is an output folder, never read as notes (a note names it). Only ``redact`` and ``surrogate`` are
 de-identified text: ``xml``, ``jsonl`` and ``brat`` describe the original notes (xml and brat
 hold their text), for review, never for release.
 
@@ -50,7 +52,7 @@ from typing import Callable, Iterable, Iterator
 from itdeid.batch.engines import ENGINES, import_distributed, run_dask, run_inline, run_pool
 from itdeid.errors import UserError
 from itdeid.batch.inputs import (INPUT_FORMATS, InputFailed, Unit, check_layout, expand_inputs,
-                           unique_units)
+                                 outside_output_folders, unique_units)
 from itdeid.batch.manifest import (MANIFEST_NAME, Manifest, entry_for, remove_orphans, up_to_date,
                              write_result)
 from itdeid.outputs import FORMATS
@@ -158,6 +160,13 @@ def deidentify(inputs: Iterable[str], out, model=None, fmt: str = DEFAULT_FORMAT
     out = Path(out).resolve()
     model_dir = resolve_model_dir(model)
     units, roots = expand_inputs(inputs)
+    units, output_folders = outside_output_folders(units, MANIFEST_NAME)
+    for folder in output_folders:
+        report(f"note: skipped {folder}: an itdeid output folder (it holds {MANIFEST_NAME}), "
+               "not notes")
+    if not units:
+        raise UserError("no input files found outside itdeid output folders in "
+                        + ", ".join(map(str, inputs)))
     check_layout(units, roots, out)
     units = unique_units(units)
     keyed = fmt == "surrogate"
