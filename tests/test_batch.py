@@ -623,3 +623,65 @@ def test_an_output_folder_inside_an_input_folder_is_not_read_as_notes(tmp_path, 
     captured = capsys.readouterr()
     assert f"skipped {tmp_path / 'in' / 'old' / 'deid'}: an itdeid output folder" in captured.err
     assert sorted(e["input"] for e in manifest(tmp_path / "out")) == sorted(notes)
+
+
+# ------------------------------------------------------------------------------------------
+# --rename: no PHI of file and folder names under --out (issue 11, defect 5)
+
+NAMED_PATHS = ("KOWALCZYK_MARTA_MRN004417392/visit_2019-03-07.txt",
+               "NOWAK_JAN_MRN001234567/ward/visit_2020-11-02.txt")
+
+
+def _named_tree(folder: Path) -> dict[str, str]:
+    notes = {}
+    for rel, doc in zip(NAMED_PATHS, tiny_corpus(2, seed=21)):
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rel).write_text(doc.text, encoding="utf-8")
+        notes[rel] = doc.text
+    return notes
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_rename_leaves_no_input_path_component_under_out(tmp_path, model_dir, fmt, capsys):
+    notes = _named_tree(tmp_path / "in")
+    out = tmp_path / "out"
+    assert deid(tmp_path / "in", "--out", out, "--format", fmt, "--rename", model=model_dir) == 0
+    components = {part for rel in NAMED_PATHS for part in Path(rel).parts}
+    components |= {Path(rel).stem for rel in NAMED_PATHS} | {"KOWALCZYK", "NOWAK",
+                                                             "MRN004417392", "MRN001234567"}
+    for path in out.rglob("*"):
+        assert not any(c in part for c in components for part in path.relative_to(out).parts)
+        if path.is_file():
+            data = path.read_bytes().decode("utf-8")
+            assert not [c for c in components if c in data], path.name
+    map_file = tmp_path / "out.itdeid-rename-map.csv"
+    assert f"rename map: {map_file}" in capsys.readouterr().out
+    assert (map_file.stat().st_mode & 0o777) == 0o600
+    rows = dict(line.split(",", 1) for line in map_file.read_text().splitlines()[1:])
+    assert sorted(rows.values()) == sorted(NAMED_PATHS)
+    for name, rel in rows.items():      # the map leads back to each note's outputs
+        outputs = [p for p in out.iterdir() if p.name.startswith(name)]
+        assert outputs
+        if fmt == "brat":
+            assert (out / f"{name}.txt").read_text() == notes[rel]
+    assert deid(tmp_path / "in", "--out", out, "--format", fmt, "--rename", model=model_dir) == 0
+    assert "0 files done, 2 skipped" in capsys.readouterr().out
+
+
+def test_rename_changes_no_surrogate_and_needs_the_same_folder_settings(tmp_path, model_dir,
+                                                                       capsys):
+    _named_tree(tmp_path / "in")
+    key = tmp_path / "secret" / "key"
+    common = ("--format", "surrogate", "--key-file", key)
+    assert deid(tmp_path / "in", "--out", tmp_path / "plain", *common, model=model_dir) == 0
+    assert deid(tmp_path / "in", "--out", tmp_path / "renamed", *common, "--rename",
+                model=model_dir) == 0
+    assert sorted(tree(tmp_path / "plain").values()) == sorted(tree(tmp_path / "renamed").values())
+    capsys.readouterr()
+    # a folder of original names is not continued with hashed ones (or back)
+    assert deid(tmp_path / "in", "--out", tmp_path / "plain", *common, "--rename",
+                model=model_dir) == 2
+    assert "--rename: False before, True now" in capsys.readouterr().err
+    assert deid(tmp_path / "in", "--out", tmp_path / "o", "--rename", "--rename-map",
+                tmp_path / "o" / "map.csv", model=model_dir) == 2
+    assert "inside --out" in capsys.readouterr().err

@@ -22,6 +22,8 @@ Output layout (``OUT`` is ``--out``; ``STEM`` the relative path without its ``.t
                         other formats:  OUT/STEM/<note id><suffix>   e.g. OUT/id/1-1.txt
     bookkeeping         OUT/.itdeid-manifest.jsonl
     secret key          beside OUT, never in it: OUT.itdeid-key (or --key-file)
+    --rename            OUT/<keyed hash><suffix> instead of OUT/STEM<suffix>; the map back beside
+                        OUT: OUT.itdeid-rename-map.csv (or --rename-map)
 
 The run is refused (:class:`~itdeid.errors.UserError`) before anything is processed when ``OUT``
 is an input folder or lies inside one (or inside the folder of an input file), when an input
@@ -57,6 +59,7 @@ from itdeid.batch.manifest import (MANIFEST_NAME, Manifest, entry_for, remove_or
                              write_result)
 from itdeid.outputs import FORMATS
 from itdeid.batch.unit import UnitResult, process_unit
+from itdeid.batch.rename import map_path, renamed, write_map
 from itdeid.batch.settings import (KEY_SUFFIX, REVIEW_FORMATS, Settings, differences,
                                    key_path, load_or_create_key, load_tagger, model_fingerprint,
                                    resolve_model_dir)
@@ -95,6 +98,7 @@ class BatchSummary:
     stopped: bool = False
     left_out: int = 0
     key_file: Path | None = None
+    rename_map: Path | None = None
 
     @property
     def review_only(self) -> str | None:
@@ -140,7 +144,8 @@ def _prepare_out(out: Path) -> None:
 def deidentify(inputs: Iterable[str], out, model=None, fmt: str = DEFAULT_FORMAT,
                input_format: str = "auto", vote: str | None = None, workers: int | None = None,
                engine: str = "local", scheduler: str | None = None, force: bool = False,
-               strict: bool = False, key_file=None, progress: bool = True,
+               strict: bool = False, key_file=None, rename: bool = False, rename_map=None,
+               progress: bool = True,
                report: Callable[[str], None] = _stderr) -> BatchSummary:
     """De-identify every input file into ``out`` (see the module docstring for the layout,
     the manifest, bad input and parallelism, and the modules it points to); returns what was
@@ -169,10 +174,13 @@ def deidentify(inputs: Iterable[str], out, model=None, fmt: str = DEFAULT_FORMAT
                         + ", ".join(map(str, inputs)))
     check_layout(units, roots, out)
     units = unique_units(units)
-    keyed = fmt == "surrogate"
+    keyed = fmt == "surrogate" or rename
     if key_file is not None and not keyed:
-        report("warning: --key-file is ignored: only --format surrogate uses a key")
+        report("warning: --key-file is ignored: only --format surrogate and --rename use a key")
+    if rename_map is not None and not rename:
+        report("warning: --rename-map is ignored without --rename")
     where_key = key_path(out, key_file) if keyed else None
+    where_map = map_path(out, rename_map) if rename else None
     _prepare_out(out)
 
     is_system = (model_dir / "deidentifier.json").is_file()
@@ -197,8 +205,11 @@ def deidentify(inputs: Iterable[str], out, model=None, fmt: str = DEFAULT_FORMAT
         if keyed:
             _check_key_present(manifest, where_key, force, out)
             key, created = load_or_create_key(where_key)
-        settings = Settings(str(model_dir), model_sha256, fmt, input_format, vote, key)
+        settings = Settings(str(model_dir), model_sha256, fmt, input_format, vote, key, rename)
         _check_same_settings(manifest, settings, force, out, report)
+        if rename:
+            units = renamed(units, key)
+            write_map(where_map, units)
         tagger = load_tagger(settings) if engine == "local" and workers == 1 else None
         if engine == "local" and workers > 1:
             load_tagger(settings)   # a bad model is one clear error here, not N in the workers
@@ -218,7 +229,7 @@ def deidentify(inputs: Iterable[str], out, model=None, fmt: str = DEFAULT_FORMAT
         report(f"note: removed {removed} temporary files left in {out} by an interrupted run")
     summary = _run(units, out, settings, manifest, force, strict, workers, engine, scheduler,
                    tagger, progress, report)
-    summary.key_file = where_key
+    summary.key_file, summary.rename_map = where_key, where_map
     return summary
 
 
@@ -265,7 +276,7 @@ def _run(units, out, settings, manifest, force, strict, workers, engine, schedul
 
     def todo() -> Iterator[Unit]:
         for unit in units:
-            if not force and up_to_date(unit, manifest.entries.get(unit.rel), fingerprint, out):
+            if not force and up_to_date(unit, manifest.entries.get(unit.name), fingerprint, out):
                 summary.skipped += 1
                 bar.update(1)
             else:

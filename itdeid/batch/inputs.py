@@ -54,10 +54,21 @@ class Unit:
 
     path: str
     rel: str
+    #: With ``--rename``: its keyed-hash name (:mod:`itdeid.batch.rename`), used instead of
+    #: ``rel`` in everything written under ``OUT``.
+    renamed: str | None = None
+
+    @property
+    def name(self) -> str:
+        """Its name in the manifest: ``renamed`` with ``--rename``, else ``rel``."""
+        return self.renamed or self.rel
 
     @property
     def stem(self) -> str:
-        """The output name of the file: ``rel`` without its ``.txt``/``.xml``/``.text``/``.zip``."""
+        """The output name of the file: ``rel`` without its ``.txt``/``.xml``/``.text``/``.zip``
+        (``renamed`` with ``--rename``)."""
+        if self.renamed:
+            return self.renamed
         for suffix in _STEM_SUFFIXES:
             if self.rel.endswith(suffix) and len(self.rel) > len(suffix):
                 return self.rel[:-len(suffix)]

@@ -8,7 +8,8 @@ manifest are readable by their owner only, like the notes. The manifest is locke
 writes ``OUT``: a second run into the same ``OUT`` is refused.
 
 Manifest (``OUT/.itdeid-manifest.jsonl``): one JSON object a finished input, appended, flushed
-and fsynced after that input's outputs are written: ``input`` (relative path), ``sha256`` and
+and fsynced after that input's outputs are written: ``input`` (relative path; its hashed name
+with ``--rename``), ``sha256`` and
 ``bytes`` of its content, ``read_as`` (the format it was read as), ``outputs`` (paths relative to
 ``OUT``), ``documents``, ``tokens``, ``phi`` (spans a class), ``empty``, ``model_dir``,
 ``finished`` (UTC time, the only clock reading; outputs hold none) and ``settings``: ``format``,
@@ -168,7 +169,7 @@ class Manifest:
 
 def entry_for(result: UnitResult, settings: Settings) -> dict:
     """The manifest entry of a finished input (its fields are listed in the module docstring)."""
-    return {"input": result.unit.rel, "sha256": result.sha256, "bytes": result.size,
+    return {"input": result.unit.name, "sha256": result.sha256, "bytes": result.size,
             "read_as": result.read_as, "outputs": sorted(result.outputs),
             "documents": result.documents, "tokens": result.tokens,
             "phi": dict(sorted(result.phi.items())), "empty": result.empty,

@@ -54,7 +54,15 @@ def add_parser(subparsers):
     p.add_argument("--key-file", "--surrogate-key-file", dest="key_file", default=None,
                    metavar="F",
                    help="secret key for --format surrogate, outside --out; created (mode 0600) "
-                        "if missing (default: DIR.itdeid-key beside --out DIR)")
+                        "if missing; --rename uses it too (default: DIR.itdeid-key beside --out "
+                        "DIR)")
+    p.add_argument("--rename", action="store_true",
+                   help="name outputs by a keyed hash of the input's relative path, for trees "
+                        "whose file or folder names hold PHI (names, MRNs, dates): no original "
+                        "path appears under --out")
+    p.add_argument("--rename-map", default=None, metavar="F",
+                   help="with --rename: the CSV map name,path back to the input paths, outside "
+                        "--out (default: DIR.itdeid-rename-map.csv beside --out DIR)")
     p.set_defaults(run=run)
 
 
@@ -62,7 +70,8 @@ def run(args) -> int:
     summary = deidentify(args.inputs, args.out, model=args.model, fmt=args.format,
                          input_format=args.input_format, vote=args.vote, workers=args.workers,
                          engine=args.engine, scheduler=args.scheduler, force=args.force,
-                         strict=args.strict, key_file=args.key_file)
+                         strict=args.strict, key_file=args.key_file, rename=args.rename,
+                         rename_map=args.rename_map)
     print_summary(summary)
     return 0 if summary.ok else 1
 
@@ -83,6 +92,8 @@ def print_summary(summary) -> None:
     print(f"manifest: {summary.out / MANIFEST_NAME}")
     if summary.key_file is not None:
         print(f"secret key: {summary.key_file} (outside --out; never ship it)")
+    if summary.rename_map is not None:
+        print(f"rename map: {summary.rename_map} (the original paths; never ship it)")
     if summary.review_only:
         print(f"not de-identified: --format {summary.fmt} holds {summary.review_only}; for "
               "review, never for release")
