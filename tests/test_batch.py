@@ -685,3 +685,86 @@ def test_rename_changes_no_surrogate_and_needs_the_same_folder_settings(tmp_path
     assert deid(tmp_path / "in", "--out", tmp_path / "o", "--rename", "--rename-map",
                 tmp_path / "o" / "map.csv", model=model_dir) == 2
     assert "inside --out" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------------------------------
+# Surrogates consistent per patient, not per file (issue 11, defect 4)
+
+def _same_note_files(folder: Path, names) -> None:
+    """Files with one and the same note text: within a patient their surrogate outputs must be
+    equal (same names, same date shift), across patients different."""
+    text = tiny_corpus(1, seed=31)[0].text
+    for name in names:
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text, encoding="utf-8")
+
+
+def test_patient_regex_groups_files_across_workers(tmp_path, model_dir, capsys):
+    _same_note_files(tmp_path / "in", ["p1/a.txt", "p1/b.txt", "p1/c.txt", "p2/a.txt",
+                                       "p2/b.txt", "lonely.txt"])
+    out = tmp_path / "out"
+    argv = ["deid", str(tmp_path / "in"), "--out", str(out), "--format", "surrogate",
+            "--model", str(model_dir), "--workers", "2", "--patient-regex", r"^(p\d)/"]
+    with pytest.MonkeyPatch.context() as patch:
+        from itdeid.batch import engines
+        patch.setattr(engines, "CHUNK_FILES", 1)    # one file a chunk: spread over both workers
+        assert main(argv) == 0
+    assert "patients: 3 (2 found by --patient-regex in 5 files, 1 files matched none" in \
+        capsys.readouterr().out
+    files = tree(out)
+    assert files["p1/a.txt"] == files["p1/b.txt"] == files["p1/c.txt"]
+    assert files["p2/a.txt"] == files["p2/b.txt"]
+    assert len({files["p1/a.txt"], files["p2/a.txt"], files["lonely.txt"]}) == 3
+    # the manifest holds no patient id; regrouping redoes the inputs whose patient changed
+    assert "p1" not in json.dumps([e["patient"] for e in manifest(out)])
+    (tmp_path / "map.csv").write_text("path,patient\np1/a.txt,X\np2/b.txt,X\n")
+    assert deid(tmp_path / "in", "--out", out, "--format", "surrogate", "--patient-map",
+                tmp_path / "map.csv", model=model_dir) == 0
+    captured = capsys.readouterr().out
+    assert "5 files done, 1 skipped" in captured and "patients: 5 (1 found" in captured
+    files = tree(out)
+    assert files["p1/a.txt"] == files["p2/b.txt"] != files["p1/b.txt"]
+
+
+def test_patient_options_are_checked(tmp_path, model_dir, capsys):
+    write_notes(tmp_path / "in", 1)
+    (tmp_path / "bad.csv").write_text("file,who\nn0.txt,1\n")
+    for option in (["--patient-regex", "n(0)(.)"], ["--patient-regex", "("],
+                   ["--patient-map", tmp_path / "bad.csv"],
+                   ["--patient-map", tmp_path / "missing.csv"]):
+        assert deid(tmp_path / "in", "--out", tmp_path / "out", "--format", "surrogate",
+                    *option, model=model_dir) == 2
+        err = capsys.readouterr().err
+        assert len(err.strip().splitlines()) == 1 and "--patient-" in err
+
+
+def test_grouped_surrogates_survive_a_killed_and_resumed_run(tmp_path, model_dir, capsys):
+    n = 3 * batch.engines.CHUNK_FILES
+    write_notes(tmp_path / "in", n, seed=17, sub_every=0)
+    grouping = ("--format", "surrogate", "--patient-regex", r"^n(\d)", "--key-file",
+                tmp_path / "key")
+    assert deid(tmp_path / "in", "--out", tmp_path / "ref", *grouping, model=model_dir) == 0
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "itdeid.cli", "deid", str(tmp_path / "in"), "--out",
+               str(out), *map(str, grouping), "--model", str(model_dir), "--workers", "1"]
+    process = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and process.poll() is None:
+            if (out / MANIFEST).is_file() and (out / MANIFEST).read_bytes().count(b"\n") >= 3:
+                break
+            time.sleep(0.02)
+        assert process.poll() is None, "the run ended before it could be killed"
+        process.send_signal(signal.SIGKILL)
+    finally:
+        process.wait()
+    capsys.readouterr()
+    assert deid(tmp_path / "in", "--out", out, *grouping, model=model_dir) == 0
+    assert " skipped" in capsys.readouterr().out
+    assert tree(out) == tree(tmp_path / "ref")
+    # and the grouping is real: notes of one patient share surrogates that per-file keying
+    # would not give (n1, n10, n11... are one patient)
+    assert deid(tmp_path / "in", "--out", tmp_path / "per-file", "--format", "surrogate",
+                "--key-file", tmp_path / "key", model=model_dir) == 0
+    assert tree(tmp_path / "per-file")["n10.txt"] != tree(out)["n10.txt"]

@@ -59,6 +59,7 @@ from itdeid.batch.manifest import (MANIFEST_NAME, Manifest, entry_for, remove_or
                              write_result)
 from itdeid.outputs import FORMATS
 from itdeid.batch.unit import UnitResult, process_unit
+from itdeid.batch.patients import Grouping, group
 from itdeid.batch.rename import map_path, renamed, write_map
 from itdeid.batch.settings import (KEY_SUFFIX, REVIEW_FORMATS, Settings, differences,
                                    key_path, load_or_create_key, load_tagger, model_fingerprint,
@@ -99,6 +100,7 @@ class BatchSummary:
     left_out: int = 0
     key_file: Path | None = None
     rename_map: Path | None = None
+    grouping: Grouping | None = None
 
     @property
     def review_only(self) -> str | None:
@@ -145,7 +147,7 @@ def deidentify(inputs: Iterable[str], out, model=None, fmt: str = DEFAULT_FORMAT
                input_format: str = "auto", vote: str | None = None, workers: int | None = None,
                engine: str = "local", scheduler: str | None = None, force: bool = False,
                strict: bool = False, key_file=None, rename: bool = False, rename_map=None,
-               progress: bool = True,
+               patient_regex: str | None = None, patient_map=None, progress: bool = True,
                report: Callable[[str], None] = _stderr) -> BatchSummary:
     """De-identify every input file into ``out`` (see the module docstring for the layout,
     the manifest, bad input and parallelism, and the modules it points to); returns what was
@@ -173,7 +175,9 @@ def deidentify(inputs: Iterable[str], out, model=None, fmt: str = DEFAULT_FORMAT
         raise UserError("no input files found outside itdeid output folders in "
                         + ", ".join(map(str, inputs)))
     check_layout(units, roots, out)
-    units = unique_units(units)
+    units, grouping = group(unique_units(units), patient_regex, patient_map)
+    if grouping is not None and fmt != "surrogate":
+        report(f"note: {grouping.by} only changes --format surrogate outputs")
     keyed = fmt == "surrogate" or rename
     if key_file is not None and not keyed:
         report("warning: --key-file is ignored: only --format surrogate and --rename use a key")
@@ -229,7 +233,7 @@ def deidentify(inputs: Iterable[str], out, model=None, fmt: str = DEFAULT_FORMAT
         report(f"note: removed {removed} temporary files left in {out} by an interrupted run")
     summary = _run(units, out, settings, manifest, force, strict, workers, engine, scheduler,
                    tagger, progress, report)
-    summary.key_file, summary.rename_map = where_key, where_map
+    summary.key_file, summary.rename_map, summary.grouping = where_key, where_map, grouping
     return summary
 
 
@@ -267,7 +271,6 @@ def _run(units, out, settings, manifest, force, strict, workers, engine, schedul
     """The batch loop: skip finished inputs, process the rest on the engine, write, record."""
     from tqdm import tqdm
     summary = BatchSummary(out, settings.fmt, files=len(units))
-    fingerprint = settings.fingerprint()
     inputs = {unit.path for unit in units}
     owners: dict[str, str] = {}
     bar = tqdm(total=len(units), unit="file", file=sys.stderr, disable=None if progress else True,
@@ -276,7 +279,7 @@ def _run(units, out, settings, manifest, force, strict, workers, engine, schedul
 
     def todo() -> Iterator[Unit]:
         for unit in units:
-            if not force and up_to_date(unit, manifest.entries.get(unit.name), fingerprint, out):
+            if not force and up_to_date(unit, manifest.entries.get(unit.name), settings, out):
                 summary.skipped += 1
                 bar.update(1)
             else:

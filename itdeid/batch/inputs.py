@@ -57,6 +57,9 @@ class Unit:
     #: With ``--rename``: its keyed-hash name (:mod:`itdeid.batch.rename`), used instead of
     #: ``rel`` in everything written under ``OUT``.
     renamed: str | None = None
+    #: The patient its notes belong to, where ``--patient-regex`` or ``--patient-map`` says
+    #: (:mod:`itdeid.batch.patients`); else None.
+    patient: str | None = None
 
     @property
     def name(self) -> str:

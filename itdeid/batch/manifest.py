@@ -11,7 +11,8 @@ Manifest (``OUT/.itdeid-manifest.jsonl``): one JSON object a finished input, app
 and fsynced after that input's outputs are written: ``input`` (relative path; its hashed name
 with ``--rename``), ``sha256`` and
 ``bytes`` of its content, ``read_as`` (the format it was read as), ``outputs`` (paths relative to
-``OUT``), ``documents``, ``tokens``, ``phi`` (spans a class), ``empty``, ``model_dir``,
+``OUT``), ``patient`` (for surrogates of a grouped input, a keyed fingerprint of its patient,
+:mod:`itdeid.batch.patients`; else null), ``documents``, ``tokens``, ``phi`` (spans a class), ``empty``, ``model_dir``,
 ``finished`` (UTC time, the only clock reading; outputs hold none) and ``settings``: ``format``,
 ``input_format``, ``model`` (sha256 of the model folder's files), ``vote``, ``surrogate_key``
 (a fingerprint of the key, never the key) and ``itdeid`` (version). On a rerun an input is
@@ -35,6 +36,7 @@ from pathlib import Path
 
 from itdeid.batch.files import TEMP_SUFFIX, file_sha256, write_atomic
 from itdeid.batch.inputs import InputFailed, Unit, is_inside
+from itdeid.batch.patients import patient_fingerprint
 from itdeid.batch.settings import Settings
 from itdeid.batch.unit import UnitResult
 from itdeid.errors import UserError
@@ -174,6 +176,7 @@ def entry_for(result: UnitResult, settings: Settings) -> dict:
             "documents": result.documents, "tokens": result.tokens,
             "phi": dict(sorted(result.phi.items())), "empty": result.empty,
             "model_dir": settings.model_dir, "settings": settings.fingerprint(),
+            "patient": patient_tag(result.unit, settings),
             "finished": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")}
 
 
@@ -192,10 +195,19 @@ def remove_orphans(out: Path) -> int:
     return removed
 
 
-def up_to_date(unit: Unit, entry: dict | None, settings: dict, out: Path) -> bool:
-    """Whether ``entry`` says this input, as it is now, was finished with these settings and
-    its outputs are all still there (then the input is skipped)."""
-    if not entry or entry.get("settings") != settings:
+def patient_tag(unit: Unit, settings: Settings) -> str | None:
+    """What the entry records of the input's patient grouping: a keyed fingerprint where the
+    outputs depend on it (surrogates), else None."""
+    return patient_fingerprint(unit, settings.key) if settings.fmt == "surrogate" else None
+
+
+def up_to_date(unit: Unit, entry: dict | None, settings: Settings, out: Path) -> bool:
+    """Whether ``entry`` says this input, as it is now, was finished with these settings (and,
+    for surrogates, under the same patient) and its outputs are all still there (then the
+    input is skipped)."""
+    if not entry or entry.get("settings") != settings.fingerprint():
+        return False
+    if entry.get("patient") != patient_tag(unit, settings):
         return False
     try:
         if os.stat(unit.path).st_size != entry.get("bytes"):

@@ -84,9 +84,10 @@ def _as_written(unit: Unit, doc: Document, several: bool, fmt: str) -> Document:
 
 
 def surrogate_patient(unit: Unit, doc: Document) -> str:
-    """Whose note ``doc`` is, for surrogates: its own patient id where the file gives one,
-    else the note's id as read (so renaming changes no surrogate)."""
-    return doc.patient or doc.id
+    """Whose note ``doc`` is, for surrogates: its own patient id where the file gives one, else
+    the patient its file was grouped under (:mod:`itdeid.batch.patients`), else the note's id
+    as read (its own patient; renaming changes no surrogate)."""
+    return doc.patient or unit.patient or doc.id
 
 
 def _unexpected(error: BaseException) -> str:

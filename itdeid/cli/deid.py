@@ -63,6 +63,13 @@ def add_parser(subparsers):
     p.add_argument("--rename-map", default=None, metavar="F",
                    help="with --rename: the CSV map name,path back to the input paths, outside "
                         "--out (default: DIR.itdeid-rename-map.csv beside --out DIR)")
+    p.add_argument("--patient-regex", default=None, metavar="REGEX",
+                   help="which notes belong to one patient, so surrogates agree across them: a "
+                        "regex searched in each input's relative path whose group 'patient' "
+                        "(else its one group) captures the patient id, e.g. '^([^/]+)/'")
+    p.add_argument("--patient-map", default=None, metavar="CSV",
+                   help="the same from a CSV file with columns path,patient (path relative to "
+                        "the input folder); a file matching neither is its own patient")
     p.set_defaults(run=run)
 
 
@@ -71,7 +78,8 @@ def run(args) -> int:
                          input_format=args.input_format, vote=args.vote, workers=args.workers,
                          engine=args.engine, scheduler=args.scheduler, force=args.force,
                          strict=args.strict, key_file=args.key_file, rename=args.rename,
-                         rename_map=args.rename_map)
+                         rename_map=args.rename_map, patient_regex=args.patient_regex,
+                         patient_map=args.patient_map)
     print_summary(summary)
     return 0 if summary.ok else 1
 
@@ -92,6 +100,11 @@ def print_summary(summary) -> None:
     print(f"manifest: {summary.out / MANIFEST_NAME}")
     if summary.key_file is not None:
         print(f"secret key: {summary.key_file} (outside --out; never ship it)")
+    if summary.grouping is not None:
+        grouping = summary.grouping
+        print(f"patients: {grouping.patients + grouping.alone} ({grouping.patients} found by "
+              f"{grouping.by} in {grouping.grouped} files, {grouping.alone} files matched none "
+              "and are each their own patient)")
     if summary.rename_map is not None:
         print(f"rename map: {summary.rename_map} (the original paths; never ship it)")
     if summary.review_only:
