@@ -1,6 +1,7 @@
 """itdeid deid / itdeid.batch: formats, layout, resume after a kill, bad input, no PHI in logs,
 engines. One tiny model (5 trees) is trained once for the whole module."""
 import json
+import os
 import re
 import signal
 import subprocess
@@ -768,3 +769,57 @@ def test_grouped_surrogates_survive_a_killed_and_resumed_run(tmp_path, model_dir
     assert deid(tmp_path / "in", "--out", tmp_path / "per-file", "--format", "surrogate",
                 "--key-file", tmp_path / "key", model=model_dir) == 0
     assert tree(tmp_path / "per-file")["n10.txt"] != tree(out)["n10.txt"]
+
+
+# ------------------------------------------------------------------------------------------
+# Workers end with their parent (issue 11, defect 7)
+
+def _children(pid: int) -> set[int]:
+    """The pids of the processes whose parent is ``pid`` (Linux /proc)."""
+    found = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.add(int(stat.parent.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
+def test_pool_workers_exit_when_the_parent_is_killed(tmp_path, model_dir):
+    write_notes(tmp_path / "in", 4 * batch.engines.CHUNK_FILES, seed=5, sub_every=0)
+    command = [sys.executable, "-m", "itdeid.cli", "deid", str(tmp_path / "in"), "--out",
+               str(tmp_path / "out"), "--model", str(model_dir), "--workers", "2"]
+    process = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    workers: set[int] = set()
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and process.poll() is None:
+            # the spawned pool: two workers (and the resource tracker) started by the run
+            workers = {pid for pid in _children(process.pid)
+                       if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()}
+            if len(workers) >= 2 and (tmp_path / "out" / MANIFEST).is_file():
+                break
+            time.sleep(0.05)
+        assert process.poll() is None and len(workers) >= 2, "no busy pool to kill"
+        process.send_signal(signal.SIGKILL)
+    finally:
+        process.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(_alive(pid) for pid in workers):
+        time.sleep(0.1)
+    alive = [pid for pid in workers if _alive(pid)]
+    for pid in alive:
+        os.kill(pid, signal.SIGKILL)        # do not leave them behind when the test fails
+    assert not alive, "pool workers outlived their killed parent"
