@@ -823,3 +823,23 @@ def test_pool_workers_exit_when_the_parent_is_killed(tmp_path, model_dir):
     for pid in alive:
         os.kill(pid, signal.SIGKILL)        # do not leave them behind when the test fails
     assert not alive, "pool workers outlived their killed parent"
+
+
+# ------------------------------------------------------------------------------------------
+# A model that finds nothing is suspicious (issue 11, defect 8, second half)
+
+def test_no_phi_in_twenty_notes_warns(tmp_path, model_dir, capsys):
+    blind = tmp_path / "blind"
+    TokenModel(learner="majority", n_estimators=1, n_jobs=1).fit(tiny_corpus(4)).save(blind)
+    write_notes(tmp_path / "in", 20)
+    assert deid(tmp_path / "in", "--out", tmp_path / "out", model=blind) == 0
+    captured = capsys.readouterr()
+    assert "PHI spans: 0" in captured.out
+    assert "found no PHI at all in 20 notes" in captured.out
+    assert "warning: the model found no PHI at all in 20 notes" in captured.err
+    # fewer notes, or a model that finds PHI: no warning
+    write_notes(tmp_path / "few", 19)
+    assert deid(tmp_path / "few", "--out", tmp_path / "out2", model=blind) == 0
+    assert "no PHI at all" not in str(capsys.readouterr())
+    assert deid(tmp_path / "in", "--out", tmp_path / "out3", model=model_dir) == 0
+    assert "no PHI at all" not in str(capsys.readouterr())

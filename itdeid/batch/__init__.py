@@ -72,6 +72,9 @@ __all__ = ["BatchSummary", "DEFAULT_FORMAT", "ENGINES", "INPUT_FORMATS", "KEY_SU
 
 #: Default output format: de-identified text that needs no secret key.
 DEFAULT_FORMAT = "redact"
+#: A run that finds no PHI at all in this many notes (with text) warns: real notes nearly
+#: always hold some, so the model is probably wrong (or not the one meant).
+NO_PHI_WARNING_NOTES = 20
 
 
 def _stderr(message: str) -> None:
@@ -101,6 +104,16 @@ class BatchSummary:
     key_file: Path | None = None
     rename_map: Path | None = None
     grouping: Grouping | None = None
+
+    @property
+    def no_phi_warning(self) -> str | None:
+        """A warning when the notes processed found no PHI at all though there were enough of
+        them (:data:`NO_PHI_WARNING_NOTES`) to expect some; else None."""
+        notes = self.documents - self.empty
+        if notes < NO_PHI_WARNING_NOTES or sum(self.phi.values()):
+            return None
+        return (f"the model found no PHI at all in {notes} notes: it may be wrong or the wrong "
+                "model (--model); check the outputs before using them")
 
     @property
     def review_only(self) -> str | None:
@@ -304,6 +317,8 @@ def _run(units, out, settings, manifest, force, strict, workers, engine, schedul
         manifest.close()
     summary.left_out = summary.files - summary.done - summary.skipped - len(summary.failed)
     summary.seconds = time.perf_counter() - started
+    if summary.no_phi_warning:
+        report(f"warning: {summary.no_phi_warning}")
     try:
         manifest.compact()
     except OSError as error:

@@ -98,6 +98,8 @@ def print_summary(summary) -> None:
     counts = ", ".join(f"{c} {summary.phi[c]}" for c in PHI_CLASSES if summary.phi[c])
     print(f"PHI spans: {sum(summary.phi.values())}" + (f" ({counts})" if counts else ""))
     print(f"manifest: {summary.out / MANIFEST_NAME}")
+    if summary.no_phi_warning:
+        print(f"warning: {summary.no_phi_warning}")
     if summary.key_file is not None:
         print(f"secret key: {summary.key_file} (outside --out; never ship it)")
     if summary.grouping is not None:
