@@ -4,7 +4,10 @@ A surrogate is drawn with a keyed hash, never with a random generator, so the ma
 
 * **consistent within a patient**: the same original string (case-folded, whitespace collapsed) of
   the same class always gets the same surrogate in one patient's notes, and a name is replaced
-  part by part, so "Smith" alone and the "Smith" of "John Smith" get the same last name;
+  part by part, so "Smith" alone and the "Smith" of "John Smith" get the same last name. The
+  patient is ``Document.patient``, else the note's id (then each note is its own patient):
+  PhysioNet and i2b2 2014 notes carry patient ids; for plain-text files ``itdeid deid`` takes
+  them from ``--patient-regex`` or ``--patient-map`` (:mod:`itdeid.batch.patients`);
 * **stateless and parallel-safe**: nothing is remembered between calls, so notes of one patient
   may be processed by different worker processes, or in different runs, and still agree;
 * **irreversible without the key**: the choice is ``HMAC-SHA256(key, patient + "\\x1f" + class +

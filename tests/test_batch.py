@@ -1,6 +1,7 @@
 """itdeid deid / itdeid.batch: formats, layout, resume after a kill, bad input, no PHI in logs,
 engines. One tiny model (5 trees) is trained once for the whole module."""
 import json
+import os
 import re
 import signal
 import subprocess
@@ -108,7 +109,7 @@ def test_each_format_through_the_batch(tmp_path, model_dir, fmt, capsys):
             assert files[f"{stem}.txt"].decode() == text
             assert files[f"{stem}.ann"].decode().startswith("T1\t")
     if fmt == "surrogate":
-        key = out / batch.KEY_NAME
+        key = tmp_path / ("out" + batch.KEY_SUFFIX)
         assert len(key.read_bytes()) == 32 and (key.stat().st_mode & 0o777) == 0o600
         assert "keep it secret" in captured.err.lower()
     entries = manifest(out)
@@ -141,8 +142,8 @@ def test_surrogate_key_file_and_key_reuse(tmp_path, model_dir):
         assert deid(tmp_path / "in", "--out", tmp_path / out, "--format", "surrogate",
                     "--surrogate-key-file", key, model=model_dir) == 0
     assert tree(tmp_path / "a") == tree(tmp_path / "b")
-    assert not (tmp_path / "a" / batch.KEY_NAME).exists()
-    # the key kept in --out is reused: a forced rerun gives the same surrogates
+    assert not (tmp_path / ("a" + batch.KEY_SUFFIX)).exists()
+    # the key kept beside --out is reused: a forced rerun gives the same surrogates
     assert deid(tmp_path / "in", "--out", tmp_path / "c", "--format", "surrogate",
                 model=model_dir) == 0
     before = tree(tmp_path / "c")
@@ -193,7 +194,8 @@ def test_refuses_out_inside_input_and_clashing_outputs(tmp_path, model_dir, caps
         assert deid(tmp_path / "in", "--out", out, model=model_dir) == 2
         assert "inside the input folder" in capsys.readouterr().err
     assert not (tmp_path / "in" / "deid").exists()
-    assert deid(tmp_path / "in" / "n0.txt", "--out", tmp_path / "in", model=model_dir) == 2
+    assert deid(tmp_path / "in" / "sub" / "n1.txt", "--out", tmp_path / "in",
+                model=model_dir) == 2
     assert "is inside --out" in capsys.readouterr().err
     write_i2b2_2006(tiny_corpus(1), tmp_path / "in" / "n0.xml")     # n0.txt and n0.xml: one STEM
     assert deid(tmp_path / "in", "--out", tmp_path / "out", model=model_dir) == 2
@@ -504,3 +506,340 @@ def test_a_file_that_breaks_the_shared_tagging_call_fails_alone(tmp_path, model_
     assert results[1].error.startswith("unexpected ValueError") and "BREAKME" not in results[1].error
     alone = batch.process_unit(units[0], settings, model, None)
     assert results[0].outputs == alone.outputs
+
+
+# ------------------------------------------------------------------------------------------
+# One folder, one set of settings (issue 11, defect 2)
+
+def test_a_folder_written_with_other_settings_is_refused_and_force_starts_it_afresh(
+        tmp_path, model_dir, capsys):
+    notes = write_notes(tmp_path / "in", 2)
+    out = tmp_path / "out"
+    assert deid(tmp_path / "in", "--out", out, model=model_dir) == 0
+    redacted = tree(out)
+    (out / "README.txt").write_text("the data team's own file")
+    capsys.readouterr()
+    # brat keeps the original text in x.txt: it must not replace the redacted x.txt
+    assert deid(tmp_path / "in", "--out", out, "--format", "brat", model=model_dir) == 2
+    err = capsys.readouterr().err
+    assert "--format: redact before, brat now" in err and "--force" in err
+    assert len(err.strip().splitlines()) == 1
+    assert {k: v for k, v in tree(out).items() if k != "README.txt"} == redacted
+    assert deid(tmp_path / "in", "--out", out, "--format", "brat", "--force",
+                model=model_dir) == 0
+    files = tree(out)
+    assert not any(name.endswith(".redact.jsonl") for name in files)   # old outputs deleted
+    assert files["README.txt"] == b"the data team's own file"         # nothing else
+    for rel, text in notes.items():
+        assert files[rel].decode() == text and rel.replace(".txt", ".ann") in files
+    assert {e["settings"]["format"] for e in manifest(out)} == {"brat"}
+
+
+def test_review_formats_say_they_hold_original_text(tmp_path, model_dir, capsys):
+    with pytest.raises(SystemExit):
+        main(["deid", "--help"])
+    assert "never for release" in capsys.readouterr().out
+    write_notes(tmp_path / "in", 1)
+    for fmt in ("xml", "jsonl", "brat", "redact"):
+        assert deid(tmp_path / "in", "--out", tmp_path / fmt, "--format", fmt,
+                    model=model_dir) == 0
+        said = "never for release" in capsys.readouterr().out
+        assert said == (fmt != "redact"), fmt
+
+
+# ------------------------------------------------------------------------------------------
+# The secret key lives outside --out (issue 11, defect 3)
+
+def test_the_surrogate_key_is_kept_outside_out(tmp_path, model_dir, capsys):
+    write_notes(tmp_path / "in", 2)
+    out = tmp_path / "out"
+    assert deid(tmp_path / "in", "--out", out, "--format", "surrogate", model=model_dir) == 0
+    key_file = tmp_path / "out.itdeid-key"
+    key = key_file.read_bytes()
+    assert len(key) == 32 and (key_file.stat().st_mode & 0o777) == 0o600
+    assert f"secret key: {key_file}" in capsys.readouterr().out
+    shipped = b"".join(tree(out).values()) + (out / MANIFEST).read_bytes()
+    assert key not in shipped and key.hex() not in shipped.decode()
+    assert all("key" not in p.name for p in out.rglob("*"))
+    # the manifest holds a fingerprint only
+    assert {len(e["settings"]["surrogate_key"]) for e in manifest(out)} == {16}
+    # a key file inside --out is refused, before anything is written
+    assert deid(tmp_path / "in", "--out", tmp_path / "o2", "--format", "surrogate",
+                "--key-file", tmp_path / "o2" / "k", model=model_dir) == 2
+    assert "inside --out" in capsys.readouterr().err
+    assert not (tmp_path / "o2").exists()
+    # the key that drew the outputs is gone: refused, not silently redrawn
+    key_file.unlink()
+    assert deid(tmp_path / "in", "--out", out, "--format", "surrogate", model=model_dir) == 2
+    assert "not at" in capsys.readouterr().err and not key_file.exists()
+
+
+def test_a_key_left_inside_out_by_an_older_itdeid_is_refused(tmp_path, model_dir, capsys):
+    write_notes(tmp_path / "in", 1)
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / ".itdeid-surrogate-key").write_bytes(b"k" * 32)
+    assert deid(tmp_path / "in", "--out", tmp_path / "out", "--format", "surrogate",
+                model=model_dir) == 2
+    assert "move it out" in capsys.readouterr().err
+
+
+def test_the_key_is_created_under_the_folder_lock(tmp_path, model_dir, capsys):
+    """A run that finds --out locked by another creates no key: two surrogate runs started
+    together cannot leave a key that does not match the outputs."""
+    write_notes(tmp_path / "in", 1)
+    out = tmp_path / "out"
+    out.mkdir()
+    holder = batch.Manifest(out)
+    holder.open()
+    try:
+        assert deid(tmp_path / "in", "--out", out, "--format", "surrogate", model=model_dir) == 2
+    finally:
+        holder.close()
+    assert "another itdeid deid is writing" in capsys.readouterr().err
+    assert not (tmp_path / "out.itdeid-key").exists()
+    assert not (out / ".itdeid-surrogate-key").exists()
+
+
+# ------------------------------------------------------------------------------------------
+# Outputs never mix with inputs (issue 11, defect 9)
+
+def test_out_inside_the_folder_of_an_input_file_is_refused(tmp_path, model_dir, capsys):
+    write_notes(tmp_path / "in", 2)
+    assert deid(tmp_path / "in" / "n0.txt", "--out", tmp_path / "in" / "deid",
+                model=model_dir) == 2
+    assert f"is inside the input folder {tmp_path / 'in'}" in capsys.readouterr().err
+    assert not (tmp_path / "in" / "deid").exists()
+    assert deid(tmp_path / "in" / "sub" / "n1.txt", "--out", tmp_path / "in" / "deid",
+                model=model_dir) == 0       # beside, not inside, the file's folder
+
+
+def test_an_output_folder_inside_an_input_folder_is_not_read_as_notes(tmp_path, model_dir,
+                                                                       capsys):
+    notes = write_notes(tmp_path / "in", 2)
+    assert deid(tmp_path / "in", "--out", tmp_path / "deid", model=model_dir) == 0
+    (tmp_path / "in" / "old").mkdir()
+    (tmp_path / "deid").rename(tmp_path / "in" / "old" / "deid")   # moved there by hand
+    capsys.readouterr()
+    assert deid(tmp_path / "in", "--out", tmp_path / "out", model=model_dir) == 0
+    captured = capsys.readouterr()
+    assert f"skipped {tmp_path / 'in' / 'old' / 'deid'}: an itdeid output folder" in captured.err
+    assert sorted(e["input"] for e in manifest(tmp_path / "out")) == sorted(notes)
+
+
+# ------------------------------------------------------------------------------------------
+# --rename: no PHI of file and folder names under --out (issue 11, defect 5)
+
+NAMED_PATHS = ("KOWALCZYK_MARTA_MRN004417392/visit_2019-03-07.txt",
+               "NOWAK_JAN_MRN001234567/ward/visit_2020-11-02.txt")
+
+
+def _named_tree(folder: Path) -> dict[str, str]:
+    notes = {}
+    for rel, doc in zip(NAMED_PATHS, tiny_corpus(2, seed=21)):
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rel).write_text(doc.text, encoding="utf-8")
+        notes[rel] = doc.text
+    return notes
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_rename_leaves_no_input_path_component_under_out(tmp_path, model_dir, fmt, capsys):
+    notes = _named_tree(tmp_path / "in")
+    out = tmp_path / "out"
+    assert deid(tmp_path / "in", "--out", out, "--format", fmt, "--rename", model=model_dir) == 0
+    components = {part for rel in NAMED_PATHS for part in Path(rel).parts}
+    components |= {Path(rel).stem for rel in NAMED_PATHS} | {"KOWALCZYK", "NOWAK",
+                                                             "MRN004417392", "MRN001234567"}
+    for path in out.rglob("*"):
+        assert not any(c in part for c in components for part in path.relative_to(out).parts)
+        if path.is_file():
+            data = path.read_bytes().decode("utf-8")
+            assert not [c for c in components if c in data], path.name
+    map_file = tmp_path / "out.itdeid-rename-map.csv"
+    assert f"rename map: {map_file}" in capsys.readouterr().out
+    assert (map_file.stat().st_mode & 0o777) == 0o600
+    rows = dict(line.split(",", 1) for line in map_file.read_text().splitlines()[1:])
+    assert sorted(rows.values()) == sorted(NAMED_PATHS)
+    for name, rel in rows.items():      # the map leads back to each note's outputs
+        outputs = [p for p in out.iterdir() if p.name.startswith(name)]
+        assert outputs
+        if fmt == "brat":
+            assert (out / f"{name}.txt").read_text() == notes[rel]
+    assert deid(tmp_path / "in", "--out", out, "--format", fmt, "--rename", model=model_dir) == 0
+    assert "0 files done, 2 skipped" in capsys.readouterr().out
+
+
+def test_rename_changes_no_surrogate_and_needs_the_same_folder_settings(tmp_path, model_dir,
+                                                                       capsys):
+    _named_tree(tmp_path / "in")
+    key = tmp_path / "secret" / "key"
+    common = ("--format", "surrogate", "--key-file", key)
+    assert deid(tmp_path / "in", "--out", tmp_path / "plain", *common, model=model_dir) == 0
+    assert deid(tmp_path / "in", "--out", tmp_path / "renamed", *common, "--rename",
+                model=model_dir) == 0
+    assert sorted(tree(tmp_path / "plain").values()) == sorted(tree(tmp_path / "renamed").values())
+    capsys.readouterr()
+    # a folder of original names is not continued with hashed ones (or back)
+    assert deid(tmp_path / "in", "--out", tmp_path / "plain", *common, "--rename",
+                model=model_dir) == 2
+    assert "--rename: False before, True now" in capsys.readouterr().err
+    assert deid(tmp_path / "in", "--out", tmp_path / "o", "--rename", "--rename-map",
+                tmp_path / "o" / "map.csv", model=model_dir) == 2
+    assert "inside --out" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------------------------------
+# Surrogates consistent per patient, not per file (issue 11, defect 4)
+
+def _same_note_files(folder: Path, names) -> None:
+    """Files with one and the same note text: within a patient their surrogate outputs must be
+    equal (same names, same date shift), across patients different."""
+    text = tiny_corpus(1, seed=31)[0].text
+    for name in names:
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text, encoding="utf-8")
+
+
+def test_patient_regex_groups_files_across_workers(tmp_path, model_dir, capsys):
+    _same_note_files(tmp_path / "in", ["p1/a.txt", "p1/b.txt", "p1/c.txt", "p2/a.txt",
+                                       "p2/b.txt", "lonely.txt"])
+    out = tmp_path / "out"
+    argv = ["deid", str(tmp_path / "in"), "--out", str(out), "--format", "surrogate",
+            "--model", str(model_dir), "--workers", "2", "--patient-regex", r"^(p\d)/"]
+    with pytest.MonkeyPatch.context() as patch:
+        from itdeid.batch import engines
+        patch.setattr(engines, "CHUNK_FILES", 1)    # one file a chunk: spread over both workers
+        assert main(argv) == 0
+    assert "patients: 3 (2 found by --patient-regex in 5 files, 1 files matched none" in \
+        capsys.readouterr().out
+    files = tree(out)
+    assert files["p1/a.txt"] == files["p1/b.txt"] == files["p1/c.txt"]
+    assert files["p2/a.txt"] == files["p2/b.txt"]
+    assert len({files["p1/a.txt"], files["p2/a.txt"], files["lonely.txt"]}) == 3
+    # the manifest holds no patient id; regrouping redoes the inputs whose patient changed
+    assert "p1" not in json.dumps([e["patient"] for e in manifest(out)])
+    (tmp_path / "map.csv").write_text("path,patient\np1/a.txt,X\np2/b.txt,X\n")
+    assert deid(tmp_path / "in", "--out", out, "--format", "surrogate", "--patient-map",
+                tmp_path / "map.csv", model=model_dir) == 0
+    captured = capsys.readouterr().out
+    assert "5 files done, 1 skipped" in captured and "patients: 5 (1 found" in captured
+    files = tree(out)
+    assert files["p1/a.txt"] == files["p2/b.txt"] != files["p1/b.txt"]
+
+
+def test_patient_options_are_checked(tmp_path, model_dir, capsys):
+    write_notes(tmp_path / "in", 1)
+    (tmp_path / "bad.csv").write_text("file,who\nn0.txt,1\n")
+    for option in (["--patient-regex", "n(0)(.)"], ["--patient-regex", "("],
+                   ["--patient-map", tmp_path / "bad.csv"],
+                   ["--patient-map", tmp_path / "missing.csv"]):
+        assert deid(tmp_path / "in", "--out", tmp_path / "out", "--format", "surrogate",
+                    *option, model=model_dir) == 2
+        err = capsys.readouterr().err
+        assert len(err.strip().splitlines()) == 1 and "--patient-" in err
+
+
+def test_grouped_surrogates_survive_a_killed_and_resumed_run(tmp_path, model_dir, capsys):
+    n = 3 * batch.engines.CHUNK_FILES
+    write_notes(tmp_path / "in", n, seed=17, sub_every=0)
+    grouping = ("--format", "surrogate", "--patient-regex", r"^n(\d)", "--key-file",
+                tmp_path / "key")
+    assert deid(tmp_path / "in", "--out", tmp_path / "ref", *grouping, model=model_dir) == 0
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "itdeid.cli", "deid", str(tmp_path / "in"), "--out",
+               str(out), *map(str, grouping), "--model", str(model_dir), "--workers", "1"]
+    process = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and process.poll() is None:
+            if (out / MANIFEST).is_file() and (out / MANIFEST).read_bytes().count(b"\n") >= 3:
+                break
+            time.sleep(0.02)
+        assert process.poll() is None, "the run ended before it could be killed"
+        process.send_signal(signal.SIGKILL)
+    finally:
+        process.wait()
+    capsys.readouterr()
+    assert deid(tmp_path / "in", "--out", out, *grouping, model=model_dir) == 0
+    assert " skipped" in capsys.readouterr().out
+    assert tree(out) == tree(tmp_path / "ref")
+    # and the grouping is real: notes of one patient share surrogates that per-file keying
+    # would not give (n1, n10, n11... are one patient)
+    assert deid(tmp_path / "in", "--out", tmp_path / "per-file", "--format", "surrogate",
+                "--key-file", tmp_path / "key", model=model_dir) == 0
+    assert tree(tmp_path / "per-file")["n10.txt"] != tree(out)["n10.txt"]
+
+
+# ------------------------------------------------------------------------------------------
+# Workers end with their parent (issue 11, defect 7)
+
+def _children(pid: int) -> set[int]:
+    """The pids of the processes whose parent is ``pid`` (Linux /proc)."""
+    found = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.add(int(stat.parent.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
+def test_pool_workers_exit_when_the_parent_is_killed(tmp_path, model_dir):
+    write_notes(tmp_path / "in", 4 * batch.engines.CHUNK_FILES, seed=5, sub_every=0)
+    command = [sys.executable, "-m", "itdeid.cli", "deid", str(tmp_path / "in"), "--out",
+               str(tmp_path / "out"), "--model", str(model_dir), "--workers", "2"]
+    process = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    workers: set[int] = set()
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and process.poll() is None:
+            # the spawned pool: two workers (and the resource tracker) started by the run
+            workers = {pid for pid in _children(process.pid)
+                       if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()}
+            if len(workers) >= 2 and (tmp_path / "out" / MANIFEST).is_file():
+                break
+            time.sleep(0.05)
+        assert process.poll() is None and len(workers) >= 2, "no busy pool to kill"
+        process.send_signal(signal.SIGKILL)
+    finally:
+        process.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(_alive(pid) for pid in workers):
+        time.sleep(0.1)
+    alive = [pid for pid in workers if _alive(pid)]
+    for pid in alive:
+        os.kill(pid, signal.SIGKILL)        # do not leave them behind when the test fails
+    assert not alive, "pool workers outlived their killed parent"
+
+
+# ------------------------------------------------------------------------------------------
+# A model that finds nothing is suspicious (issue 11, defect 8, second half)
+
+def test_no_phi_in_twenty_notes_warns(tmp_path, model_dir, capsys):
+    blind = tmp_path / "blind"
+    TokenModel(learner="majority", n_estimators=1, n_jobs=1).fit(tiny_corpus(4)).save(blind)
+    write_notes(tmp_path / "in", 20)
+    assert deid(tmp_path / "in", "--out", tmp_path / "out", model=blind) == 0
+    captured = capsys.readouterr()
+    assert "PHI spans: 0" in captured.out
+    assert "found no PHI at all in 20 notes" in captured.out
+    assert "warning: the model found no PHI at all in 20 notes" in captured.err
+    # fewer notes, or a model that finds PHI: no warning
+    write_notes(tmp_path / "few", 19)
+    assert deid(tmp_path / "few", "--out", tmp_path / "out2", model=blind) == 0
+    assert "no PHI at all" not in str(capsys.readouterr())
+    assert deid(tmp_path / "in", "--out", tmp_path / "out3", model=model_dir) == 0
+    assert "no PHI at all" not in str(capsys.readouterr())

@@ -11,8 +11,8 @@ module runs the batch; each part is described in the module that implements it:
 * :mod:`itdeid.batch.unit`: one input read, tagged and rendered, in a worker;
   :mod:`itdeid.batch.tagging`: long notes tagged in pieces, so memory stays bounded.
 * :mod:`itdeid.batch.engines`: where inputs are processed (this process, a process pool, Dask).
-* :mod:`itdeid.batch.manifest`: atomic writing, and the manifest that makes a rerun skip the inputs
-  already done.
+* :mod:`itdeid.batch.manifest`: the manifest that makes a rerun skip the inputs already done;
+  :mod:`itdeid.batch.files`: atomic writing, hashes and fingerprints, below all the others.
 
 Output layout (``OUT`` is ``--out``; ``STEM`` the relative path without its ``.txt``, ``.xml``,
 ``.text`` or ``.zip``; suffixes as :func:`itdeid.outputs.render` gives them)::
@@ -20,11 +20,20 @@ Output layout (``OUT`` is ``--out``; ``STEM`` the relative path without its ``.t
     one note a file     OUT/STEM<suffix>                e.g. OUT/ward/note1.txt + .redact.jsonl
     several notes       --format jsonl: OUT/STEM.jsonl  (the spans of all its notes, in order)
                         other formats:  OUT/STEM/<note id><suffix>   e.g. OUT/id/1-1.txt
-    bookkeeping         OUT/.itdeid-manifest.jsonl, OUT/.itdeid-surrogate-key
+    bookkeeping         OUT/.itdeid-manifest.jsonl
+    secret key          beside OUT, never in it: OUT.itdeid-key (or --key-file)
+    --rename            OUT/<keyed hash><suffix> instead of OUT/STEM<suffix>; the map back beside
+                        OUT: OUT.itdeid-rename-map.csv (or --rename-map)
 
 The run is refused (:class:`~itdeid.errors.UserError`) before anything is processed when ``OUT``
-is an input folder or lies inside one, when an input file lies inside ``OUT``, or when two inputs
-would get the same ``STEM``; every output path is checked again before it is written.
+is an input folder or lies inside one (or inside the folder of an input file), when an input
+file lies inside ``OUT``, when two inputs
+would get the same ``STEM``, or when ``OUT`` holds outputs of other settings (format, model,
+vote, key...; ``force`` deletes the outputs its manifest recorded and starts it afresh); every
+output path is checked again before it is written. A folder below an input folder that holds an
+itdeid manifest is an output folder, never read as notes (a note names it). Only ``redact`` and ``surrogate`` are
+de-identified text: ``xml``, ``jsonl`` and ``brat`` describe the original notes (xml and brat
+hold their text), for review, never for release.
 
 Bad input never stops the batch (unless ``strict``): an unreadable, binary or malformed file, an
 output that cannot be written, is reported on stderr with its path and the reason, and counted as
@@ -45,21 +54,27 @@ from typing import Callable, Iterable, Iterator
 from itdeid.batch.engines import ENGINES, import_distributed, run_dask, run_inline, run_pool
 from itdeid.errors import UserError
 from itdeid.batch.inputs import (INPUT_FORMATS, InputFailed, Unit, check_layout, expand_inputs,
-                           unique_units)
+                                 outside_output_folders, unique_units)
 from itdeid.batch.manifest import (MANIFEST_NAME, Manifest, entry_for, remove_orphans, up_to_date,
                              write_result)
 from itdeid.outputs import FORMATS
 from itdeid.batch.unit import UnitResult, process_unit
-from itdeid.batch.settings import (KEY_NAME, Settings, load_surrogate_key, load_tagger,
-                             model_fingerprint, resolve_model_dir)
+from itdeid.batch.patients import Grouping, group
+from itdeid.batch.rename import map_path, renamed, write_map
+from itdeid.batch.settings import (KEY_SUFFIX, REVIEW_FORMATS, Settings, differences,
+                                   key_path, load_or_create_key, load_tagger, model_fingerprint,
+                                   resolve_model_dir)
 
 # The batch API, kept importable from here for the command line and for callers from Python.
-__all__ = ["BatchSummary", "DEFAULT_FORMAT", "ENGINES", "INPUT_FORMATS", "KEY_NAME",
+__all__ = ["BatchSummary", "DEFAULT_FORMAT", "ENGINES", "INPUT_FORMATS", "KEY_SUFFIX",
            "MANIFEST_NAME", "Settings", "Unit", "UnitResult", "UserError", "deidentify",
            "expand_inputs", "process_unit"]
 
 #: Default output format: de-identified text that needs no secret key.
 DEFAULT_FORMAT = "redact"
+#: A run that finds no PHI at all in this many notes (with text) warns: real notes nearly
+#: always hold some, so the model is probably wrong (or not the one meant).
+NO_PHI_WARNING_NOTES = 20
 
 
 def _stderr(message: str) -> None:
@@ -86,6 +101,25 @@ class BatchSummary:
     seconds: float = 0.0
     stopped: bool = False
     left_out: int = 0
+    key_file: Path | None = None
+    rename_map: Path | None = None
+    grouping: Grouping | None = None
+
+    @property
+    def no_phi_warning(self) -> str | None:
+        """A warning when the notes processed found no PHI at all though there were enough of
+        them (:data:`NO_PHI_WARNING_NOTES`) to expect some; else None."""
+        notes = self.documents - self.empty
+        if notes < NO_PHI_WARNING_NOTES or sum(self.phi.values()):
+            return None
+        return (f"the model found no PHI at all in {notes} notes: it may be wrong or the wrong "
+                "model (--model); check the outputs before using them")
+
+    @property
+    def review_only(self) -> str | None:
+        """What of the original notes the outputs hold, for a format that is not
+        de-identified text (then they are for review, never for release); else None."""
+        return REVIEW_FORMATS.get(self.fmt)
 
     @property
     def notes_per_second(self) -> float:
@@ -125,24 +159,45 @@ def _prepare_out(out: Path) -> None:
 def deidentify(inputs: Iterable[str], out, model=None, fmt: str = DEFAULT_FORMAT,
                input_format: str = "auto", vote: str | None = None, workers: int | None = None,
                engine: str = "local", scheduler: str | None = None, force: bool = False,
-               strict: bool = False, surrogate_key_file=None, progress: bool = True,
+               strict: bool = False, key_file=None, rename: bool = False, rename_map=None,
+               patient_regex: str | None = None, patient_map=None, progress: bool = True,
                report: Callable[[str], None] = _stderr) -> BatchSummary:
     """De-identify every input file into ``out`` (see the module docstring for the layout,
     the manifest, bad input and parallelism, and the modules it points to); returns what was
     done.
 
+    ``key_file`` is the secret key of ``fmt="surrogate"`` (default: ``OUT.itdeid-key`` beside
+    ``out``; see :mod:`itdeid.batch.settings`). ``force`` redoes every input, and starts a
+    folder written under other settings afresh (else it is refused).
+
     ``report`` receives every message for the user (warnings, failures, notes; stderr by
     default): they name files, note ids and offsets, never note text. Usage problems (bad
-    options, a missing input or model, a refused layout) raise :class:`UserError` before any
-    input is processed.
+    options, a missing input or model, a refused layout or folder) raise :class:`UserError`
+    before any input is processed.
     """
     inputs = list(inputs)
     _check_options(fmt, input_format, vote, workers, engine, scheduler)
     out = Path(out).resolve()
     model_dir = resolve_model_dir(model)
     units, roots = expand_inputs(inputs)
+    units, output_folders = outside_output_folders(units, MANIFEST_NAME)
+    for folder in output_folders:
+        report(f"note: skipped {folder}: an itdeid output folder (it holds {MANIFEST_NAME}), "
+               "not notes")
+    if not units:
+        raise UserError("no input files found outside itdeid output folders in "
+                        + ", ".join(map(str, inputs)))
     check_layout(units, roots, out)
-    units = unique_units(units)
+    units, grouping = group(unique_units(units), patient_regex, patient_map)
+    if grouping is not None and fmt != "surrogate":
+        report(f"note: {grouping.by} only changes --format surrogate outputs")
+    keyed = fmt == "surrogate" or rename
+    if key_file is not None and not keyed:
+        report("warning: --key-file is ignored: only --format surrogate and --rename use a key")
+    if rename_map is not None and not rename:
+        report("warning: --rename-map is ignored without --rename")
+    where_key = key_path(out, key_file) if keyed else None
+    where_map = map_path(out, rename_map) if rename else None
     _prepare_out(out)
 
     is_system = (model_dir / "deidentifier.json").is_file()
@@ -150,28 +205,78 @@ def deidentify(inputs: Iterable[str], out, model=None, fmt: str = DEFAULT_FORMAT
         report(f"warning: --vote {vote} is ignored: {model_dir} is a single token model, "
                "which does not vote")
         vote = None
-    if surrogate_key_file is not None and fmt != "surrogate":
-        report("warning: --surrogate-key-file is ignored: only --format surrogate uses a key")
-    key = load_surrogate_key(out, surrogate_key_file, report) if fmt == "surrogate" else None
-    settings = Settings(str(model_dir), model_fingerprint(model_dir), fmt, input_format, vote, key)
+    model_sha256 = model_fingerprint(model_dir)
     workers = min(workers or os.cpu_count() or 1, len(units))
-    tagger = load_tagger(settings) if engine == "local" and workers == 1 else None
-    if engine == "local" and workers > 1:
-        load_tagger(settings)       # a bad model is one clear error here, not N in the workers
     if engine == "dask":
         import_distributed()
 
     manifest = Manifest(out)
-    manifest.open()
-    manifest.load()
-    if manifest.unreadable:
-        report(f"warning: {manifest.path}: {manifest.unreadable} unreadable lines ignored "
-               "(a run killed while writing?)")
-    removed = remove_orphans(out)
+    manifest.open()         # the folder's lock, held until the run ends
+    created = False
+    try:
+        manifest.load()
+        if manifest.unreadable:
+            report(f"warning: {manifest.path}: {manifest.unreadable} unreadable lines ignored "
+                   "(a run killed while writing?)")
+        key = None
+        if keyed:
+            _check_key_present(manifest, where_key, force, out)
+            key, created = load_or_create_key(where_key)
+        settings = Settings(str(model_dir), model_sha256, fmt, input_format, vote, key, rename)
+        _check_same_settings(manifest, settings, force, out, report)
+        if rename:
+            units = renamed(units, key)
+            write_map(where_map, units)
+        tagger = load_tagger(settings) if engine == "local" and workers == 1 else None
+        if engine == "local" and workers > 1:
+            load_tagger(settings)   # a bad model is one clear error here, not N in the workers
+        removed = remove_orphans(out)
+    except BaseException:
+        manifest.close()
+        if created:
+            where_key.unlink()      # nothing was written with it
+        raise
+    if created:
+        report(f"note: wrote a new secret key to {where_key} (mode 0600), outside --out. Keep "
+               "it secret and never ship it with the outputs (it undoes the date shifts); "
+               "reruns read it to draw the same surrogates.")
+    elif keyed:
+        report(f"note: using the secret key {where_key}; never ship it with the outputs")
     if removed:
         report(f"note: removed {removed} temporary files left in {out} by an interrupted run")
-    return _run(units, out, settings, manifest, force, strict, workers, engine, scheduler,
-                tagger, progress, report)
+    summary = _run(units, out, settings, manifest, force, strict, workers, engine, scheduler,
+                   tagger, progress, report)
+    summary.key_file, summary.rename_map, summary.grouping = where_key, where_map, grouping
+    return summary
+
+
+def _check_key_present(manifest: Manifest, where_key: Path, force: bool, out: Path) -> None:
+    """Refuse to draw a new key for a folder whose outputs were keyed by one that is gone: its
+    notes would mix two sets of surrogates."""
+    keyed = any((entry.get("settings") or {}).get("surrogate_key") for entry in
+                manifest.entries.values())
+    if keyed and not force and not where_key.exists():
+        raise UserError(f"--out {out} holds outputs drawn with a secret key that is not at "
+                        f"{where_key}: pass it with --key-file, or --force to delete those "
+                        "outputs and start afresh with a new key")
+
+
+def _check_same_settings(manifest: Manifest, settings: Settings, force: bool, out: Path,
+                         report) -> None:
+    """One folder holds the outputs of one set of settings: refuse a folder written under
+    others (naming what differs); ``force`` starts it afresh instead, deleting the outputs its
+    manifest recorded (and nothing else)."""
+    others = manifest.other_settings(settings.fingerprint())
+    if others and not force:
+        differ = sorted({d for old in others for d in differences(old, settings.fingerprint())})
+        raise UserError(f"--out {out} holds outputs written with other settings ("
+                        + "; ".join(differ) + "); one folder must not mix them (it could mix "
+                        "de-identified notes with original text): use another --out, or "
+                        "--force to delete its recorded outputs and start it afresh")
+    if force and manifest.entries:
+        removed = manifest.start_afresh(out)
+        report(f"note: --force: deleted the {removed} outputs recorded in {manifest.path} "
+               "(nothing else) and started the folder afresh")
 
 
 def _run(units, out, settings, manifest, force, strict, workers, engine, scheduler, tagger,
@@ -179,7 +284,6 @@ def _run(units, out, settings, manifest, force, strict, workers, engine, schedul
     """The batch loop: skip finished inputs, process the rest on the engine, write, record."""
     from tqdm import tqdm
     summary = BatchSummary(out, settings.fmt, files=len(units))
-    fingerprint = settings.fingerprint()
     inputs = {unit.path for unit in units}
     owners: dict[str, str] = {}
     bar = tqdm(total=len(units), unit="file", file=sys.stderr, disable=None if progress else True,
@@ -188,7 +292,7 @@ def _run(units, out, settings, manifest, force, strict, workers, engine, schedul
 
     def todo() -> Iterator[Unit]:
         for unit in units:
-            if not force and up_to_date(unit, manifest.entries.get(unit.rel), fingerprint, out):
+            if not force and up_to_date(unit, manifest.entries.get(unit.name), settings, out):
                 summary.skipped += 1
                 bar.update(1)
             else:
@@ -213,6 +317,8 @@ def _run(units, out, settings, manifest, force, strict, workers, engine, schedul
         manifest.close()
     summary.left_out = summary.files - summary.done - summary.skipped - len(summary.failed)
     summary.seconds = time.perf_counter() - started
+    if summary.no_phi_warning:
+        report(f"warning: {summary.no_phi_warning}")
     try:
         manifest.compact()
     except OSError as error:

@@ -9,7 +9,8 @@ file. Each file still gets its own result, outputs, manifest entry and error.
 
 Parallelism. ``workers`` processes (default: all cores), each loading the model once and tagging
 on one thread, with at most two chunks a worker in flight, so memory does not grow with the
-number of files; ``workers=1`` runs in this process. ``engine="dask"`` sends inputs to a Dask
+number of files; ``workers=1`` runs in this process. Pool workers exit when this process dies, however it dies
+(:func:`_exit_with_parent`). ``engine="dask"`` sends inputs to a Dask
 cluster (``scheduler``, else a local one): its workers need itdeid installed, read the inputs by
 absolute path (so they must see the same file system) and receive the surrogate key with each
 task; results come back to this process to be written, so outputs are the same as with the
@@ -63,9 +64,45 @@ def chunks(units: Iterator[Unit], max_files: int | None = None,
         yield chunk
 
 
-def _init_worker(settings: Settings) -> None:
-    """Pool worker start: one thread a worker (so N workers do not each take every core; the
-    learners predict on one thread anyway), and the model loaded once."""
+#: Seconds between two checks of the watchdog that ends an orphaned worker.
+ORPHAN_CHECK_SECONDS = 1.0
+
+
+def _exit_with_parent(parent: int) -> None:
+    """End this worker when the process that started it dies (``kill -9`` of ``itdeid deid``
+    leaves nobody to shut the pool down, and each worker holds a model, some 240 MB). On Linux
+    the kernel sends SIGKILL (``prctl(PR_SET_PDEATHSIG)``); everywhere, a daemon thread checks
+    that the parent is still ours and exits otherwise (also covering a parent that died before
+    the prctl call). Workers write nothing, so nothing is lost."""
+    import signal
+    import sys
+    import threading
+    import time
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            libc = ctypes.CDLL(None, use_errno=True)
+            pr_set_pdeathsig = 1
+            libc.prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass            # the watchdog below still works
+    if os.getppid() != parent:
+        os._exit(1)
+
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(ORPHAN_CHECK_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="itdeid-orphan-watchdog", daemon=True).start()
+
+
+def _init_worker(settings: Settings, parent: int | None = None) -> None:
+    """Pool worker start: exit with the parent process (:func:`_exit_with_parent`), one thread
+    a worker (so N workers do not each take every core; the learners predict on one thread
+    anyway), and the model loaded once."""
+    if parent is not None:
+        _exit_with_parent(parent)
     os.environ["OMP_NUM_THREADS"] = "1"
     _WORKER_STATE["tagger"] = load_tagger(settings)
     _WORKER_STATE["settings"] = settings
@@ -92,7 +129,7 @@ def run_pool(units: Iterator[Unit], settings: Settings, workers: int) -> Iterato
 
     def start():
         return ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker,
-                                   initargs=(settings,))
+                                   initargs=(settings, os.getpid()))
 
     executor, pending, breaks = start(), {}, 0
     todo = chunks(units)

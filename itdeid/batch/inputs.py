@@ -54,10 +54,24 @@ class Unit:
 
     path: str
     rel: str
+    #: With ``--rename``: its keyed-hash name (:mod:`itdeid.batch.rename`), used instead of
+    #: ``rel`` in everything written under ``OUT``.
+    renamed: str | None = None
+    #: The patient its notes belong to, where ``--patient-regex`` or ``--patient-map`` says
+    #: (:mod:`itdeid.batch.patients`); else None.
+    patient: str | None = None
+
+    @property
+    def name(self) -> str:
+        """Its name in the manifest: ``renamed`` with ``--rename``, else ``rel``."""
+        return self.renamed or self.rel
 
     @property
     def stem(self) -> str:
-        """The output name of the file: ``rel`` without its ``.txt``/``.xml``/``.text``/``.zip``."""
+        """The output name of the file: ``rel`` without its ``.txt``/``.xml``/``.text``/``.zip``
+        (``renamed`` with ``--rename``)."""
+        if self.renamed:
+            return self.renamed
         for suffix in _STEM_SUFFIXES:
             if self.rel.endswith(suffix) and len(self.rel) > len(suffix):
                 return self.rel[:-len(suffix)]
@@ -142,10 +156,13 @@ def is_inside(path: Path, folder: Path) -> bool:
 
 
 def check_layout(units: list[Unit], roots: list[Path], out: Path) -> None:
-    """Refuse a layout that could overwrite an input or mix two inputs' outputs."""
-    for root in roots:
-        if is_inside(out, root):
-            raise UserError(f"--out {out} is inside the input folder {root}: outputs would mix "
+    """Refuse a layout that could overwrite an input, mix two inputs' outputs, or mix outputs
+    with notes: ``OUT`` inside an input folder, or inside the folder of an input file (the
+    next run over that folder would read the outputs back as notes)."""
+    folders = list(roots) + sorted({Path(unit.path).parent for unit in units} - set(roots))
+    for folder in folders:
+        if is_inside(out, folder):
+            raise UserError(f"--out {out} is inside the input folder {folder}: outputs would mix "
                             "with the notes (and be read as input by the next run); choose a "
                             "folder outside it")
     stems: dict[str, Unit] = {}
@@ -162,6 +179,33 @@ def check_layout(units: list[Unit], roots: list[Path], out: Path) -> None:
             raise UserError(f"{other.path} and {unit.path} would both be written as "
                             f"{out / unit.stem}*; de-identify them in separate runs or --out "
                             "folders")
+
+
+def _root_of(unit: Unit) -> Path:
+    """The input root ``unit.rel`` is relative to."""
+    return Path(unit.path).parents[len(Path(unit.rel).parts) - 1]
+
+
+def outside_output_folders(units: list[Unit], marker: str) -> tuple[list[Unit], list[Path]]:
+    """(the units that do not lie in an itdeid output folder below their input root, those
+    folders). An output folder is one holding ``marker`` (the manifest): its files are outputs,
+    not notes, and are never read back as input."""
+    marked: dict[Path, bool] = {}
+    kept, found = [], set()
+    for unit in units:
+        root, folder = _root_of(unit), Path(unit.path).parent
+        output_folder = None
+        while folder != root and is_inside(folder, root):
+            if folder not in marked:
+                marked[folder] = (folder / marker).is_file()
+            if marked[folder]:
+                output_folder = folder
+            folder = folder.parent
+        if output_folder is None:
+            kept.append(unit)
+        else:
+            found.add(output_folder)
+    return kept, sorted(found)
 
 
 def unique_units(units: list[Unit]) -> list[Unit]:

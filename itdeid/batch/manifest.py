@@ -1,69 +1,47 @@
 """What a batch leaves in ``OUT``: outputs written atomically, and the manifest that lets a rerun
 skip the inputs already done.
 
-Writing. Workers read, tag and render; the parent process alone writes, each file to a temporary
-file in the same folder (``.NAME.*.itdeid.tmp``), fsynced, then ``os.replace`` d, so a crash
-leaves the old file or the new one; the next run deletes such leftovers. Output files and the
+Writing. Workers read, tag and render; the parent process alone writes, each file atomically
+(:func:`itdeid.batch.files.write_atomic`: a temporary ``.NAME.*.itdeid.tmp``, fsynced, then
+renamed), so a crash leaves the old file or the new one; the next run deletes such leftovers. Output files and the
 manifest are readable by their owner only, like the notes. The manifest is locked while a run
 writes ``OUT``: a second run into the same ``OUT`` is refused.
 
 Manifest (``OUT/.itdeid-manifest.jsonl``): one JSON object a finished input, appended, flushed
-and fsynced after that input's outputs are written: ``input`` (relative path), ``sha256`` and
+and fsynced after that input's outputs are written: ``input`` (relative path; its hashed name
+with ``--rename``), ``sha256`` and
 ``bytes`` of its content, ``read_as`` (the format it was read as), ``outputs`` (paths relative to
-``OUT``), ``documents``, ``tokens``, ``phi`` (spans a class), ``empty``, ``model_dir``,
+``OUT``), ``patient`` (for surrogates of a grouped input, a keyed fingerprint of its patient,
+:mod:`itdeid.batch.patients`; else null), ``documents``, ``tokens``, ``phi`` (spans a class), ``empty``, ``model_dir``,
 ``finished`` (UTC time, the only clock reading; outputs hold none) and ``settings``: ``format``,
 ``input_format``, ``model`` (sha256 of the model folder's files), ``vote``, ``surrogate_key``
 (a fingerprint of the key, never the key) and ``itdeid`` (version). On a rerun an input is
 skipped when the last entry for it has the same settings and content hash and its outputs all
-exist; anything else is redone (``force`` redoes everything). A run killed at any point and rerun
+exist; anything else is redone. Entries of other settings make the run refuse the folder
+(:mod:`itdeid.batch.settings`); ``force`` deletes every output the entries record (only those),
+empties the manifest and redoes everything (:meth:`Manifest.start_afresh`). A run killed at any point and rerun
 therefore finishes the rest, redoing at most the inputs that were in flight, and since outputs
 depend only on the input, the model and the key, they are byte-identical to an uninterrupted
 run's. Entries of a killed run's half-written last line are ignored; at the end of a run the
 manifest is rewritten with one entry an input if it held more. Failed inputs get no entry (so
-the next run retries them). Outputs that a redone input no longer has (those of other settings,
-or of notes since removed from a multi-note file) are left where they are.
+the next run retries them). Outputs that a redone input no longer has (those of notes since
+removed from a multi-note file) are left where they are until ``force``.
 """
 from __future__ import annotations
 
 import datetime as _dt
-import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from itdeid.errors import UserError
+from itdeid.batch.files import TEMP_SUFFIX, file_sha256, write_atomic
 from itdeid.batch.inputs import InputFailed, Unit, is_inside
-
-if TYPE_CHECKING:
-    from itdeid.batch.unit import UnitResult
-    from itdeid.batch.settings import Settings
+from itdeid.batch.patients import patient_fingerprint
+from itdeid.batch.settings import Settings
+from itdeid.batch.unit import UnitResult
+from itdeid.errors import UserError
 
 MANIFEST_NAME = ".itdeid-manifest.jsonl"
-#: Bytes read at a time when hashing a file.
-HASH_BLOCK = 1 << 20
-# Temporary files of write_atomic end so; a killed run's are removed by the next.
-_TEMP_SUFFIX = ".itdeid.tmp"
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write through a fsynced temporary file in the same folder, then ``os.replace``: a crash
-    leaves the old file or the new one, and once the manifest says an output is done, it is on
-    disk. The temporary file is created owner-only, and the output keeps that mode."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
-                                             suffix=_TEMP_SUFFIX)
-    try:
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
 
 
 class Manifest:
@@ -136,6 +114,46 @@ class Manifest:
         self.entries[entry["input"]] = entry
         self.lines += 1
 
+    def other_settings(self, settings: dict) -> list[dict]:
+        """The settings, other than ``settings``, that entries were written with (each once)."""
+        found: list[dict] = []
+        for entry in self.entries.values():
+            used = entry.get("settings")
+            if used != settings and used not in found:
+                found.append(used if isinstance(used, dict) else {})
+        return found
+
+    def start_afresh(self, out: Path) -> int:
+        """Delete the outputs the entries record (only those: never a file itdeid did not
+        write) and the folders they leave empty, then empty the manifest; returns how many
+        files were deleted. Only called while holding the lock."""
+        removed = 0
+        for entry in self.entries.values():
+            for name in entry.get("outputs", []):
+                path = out / name
+                if ".." in Path(name).parts or not is_inside(path.resolve(), out):
+                    continue    # not a name itdeid writes: left alone
+                try:
+                    path.unlink()
+                    removed += 1
+                except FileNotFoundError:
+                    pass
+                except OSError as error:
+                    raise UserError(f"cannot remove the old output {path}: "
+                                    f"{error.strerror}") from None
+                folder = path.parent
+                while folder != out and is_inside(folder, out):
+                    try:
+                        folder.rmdir()      # only when empty
+                    except OSError:
+                        break
+                    folder = folder.parent
+        self._handle.truncate(0)
+        self._handle.flush()
+        os.fsync(self._handle.fileno())
+        self.entries, self.lines, self.unreadable = {}, 0, 0
+        return removed
+
     def close(self) -> None:
         if self._handle is not None:
             self._handle.close()
@@ -153,11 +171,12 @@ class Manifest:
 
 def entry_for(result: UnitResult, settings: Settings) -> dict:
     """The manifest entry of a finished input (its fields are listed in the module docstring)."""
-    return {"input": result.unit.rel, "sha256": result.sha256, "bytes": result.size,
+    return {"input": result.unit.name, "sha256": result.sha256, "bytes": result.size,
             "read_as": result.read_as, "outputs": sorted(result.outputs),
             "documents": result.documents, "tokens": result.tokens,
             "phi": dict(sorted(result.phi.items())), "empty": result.empty,
             "model_dir": settings.model_dir, "settings": settings.fingerprint(),
+            "patient": patient_tag(result.unit, settings),
             "finished": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")}
 
 
@@ -167,7 +186,7 @@ def remove_orphans(out: Path) -> int:
     removed = 0
     for folder, _, names in os.walk(out):
         for name in names:
-            if name.startswith(".") and name.endswith(_TEMP_SUFFIX):
+            if name.startswith(".") and name.endswith(TEMP_SUFFIX):
                 try:
                     os.unlink(os.path.join(folder, name))
                     removed += 1
@@ -176,21 +195,19 @@ def remove_orphans(out: Path) -> int:
     return removed
 
 
-def _file_sha256(path: str) -> str | None:
-    digest = hashlib.sha256()
-    try:
-        with open(path, "rb") as handle:
-            for block in iter(lambda: handle.read(HASH_BLOCK), b""):
-                digest.update(block)
-    except OSError:
-        return None
-    return digest.hexdigest()
+def patient_tag(unit: Unit, settings: Settings) -> str | None:
+    """What the entry records of the input's patient grouping: a keyed fingerprint where the
+    outputs depend on it (surrogates), else None."""
+    return patient_fingerprint(unit, settings.key) if settings.fmt == "surrogate" else None
 
 
-def up_to_date(unit: Unit, entry: dict | None, settings: dict, out: Path) -> bool:
-    """Whether ``entry`` says this input, as it is now, was finished with these settings and
-    its outputs are all still there (then the input is skipped)."""
-    if not entry or entry.get("settings") != settings:
+def up_to_date(unit: Unit, entry: dict | None, settings: Settings, out: Path) -> bool:
+    """Whether ``entry`` says this input, as it is now, was finished with these settings (and,
+    for surrogates, under the same patient) and its outputs are all still there (then the
+    input is skipped)."""
+    if not entry or entry.get("settings") != settings.fingerprint():
+        return False
+    if entry.get("patient") != patient_tag(unit, settings):
         return False
     try:
         if os.stat(unit.path).st_size != entry.get("bytes"):
@@ -199,7 +216,7 @@ def up_to_date(unit: Unit, entry: dict | None, settings: dict, out: Path) -> boo
         return False
     if not all((out / name).is_file() for name in entry.get("outputs", [])):
         return False
-    return _file_sha256(unit.path) == entry.get("sha256")
+    return file_sha256(unit.path) == entry.get("sha256")
 
 
 def _safe_output(out: Path, name: str, inputs: set[str]) -> Path:

@@ -1,29 +1,44 @@
-"""What a batch's outputs depend on besides the input: the model, the surrogate key and the
+"""What a batch's outputs depend on besides the input: the model, the secret key and the
 options, as :class:`Settings`, which workers receive and the manifest compares.
 
 The model is a folder written by ``itdeid train`` (else the default model shipped with itdeid);
-the manifest records the sha256 of its files, so a retrained or edited model redoes the inputs.
+the manifest records the sha256 of its files, so a retrained or edited model is noticed.
 
-Surrogates (``fmt="surrogate"``) are keyed (:class:`itdeid.surrogate.Surrogates`): the key is
-the bytes of ``surrogate_key_file``, else a random 32-byte key created once in
-``OUT/.itdeid-surrogate-key`` (mode 0600) and reused by reruns. Keep it secret and do not ship
-it with the outputs: it undoes the date shifts. Deleting it makes the next run draw other
-surrogates (and redo every input).
+One output folder holds the outputs of one set of settings (:meth:`Settings.fingerprint`): a
+rerun under other settings is refused, naming what differs (:func:`differences`), because a
+folder mixing, say, redacted notes with brat's original text cannot be shipped safely.
+
+The key. Surrogates (``fmt="surrogate"``, :class:`itdeid.surrogate.Surrogates`) and renamed
+outputs (``rename``) are keyed by a secret: it undoes the date shifts and confirms guessed file
+names, so it must never travel with the outputs. It is the bytes of ``key_file``, else of
+``OUT.itdeid-key`` beside the output folder (:func:`default_key_path`); either is created once
+(32 random bytes, mode 0600) when missing, atomically, while the run holds the folder's lock, and
+is reused by reruns, so they draw the same surrogates. A key file inside ``OUT`` is refused; the
+manifest holds only a fingerprint of the key. Deleting the key makes the folder's outputs
+impossible to continue with the same surrogates: a rerun is refused until ``--force``.
 """
 from __future__ import annotations
 
-import hashlib
 import os
 import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from itdeid import __version__
+from itdeid.batch.files import fingerprint, folder_sha256
+from itdeid.batch.inputs import is_inside
 from itdeid.errors import UserError
-from itdeid.batch.manifest import HASH_BLOCK, write_atomic
 
-KEY_NAME = ".itdeid-surrogate-key"
+#: The key file an older itdeid kept inside ``OUT``; a folder that still holds one is refused.
+OLD_KEY_NAME = ".itdeid-surrogate-key"
+#: Suffix of the default key file, beside ``OUT``: ``deid/`` -> ``deid.itdeid-key``.
+KEY_SUFFIX = ".itdeid-key"
+#: Output formats that are not de-identified text, and what of the original each holds.
+REVIEW_FORMATS = {
+    "xml": "the original note text, with PHI tags",
+    "jsonl": "the offsets of every PHI in the original notes",
+    "brat": "the original note text beside .ann files that quote each PHI",
+}
 
 
 def resolve_model_dir(model: str | os.PathLike | None) -> Path:
@@ -52,49 +67,72 @@ def _is_model_dir(folder: Path) -> bool:
 def model_fingerprint(folder: Path) -> str:
     """sha256 of every file of a model folder (names and contents), so a retrained or edited
     model redoes the inputs, while a moved one does not."""
-    digest = hashlib.sha256()
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-        digest.update(path.relative_to(folder).as_posix().encode("utf-8") + b"\0")
-        with open(path, "rb") as handle:
-            for block in iter(lambda: handle.read(HASH_BLOCK), b""):
-                digest.update(block)
-    return digest.hexdigest()
+    return folder_sha256(folder)
 
 
-def load_surrogate_key(out: Path, key_file, report: Callable[[str], None]) -> bytes:
-    """The surrogate key: the bytes of ``key_file``, else the key kept in ``OUT`` (created
-    once, mode 0600, so reruns draw the same surrogates)."""
-    if key_file is not None:
+def default_key_path(out: Path) -> Path:
+    """The key kept beside ``OUT`` (``deid/`` -> ``deid.itdeid-key``), outside the folder that
+    is shipped."""
+    return out.with_name(out.name + KEY_SUFFIX)
+
+
+def key_path(out: Path, key_file) -> Path:
+    """Where the key is read (or created): ``key_file``, else :func:`default_key_path`;
+    refused inside ``OUT``, and where an older itdeid left a key inside ``OUT``."""
+    old = out / OLD_KEY_NAME
+    if old.exists():
+        raise UserError(f"{old}: a secret key inside --out (written by an older itdeid) would be "
+                        f"shipped with the outputs; move it out (mv {old} "
+                        f"{default_key_path(out)}) and run again")
+    path = Path(key_file).resolve() if key_file is not None else default_key_path(out)
+    if is_inside(path, out):
+        raise UserError(f"--key-file {path} is inside --out {out}: the key must never be shipped "
+                        "with the outputs; keep it outside that folder")
+    if path.is_dir():
+        raise UserError(f"--key-file {path} is a folder, not a file")
+    return path
+
+
+def load_or_create_key(path: Path) -> tuple[bytes, bool]:
+    """(the key in ``path``, whether it was created now). A missing key is created with 32
+    random bytes, mode 0600, published with a hard link so that it appears whole and two
+    runs creating it at once agree on one key (the second reads the first's)."""
+    import tempfile
+    if not path.exists():
         try:
-            key = Path(key_file).read_bytes()
+            path.parent.mkdir(parents=True, exist_ok=True)
+            descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
+                                                     suffix=".itdeid.tmp")
         except OSError as error:
-            raise UserError(f"--surrogate-key-file {key_file}: cannot read: "
-                            f"{error.strerror}") from None
-        if not key:
-            raise UserError(f"--surrogate-key-file {key_file}: the file is empty")
-        return key
-    path = out / KEY_NAME
-    if path.is_file():
+            raise UserError(f"{path}: cannot create the key: {error.strerror}") from None
+        try:
+            with os.fdopen(descriptor, "wb") as handle:
+                handle.write(secrets.token_bytes(32))
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.link(temporary, path)
+            created = True
+        except FileExistsError:
+            created = False
+        except OSError as error:
+            raise UserError(f"{path}: cannot create the key: {error.strerror}") from None
+        finally:
+            os.unlink(temporary)
+        if created:
+            return path.read_bytes(), True
+    try:
         key = path.read_bytes()
-        if not key:
-            raise UserError(f"{path}: the surrogate key file is empty; delete it to draw a new "
-                            "key (other surrogates than before)")
-        report(f"note: using the surrogate key {path}; keep it secret (it undoes the date "
-               "shifts) and do not ship it with the outputs")
-        return key
-    key = secrets.token_bytes(32)
-    write_atomic(path, key)
-    report(f"note: wrote a new secret surrogate key to {path} (mode 0600). Keep it secret and "
-           "do not ship it with the outputs (it undoes the date shifts); keep it to rerun with "
-           "the same surrogates: deleting it makes reruns draw different surrogates. Next time "
-           "you can pass it with --surrogate-key-file.")
-    return key
+    except OSError as error:
+        raise UserError(f"{path}: cannot read the key: {error.strerror}") from None
+    if not key:
+        raise UserError(f"{path}: the key file is empty")
+    return key, False
 
 
 def key_fingerprint(key: bytes) -> str:
     """A short public fingerprint of the key for the manifest (a changed key redoes the
     inputs); domain-separated so it is never a value the surrogates use."""
-    return hashlib.sha256(b"itdeid surrogate key fingerprint\0" + key).hexdigest()[:16]
+    return fingerprint(key, "surrogate key")
 
 
 @dataclass(frozen=True)
@@ -107,6 +145,7 @@ class Settings:
     input_format: str
     vote: str | None
     key: bytes | None = field(default=None, repr=False)
+    rename: bool = False
 
     def fingerprint(self) -> dict:
         """The settings an output depends on (no secret): equal settings and input content
@@ -114,7 +153,31 @@ class Settings:
         return {"format": self.fmt, "input_format": self.input_format,
                 "model": self.model_sha256, "vote": self.vote,
                 "surrogate_key": key_fingerprint(self.key) if self.key else None,
-                "itdeid": __version__}
+                "rename": self.rename, "itdeid": __version__}
+
+
+#: How :func:`differences` names each setting.
+_SETTING_NAMES = {"format": "--format", "input_format": "--input-format", "model": "--model",
+                  "vote": "--vote", "surrogate_key": "key", "rename": "--rename",
+                  "itdeid": "itdeid version"}
+
+
+def differences(old: dict, new: dict) -> list[str]:
+    """What differs between two :meth:`Settings.fingerprint` s, for a message (no secret: the
+    model and key are said to differ, not shown)."""
+    found = []
+    for name in sorted(set(old) | set(new), key=lambda n: list(_SETTING_NAMES).index(n)
+                       if n in _SETTING_NAMES else len(_SETTING_NAMES)):
+        was, now = old.get(name), new.get(name)
+        if was == now:
+            continue
+        label = _SETTING_NAMES.get(name, name)
+        if name in ("model", "surrogate_key"):
+            found.append(f"{label}: " + ("none before" if was is None else "none now"
+                                         if now is None else "another one"))
+        else:
+            found.append(f"{label}: {was} before, {now} now")
+    return found
 
 
 def load_tagger(settings: Settings):
@@ -125,5 +188,5 @@ def load_tagger(settings: Settings):
     model = load_model(settings.model_dir)
     if settings.vote is not None and isinstance(model, Deidentifier):
         model.set_params(vote=settings.vote)
-    surrogates = Surrogates(settings.key) if settings.key else None
+    surrogates = Surrogates(settings.key) if settings.fmt == "surrogate" else None
     return model, surrogates

@@ -59,6 +59,7 @@ class _Warnings(logging.Handler):
 def _render_outputs(unit: Unit, documents: list[Document], spans: list[list[Span]], fmt: str,
                     several: bool, surrogates) -> dict[str, bytes]:
     """Output files (relative paths) of a unit, laid out as :mod:`itdeid.batch` says."""
+    documents = [_as_written(unit, doc, several, fmt) for doc in documents]
     outputs: dict[str, bytes] = {}
     if several and fmt == "jsonl":
         outputs[f"{unit.stem}.jsonl"] = b"".join(
@@ -69,6 +70,24 @@ def _render_outputs(unit: Unit, documents: list[Document], spans: list[list[Span
         for suffix, content in render(doc, found, fmt, surrogates).items():
             outputs[name + suffix] = content
     return outputs
+
+
+def _as_written(unit: Unit, doc: Document, several: bool, fmt: str) -> Document:
+    """The note as its outputs name it. With ``--rename``, the note of a one-note file (whose
+    id is its path) takes the file's hashed name. For surrogates, ``patient`` is set to the
+    patient the surrogates are keyed by (:func:`surrogate_patient`), which surrogate text never
+    shows; other formats keep the note's own patient (xml writes it)."""
+    patient = surrogate_patient(unit, doc) if fmt == "surrogate" else doc.patient
+    doc_id = unit.renamed if unit.renamed and not several else doc.id
+    return Document(doc_id, doc.text, doc.spans, patient=patient,
+                    source=unit.renamed or doc.source)
+
+
+def surrogate_patient(unit: Unit, doc: Document) -> str:
+    """Whose note ``doc`` is, for surrogates: its own patient id where the file gives one, else
+    the patient its file was grouped under (:mod:`itdeid.batch.patients`), else the note's id
+    as read (its own patient; renaming changes no surrogate)."""
+    return doc.patient or unit.patient or doc.id
 
 
 def _unexpected(error: BaseException) -> str:

@@ -32,8 +32,10 @@ def add_parser(subparsers):
                         "with itdeid)")
     p.add_argument("--format", choices=FORMATS, default=DEFAULT_FORMAT,
                    help="redact: text with [**CLASS**] markers (+ offsets sidecar); surrogate: "
-                        "text with realistic stand-ins (keyed); xml, jsonl, brat: annotations "
-                        f"of the original text (default: {DEFAULT_FORMAT})")
+                        "text with realistic stand-ins (keyed); xml, jsonl, brat: NOT "
+                        "de-identified, for review, never for release: xml and brat hold the "
+                        "original text, jsonl the offsets of its PHI "
+                        f"(default: {DEFAULT_FORMAT})")
     p.add_argument("--input-format", choices=INPUT_FORMATS, default="auto",
                    help="how to read the inputs (default: detect each file's format)")
     p.add_argument("--vote", choices=RULES, default=None,
@@ -44,11 +46,30 @@ def add_parser(subparsers):
                    help="local processes, or a Dask cluster (pip install 'itdeid[dask]')")
     p.add_argument("--scheduler", default=None, metavar="ADDR",
                    help="Dask scheduler address (default with --engine dask: a local cluster)")
-    p.add_argument("--force", action="store_true", help="redo every input, even those done")
+    p.add_argument("--force", action="store_true",
+                   help="start --out afresh: delete the outputs its manifest recorded (nothing "
+                        "else) and redo every input; needed to reuse a folder written with "
+                        "other settings")
     p.add_argument("--strict", action="store_true", help="stop at the first failed input")
-    p.add_argument("--surrogate-key-file", default=None, metavar="F",
-                   help="secret key for --format surrogate (default: a random key kept in "
-                        "--out/.itdeid-surrogate-key)")
+    p.add_argument("--key-file", "--surrogate-key-file", dest="key_file", default=None,
+                   metavar="F",
+                   help="secret key for --format surrogate, outside --out; created (mode 0600) "
+                        "if missing; --rename uses it too (default: DIR.itdeid-key beside --out "
+                        "DIR)")
+    p.add_argument("--rename", action="store_true",
+                   help="name outputs by a keyed hash of the input's relative path, for trees "
+                        "whose file or folder names hold PHI (names, MRNs, dates): no original "
+                        "path appears under --out")
+    p.add_argument("--rename-map", default=None, metavar="F",
+                   help="with --rename: the CSV map name,path back to the input paths, outside "
+                        "--out (default: DIR.itdeid-rename-map.csv beside --out DIR)")
+    p.add_argument("--patient-regex", default=None, metavar="REGEX",
+                   help="which notes belong to one patient, so surrogates agree across them: a "
+                        "regex searched in each input's relative path whose group 'patient' "
+                        "(else its one group) captures the patient id, e.g. '^([^/]+)/'")
+    p.add_argument("--patient-map", default=None, metavar="CSV",
+                   help="the same from a CSV file with columns path,patient (path relative to "
+                        "the input folder); a file matching neither is its own patient")
     p.set_defaults(run=run)
 
 
@@ -56,7 +77,9 @@ def run(args) -> int:
     summary = deidentify(args.inputs, args.out, model=args.model, fmt=args.format,
                          input_format=args.input_format, vote=args.vote, workers=args.workers,
                          engine=args.engine, scheduler=args.scheduler, force=args.force,
-                         strict=args.strict, surrogate_key_file=args.surrogate_key_file)
+                         strict=args.strict, key_file=args.key_file, rename=args.rename,
+                         rename_map=args.rename_map, patient_regex=args.patient_regex,
+                         patient_map=args.patient_map)
     print_summary(summary)
     return 0 if summary.ok else 1
 
@@ -75,6 +98,20 @@ def print_summary(summary) -> None:
     counts = ", ".join(f"{c} {summary.phi[c]}" for c in PHI_CLASSES if summary.phi[c])
     print(f"PHI spans: {sum(summary.phi.values())}" + (f" ({counts})" if counts else ""))
     print(f"manifest: {summary.out / MANIFEST_NAME}")
+    if summary.no_phi_warning:
+        print(f"warning: {summary.no_phi_warning}")
+    if summary.key_file is not None:
+        print(f"secret key: {summary.key_file} (outside --out; never ship it)")
+    if summary.grouping is not None:
+        grouping = summary.grouping
+        print(f"patients: {grouping.patients + grouping.alone} ({grouping.patients} found by "
+              f"{grouping.by} in {grouping.grouped} files, {grouping.alone} files matched none "
+              "and are each their own patient)")
+    if summary.rename_map is not None:
+        print(f"rename map: {summary.rename_map} (the original paths; never ship it)")
+    if summary.review_only:
+        print(f"not de-identified: --format {summary.fmt} holds {summary.review_only}; for "
+              "review, never for release")
     if summary.failed:
         print(f"itdeid deid: {len(summary.failed)} input(s) failed:", file=sys.stderr)
         for path, reason in summary.failed:

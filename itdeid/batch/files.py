@@ -1,0 +1,75 @@
+"""The file primitives every part of a batch shares, at the bottom of :mod:`itdeid.batch` (it
+imports none of its siblings, so imports flow one way: ``files`` <- ``inputs`` <- ``settings``
+<- ``unit`` <- ``manifest`` <- the batch loop).
+
+* :func:`write_atomic`: outputs, the manifest, keys and maps are written whole or not at all,
+  owner-only, because a crash must never leave half a note or a key that does not match the
+  outputs.
+* :func:`file_sha256`, :func:`folder_sha256`: content hashes, read in blocks so a large file
+  costs no memory; the manifest compares them to decide what a rerun redoes.
+* :func:`fingerprint`: a short public, domain-separated fingerprint of a secret (the key), so the
+  manifest can tell that a key changed without holding anything that reveals it.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from pathlib import Path
+
+#: Bytes read at a time when hashing a file.
+HASH_BLOCK = 1 << 20
+#: Temporary files of :func:`write_atomic` end so; a killed run's are removed by the next.
+TEMP_SUFFIX = ".itdeid.tmp"
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write through a fsynced temporary file in the same folder, then ``os.replace``: a crash
+    leaves the old file or the new one, and once the manifest says an output is done, it is on
+    disk. The temporary file is created owner-only (0600), and the output keeps that mode."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
+                                             suffix=TEMP_SUFFIX)
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
+
+
+def _update_from_file(digest, path) -> None:
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(HASH_BLOCK), b""):
+            digest.update(block)
+
+
+def file_sha256(path) -> str | None:
+    """The sha256 of a file's content, or None when it cannot be read."""
+    digest = hashlib.sha256()
+    try:
+        _update_from_file(digest, path)
+    except OSError:
+        return None
+    return digest.hexdigest()
+
+
+def folder_sha256(folder: Path) -> str:
+    """sha256 of every file of a folder (relative names and contents): equal for a moved copy,
+    different after any file is changed, added or removed."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        digest.update(path.relative_to(folder).as_posix().encode("utf-8") + b"\0")
+        _update_from_file(digest, path)
+    return digest.hexdigest()
+
+
+def fingerprint(secret: bytes, purpose: str = "key") -> str:
+    """A short public fingerprint of ``secret``: domain-separated (``purpose``), so it is never
+    a value that anything keyed by the secret uses."""
+    message = f"itdeid {purpose} fingerprint\0".encode("utf-8") + secret
+    return hashlib.sha256(message).hexdigest()[:16]

@@ -1,0 +1,79 @@
+"""``--rename``: outputs named by a keyed hash of the input's relative path, for trees whose file
+and folder names hold PHI (``KOWALCZYK_MARTA_MRN004417392/note.txt``).
+
+Without it, an input's relative path is copied into its output path, its manifest entry and
+(for a one-note file, whose note id is its path) the ``doc`` fields of the outputs. With it,
+each input is named ``HMAC-SHA256(k, relative path)`` (the first :data:`NAME_HEX` hex digits),
+where ``k`` is derived from the run's secret key (:mod:`itdeid.batch.settings`, kept outside
+``OUT``): deterministic, so reruns and resumed runs find their outputs, and without the key a
+guessed path cannot be confirmed. ``ward/KOWALCZYK/note.txt`` becomes ``OUT/3f9c...e1.txt``
+(flat: folders are path components too), and the note inside is named the same. Notes of a
+multi-note file keep the ids written in the file (``OUT/3f9c...e1/1-1.txt``).
+
+The map back (:func:`write_map`: CSV ``name,path``, one row an input, mode 0600) is written
+outside ``OUT``, by default ``OUT.itdeid-rename-map.csv`` beside it; like the key, it is never
+shipped with the outputs.
+"""
+from __future__ import annotations
+
+import csv
+import hashlib
+import hmac
+import io
+from dataclasses import replace
+from pathlib import Path
+
+from itdeid.batch.files import write_atomic
+from itdeid.batch.inputs import Unit, is_inside
+from itdeid.errors import UserError
+
+#: Hex digits of a renamed input's name (96 bits: no two inputs of a tree share one).
+NAME_HEX = 24
+#: Suffix of the default map file, beside ``OUT``.
+MAP_SUFFIX = ".itdeid-rename-map.csv"
+
+
+def map_path(out: Path, map_file) -> Path:
+    """Where the map is written: ``map_file``, else beside ``OUT``; refused inside ``OUT``."""
+    path = Path(map_file).resolve() if map_file is not None else out.with_name(out.name + MAP_SUFFIX)
+    if is_inside(path, out):
+        raise UserError(f"--rename-map {path} is inside --out {out}: the map back to the "
+                        "original names must never be shipped with the outputs; keep it outside")
+    if path.is_dir():
+        raise UserError(f"--rename-map {path} is a folder, not a file")
+    return path
+
+
+def hashed_name(key: bytes, rel: str) -> str:
+    """The output name of the input at relative path ``rel``."""
+    subkey = hmac.new(key, b"itdeid rename key", hashlib.sha256).digest()
+    return hmac.new(subkey, rel.encode("utf-8"), hashlib.sha256).hexdigest()[:NAME_HEX]
+
+
+def renamed(units: list[Unit], key: bytes) -> list[Unit]:
+    """``units`` with their hashed names."""
+    return [replace(unit, renamed=hashed_name(key, unit.rel)) for unit in units]
+
+
+def write_map(path: Path, units: list[Unit]) -> None:
+    """Add this run's inputs to the map at ``path`` (rows already there are kept, so the map of
+    a folder filled by several runs is whole), written atomically, mode 0600."""
+    rows: dict[str, str] = {}
+    try:
+        with open(path, newline="", encoding="utf-8") as handle:
+            for row in csv.DictReader(handle):
+                rows[row["name"]] = row["path"]
+    except FileNotFoundError:
+        pass
+    except (OSError, KeyError, csv.Error, UnicodeDecodeError) as error:
+        reason = getattr(error, "strerror", None) or "not a name,path CSV file"
+        raise UserError(f"--rename-map {path}: cannot read: {reason}") from None
+    rows.update((unit.renamed, unit.rel) for unit in units)
+    text = io.StringIO()
+    writer = csv.writer(text, lineterminator="\n")
+    writer.writerow(["name", "path"])
+    writer.writerows(sorted(rows.items()))
+    try:
+        write_atomic(path, text.getvalue().encode("utf-8"))
+    except OSError as error:
+        raise UserError(f"--rename-map {path}: cannot write: {error.strerror}") from None
