@@ -39,7 +39,7 @@ from itdeid.featurize import GROUPS, TokenizedDocument, tokenize_document
 from itdeid.folds import inner_split
 from itdeid.iterate import harvest as harvest_phrases
 from itdeid.iterate import trusted_columns, unambiguous_headings
-from itdeid.model import NotFittedError, TokenModel, predict_spans
+from itdeid.model import NotFittedError, TokenModel, predict_spans, with_identifiers
 from itdeid.model_files import checked_params, damaged, read_model_state
 from itdeid.standardize import predicted_phrases, standardize
 from itdeid.triggers import VARIANTS
@@ -69,6 +69,9 @@ class Deidentifier(BaseEstimator):
         Also trust phrases right after 'Dr.', 'Mr.'... (the paper's negative result).
     inner_folds : int, default 2
     groups : feature groups of the token models (the ``trusted`` group is added from ITR1 on)
+    identifiers : bool, default False
+        Also tag what the fixed-shape identifier templates match (:mod:`itdeid.identifiers`),
+        after the final stage, where it said non-PHI.
     model_params : dict, optional
         Further :class:`TokenModel` parameters (learner, n_estimators, n_jobs, ...).
     random_state : int, default 0
@@ -78,7 +81,7 @@ class Deidentifier(BaseEstimator):
                  vote: str = "two_of_three", standardize: bool = True, spread: str = "document",
                  harvest: str = "oof", entropy_threshold: float = 0.1, min_heading_tokens: int = 5,
                  trust_triggers: bool = False, inner_folds: int = 2, groups: Sequence[str] = GROUPS,
-                 model_params: dict | None = None, random_state: int = 0):
+                 model_params: dict | None = None, random_state: int = 0, identifiers: bool = False):
         self.triggers = triggers
         self.iterations = iterations
         self.vote = vote
@@ -92,6 +95,7 @@ class Deidentifier(BaseEstimator):
         self.groups = groups
         self.model_params = model_params
         self.random_state = random_state
+        self.identifiers = identifiers
 
     def _check(self):
         if self.vote not in RULES:
@@ -193,7 +197,8 @@ class Deidentifier(BaseEstimator):
         return f"ITR{self.iterations}_VOTE" + ("_STD" if self.standardize else "")
 
     def predict_tokenized(self, docs: Sequence[TokenizedDocument]) -> list[np.ndarray]:
-        return self.predict_stages(docs)[self.final_stage()]
+        codes = self.predict_stages(docs)[self.final_stage()]
+        return with_identifiers(docs, codes) if self.identifiers else codes
 
     def predict(self, documents: Sequence[Document]) -> list[list[Span]]:
         """Predicted PHI spans of each document (gold spans, if any, are ignored)."""

@@ -30,7 +30,8 @@ from itdeid import __version__
 from itdeid.document import LABELS, Document, Span
 from itdeid.errors import UserError
 from itdeid.featurize import (GROUPS, CaseCounts, FeatureExtractor, TokenizedDocument,
-                              set_previous, tokenize_document)
+                              set_previous, token_offsets, tokenize_document)
+from itdeid.identifiers import apply_identifiers
 from itdeid.folds import inner_split
 from itdeid.learners import Learner
 from itdeid.operating_point import check_threshold, decide, threshold_for_recall
@@ -52,6 +53,11 @@ def predict_spans(model, documents: Sequence[Document]) -> list[list[Span]]:
 
 class NotFittedError(UserError):
     """The model is used before ``fit`` (or ``load``)."""
+
+
+def with_identifiers(docs: Sequence[TokenizedDocument], codes: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """Each document's label codes with the fixed-shape identifier templates applied."""
+    return [apply_identifiers(td.document.text, *token_offsets(td), c) for td, c in zip(docs, codes)]
 
 
 def _lengths(docs: Sequence[TokenizedDocument]) -> np.ndarray:
@@ -150,6 +156,10 @@ class TokenModel(BaseEstimator):
     threshold : float or None, default None
         A fixed P(PHI) threshold, used instead of the learned one (``itdeid deid --threshold``).
         With neither, a token gets its most likely label (the paper's argmax).
+    identifiers : bool, default False
+        Also tag what the fixed-shape identifier templates match (:mod:`itdeid.identifiers`:
+        e-mail, URL, IP, SSN, phone, ZIP, street, numbers after 'MRN', 'policy', 'VIN', ...),
+        where the model said non-PHI.
     negative_rate : float, default 1.0
         Fraction of the *distant* non-PHI tokens (more than ``window + 1`` tokens from any PHI
         token) the learner trains on, each kept one weighted ``1 / negative_rate`` so the class
@@ -172,7 +182,8 @@ class TokenModel(BaseEstimator):
                  learning_rate: float | None = None, device: str = "cpu", n_jobs: int | None = None,
                  random_state: int = 0, trigger_min_count: int = 3, trigger_min_gain: float = 1e-4,
                  trigger_top_k: int = 60, negative_rate: float = 1.0,
-                 target_recall: float | None = None, threshold: float | None = None):
+                 target_recall: float | None = None, threshold: float | None = None,
+                 identifiers: bool = False):
         self.trigger = trigger
         self.learner = learner
         self.groups = groups
@@ -191,6 +202,7 @@ class TokenModel(BaseEstimator):
         self.negative_rate = negative_rate
         self.target_recall = target_recall
         self.threshold = threshold
+        self.identifiers = identifiers
 
     # -- training ---------------------------------------------------------------------------
     def _new_extractor(self) -> FeatureExtractor:
@@ -301,7 +313,8 @@ class TokenModel(BaseEstimator):
         """Per document, the predicted label codes (indices into ``LABELS``), decided at the
         model's operating point."""
         threshold = self.operating_threshold()
-        return [decide(p, threshold) for p in self.predict_proba_tokenized(docs, trusted)]
+        codes = [decide(p, threshold) for p in self.predict_proba_tokenized(docs, trusted)]
+        return with_identifiers(docs, codes) if self.identifiers else codes
 
     def predict(self, documents: Sequence[Document]) -> list[list[Span]]:
         """Predicted PHI spans of each document (gold spans, if any, are ignored)."""

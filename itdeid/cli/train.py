@@ -37,6 +37,11 @@ def add_parser(subparsers):
                    help="learn the P(PHI) threshold at which out-of-fold predictions (inner "
                         "split by patient) find this share of the training PHI tokens, e.g. "
                         "0.97 (default: none, each token gets its most likely label)")
+    p.add_argument("--identifiers", action="store_true",
+                   help="also tag what the fixed-shape identifier templates of "
+                        "features/identifiers.json match (e-mail, URL, IP, SSN, phone, ZIP, "
+                        "street, numbers after MRN/policy/licence/VIN/serial, full dates, ages "
+                        "over 89) where the model said non-PHI")
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     s = p.add_argument_group("the iterative system (--system)")
     s.add_argument("--system", action="store_true", help="train the three-model iterative system")
@@ -76,9 +81,11 @@ def run(args):
                   target_recall=args.target_recall)
     if args.system:
         model = Deidentifier(iterations=args.iterations, vote=args.vote, harvest=args.harvest,
-                             spread=args.spread, model_params=params, random_state=args.seed)
+                             spread=args.spread, model_params=params, random_state=args.seed,
+                             identifiers=args.identifiers)
     else:
-        model = TokenModel(trigger=args.trigger, random_state=args.seed, **params)
+        model = TokenModel(trigger=args.trigger, random_state=args.seed, identifiers=args.identifiers,
+                           **params)
     model.fit(documents)
     model.save(args.out)
     print(f"trained {type(model).__name__} on {len(documents)} documents in "

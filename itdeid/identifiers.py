@@ -1,0 +1,60 @@
+"""Identifiers with a fixed shape: PHI whatever the model says.
+
+HIPAA's Safe Harbor method lists eighteen kinds of identifier. Names, hospitals and most places
+have no fixed shape and are the trees' work; many of the others do (an e-mail address, a URL,
+an IP address, an SSN, a phone number with its extension, a ZIP code after a state, a street
+address, a number after 'MRN:', 'policy #', 'licence', 'VIN', 'serial', a full date, an age
+over 89). A model trained on nursing notes has rarely or never seen an e-mail address or a VIN,
+so it cannot learn to tag one, and the regular-expression *features* (features/regex.json) only
+inform trees that have seen them. So the templates of ``features/identifiers.json`` are applied
+after the model (:func:`apply_identifiers`): a token overlapping a template's match that the
+model left as non-PHI gets the template's class. The templates are written for precision (the
+ambiguous shapes, '5/10', '2-3', bare years, ages under 90, are left to the model), and each
+kind maps onto an i2b2 2006 class as the 2014 corpus's subtypes do (e-mail, URL, IP, SSN,
+licence, vehicle and device numbers are ID; ZIP codes, streets and counties LOCATION).
+
+Whether a model applies them is its ``identifiers`` parameter
+(:class:`~itdeid.model.TokenModel`, :class:`~itdeid.deidentifier.Deidentifier`).
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import numpy as np
+
+from itdeid.document import LABELS, Span
+from itdeid.resources import load_json
+
+LABEL_CODE = {label: i for i, label in enumerate(LABELS)}
+
+
+@lru_cache(maxsize=1)
+def identifier_templates() -> tuple[tuple[str, str, re.Pattern], ...]:
+    """(kind, class, compiled pattern) of every template of features/identifiers.json."""
+    return tuple((t["kind"], t["class"], re.compile(t["pattern"], re.IGNORECASE if "i" in t.get("flags", "") else 0))
+                 for t in load_json("features", "identifiers.json")["templates"])
+
+
+def identifier_spans(text: str) -> list[tuple[Span, str]]:
+    """Every template match in ``text`` as (span of its PHI part, HIPAA kind), in text order."""
+    found = []
+    for kind, cls, pattern in identifier_templates():
+        for m in pattern.finditer(text):
+            start, end = m.span("phi") if "phi" in pattern.groupindex else m.span()
+            if end > start:
+                found.append((Span(start, end, cls), kind))
+    return sorted(found, key=lambda x: (x[0].start, x[0].end))
+
+
+def apply_identifiers(text: str, starts: np.ndarray, ends: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """Label codes of tokens (character ``starts``/``ends``) with every template match added:
+    a non-PHI token overlapping a match takes the match's class; PHI tokens keep the model's."""
+    codes = np.array(codes, copy=True)
+    for span, _kind in identifier_spans(text):
+        lo = np.searchsorted(ends, span.start, side="right")
+        hi = np.searchsorted(starts, span.end, side="left")
+        if hi > lo:
+            part = codes[lo:hi]
+            part[part == 0] = LABEL_CODE[span.type]
+    return codes

@@ -1,0 +1,74 @@
+"""A corpus written for the tests: several examples of every HIPAA Safe Harbor identifier kind
+that occurs in text, in running clinical prose, with exact gold offsets and each span's kind
+(issue G, item 6). All names, numbers and places are invented. ``DISTRACTORS`` holds what
+looks like PHI and is not (doses, ranges, pain scores, blood pressures, eponyms, ages under
+90), which the fixed-shape templates must leave alone."""
+from __future__ import annotations
+
+from itdeid.document import Document, Span
+
+#: Notes as pieces: plain text, or (text, class, HIPAA kind).
+NOTES = [
+    ["Patient ", ("Marta Kowalczyk", "PATIENT", "name"), " , MRN: ", ("004417392", "ID", "medical record number"),
+     " , seen ", ("03/14/2021", "DATE", "date"), " by Dr. ", ("Anil Okonkwo-Reyes", "DOCTOR", "name"),
+     " . Email ", ("m.kowalczyk@example.org", "ID", "email"), " or call ", ("(617) 555-0143", "PHONE", "phone"),
+     " ext ", ("2210", "PHONE", "phone extension"), " . Fax ", ("617.555.0199", "PHONE", "phone or fax"),
+     " . Lives at ", ("42 Linden Street", "LOCATION", "street address"), " , ",
+     ("Brookline", "LOCATION", "city"), " , MA ", ("02446", "LOCATION", "zip code"),
+     " . Portal https://", ("portal.example-health.org/u/8812", "ID", "url"), " .\n"],
+    ["Mr. ", ("Yusuf Haddad", "PATIENT", "name"), " is a ", ("94", "AGE", "age over 89"),
+     "-year-old man admitted ", ("June 3, 2020", "DATE", "date"), " . SSN ", ("123-45-6789", "ID", "ssn"),
+     " . Medicare number: ", ("1EG4TE5MK73", "ID", "health plan number"), " . Policy # ",
+     ("XJ44718209", "ID", "health plan number"), " . Account number ", ("88120931", "ID", "account number"),
+     " . Pacemaker serial number ", ("PJN204517S", "ID", "device identifier"), " . Home ",
+     ("31 Birch Lane", "LOCATION", "street address"), " in ", ("Norfolk County", "LOCATION", "county"),
+     " . Workstation ", ("10.21.4.117", "ID", "ip address"), " .\n"],
+    ["Daughter ", ("Siobhan", "PATIENT", "name"), " drove him in ( license plate ", ("7KLM294", "ID", "vehicle identifier"),
+     " , VIN ", ("1HGCM82633A004352", "ID", "vehicle identifier"), " ) on ", ("12 Oct 2019", "DATE", "date"),
+     " . Her cell ", ("508-555-0178", "PHONE", "phone or fax"), " , pager x", ("4-5521", "PHONE", "phone extension"),
+     " . He is ", ("97", "AGE", "age over 89"), " yo , aged ", ("101", "AGE", "age over 89"),
+     " by his own count . Prior MI in CA'", ("88", "DATE", "date"), " . Licence no. ",
+     ("MD-449120", "ID", "certificate or licence number"), " for Dr. ", ("Brennan", "DOCTOR", "name"),
+     " . Zip code ", ("01890-2231", "LOCATION", "zip code"), " . Lot number ",
+     ("A77C19-2", "ID", "device identifier"), " . Seen at ", ("St. Ives Infirmary", "HOSPITAL", "hospital"),
+     " on ", ("2019-10-14", "DATE", "date"), " .\n"],
+    ["Contact: ", ("j.haddad@mail.example.com", "ID", "email"), " , ", ("www.haddad-family.example.net", "ID", "url"),
+     " , P.O. Box ", ("4471", "LOCATION", "street address"), " . DEA ", ("BH1234563", "ID", "certificate or licence number"),
+     " . Encounter # ", ("E20211104-77", "ID", "account number"), " . Tel ", ("+1 415 555 0120", "PHONE", "phone"),
+     " . Visit ", ("Dec 5", "DATE", "date"), " and ", ("5 May 2021", "DATE", "date"), " .\n"],
+    ["Social security number: ", ("078 05 1120", "ID", "ssn"), " ; chart no. ", ("KX-20391", "ID", "medical record number"),
+     " ; remote access from ", ("fe80:0:0:0:202:b3ff:fe1e:8329", "ID", "ip address"), " and ",
+     ("192.168.14.3", "ID", "ip address"), " ; family in ", ("Essex County", "LOCATION", "county"), " .\n"],
+]
+
+#: Text with no PHI at all that the templates must not touch.
+DISTRACTORS = (
+    "Take 2-3 tablets q4-6h prn ; pain 5/10 , then 3/10 . BP 120/80 , HR 88 . Na 140 K 3.9 "
+    "Cl 105 HCO3 24 BUN 18 Cr 1.1 . Foley to gravity , Parkinson's disease , Dr. Jones's note may "
+    "be late . pH 7.35 / 7.40 . Platelets 150 . Dose 2000 mg daily . A 72-year-old man , 65 yo . "
+    "Ferrous sulfate 325 mg tid x 3 months . Dec in urine output . 5'10\" tall . Group B strep . "
+    "Model of care reviewed .\n")
+
+
+def _note(pieces, number: int) -> tuple[Document, dict]:
+    text, spans, kinds = "", [], {}
+    for piece in pieces:
+        if isinstance(piece, str):
+            text += piece
+            continue
+        value, cls, kind = piece
+        span = Span(len(text), len(text) + len(value), cls)
+        spans.append(span)
+        kinds[span] = kind
+        text += value
+    return Document(f"hipaa-{number}", text, spans, patient=f"hp{number}"), kinds
+
+
+def hipaa_corpus() -> tuple[list[Document], dict]:
+    """The notes, and per note id a {span: HIPAA kind} map."""
+    docs, kinds = [], {}
+    for number, pieces in enumerate(NOTES, start=1):
+        doc, k = _note(pieces, number)
+        docs.append(doc)
+        kinds[doc.id] = k
+    return docs, kinds

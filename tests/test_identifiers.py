@@ -1,0 +1,66 @@
+"""Fixed-shape identifiers (issue G, item 6): every HIPAA kind with a shape, in running text,
+is found by the templates of features/identifiers.json, and nothing in the distractors is."""
+import pytest
+
+from itdeid.document import Document
+from itdeid.identifiers import identifier_spans, identifier_templates
+from itdeid.model import TokenModel
+
+from helpers import tiny_corpus
+from hipaa_kinds import DISTRACTORS, hipaa_corpus
+
+#: Kinds with no fixed shape: the model's work, not the templates'.
+LEARNED = {"name", "city", "hospital"}
+
+
+def _overlaps(span, spans):
+    return any(s.start < span.end and span.start < s.end for s in spans)
+
+
+def test_every_template_kind_has_examples_in_the_corpus():
+    docs, kinds = hipaa_corpus()
+    written = {k for per_doc in kinds.values() for k in per_doc.values()}
+    assert {kind for kind, _cls, _p in identifier_templates()} <= written | {"ip address"}
+    assert all(sum(k == kind for d in kinds.values() for k in d.values()) >= 2
+               for kind in written - {"city", "hospital", "county"})
+
+
+def test_templates_find_every_fixed_shape_identifier_with_its_class():
+    docs, kinds = hipaa_corpus()
+    missed = []
+    for doc in docs:
+        found = [span for span, _kind in identifier_spans(doc.text)]
+        for gold, kind in kinds[doc.id].items():
+            if kind in LEARNED:
+                continue
+            if not any(s.type == gold.type and s.start < gold.end and gold.start < s.end for s in found):
+                missed.append((doc.id, gold.start, kind))
+    assert not missed
+
+
+def test_templates_leave_look_alikes_alone():
+    found = identifier_spans(DISTRACTORS)
+    assert not found, [(s.start, s.end, kind) for s, kind in found]
+
+
+def test_templates_tag_nothing_that_is_not_phi_in_the_corpus():
+    docs, _kinds = hipaa_corpus()
+    for doc in docs:
+        for span, kind in identifier_spans(doc.text):
+            assert _overlaps(span, doc.spans), (doc.id, span.start, kind)
+
+
+@pytest.mark.parametrize("identifiers", [False, True])
+def test_a_model_with_identifiers_finds_every_fixed_shape_instance(identifiers):
+    """A model trained on notes that hold no e-mail, URL, VIN... finds them with the option."""
+    model = TokenModel(n_estimators=10, n_jobs=1, previous="gold", trigger_min_count=2,
+                       identifiers=identifiers).fit(tiny_corpus(30, seed=2))
+    docs, kinds = hipaa_corpus()
+    predicted = model.predict([Document(d.id, d.text) for d in docs])
+    missed = [(d.id, gold.start, kind) for d, spans in zip(docs, predicted)
+              for gold, kind in kinds[d.id].items()
+              if kind not in LEARNED and not _overlaps(gold, spans)]
+    if identifiers:
+        assert not missed
+    else:
+        assert missed                          # what the option is for
