@@ -238,8 +238,8 @@ def deidentify(inputs: Iterable[str], out, model=None, fmt: str = DEFAULT_FORMAT
         raise
     if created:
         report(f"note: wrote a new secret key to {where_key} (mode 0600), outside --out. Keep "
-               "it secret and never ship it with the outputs (it undoes the date shifts); "
-               "reruns read it to draw the same surrogates.")
+               "it secret and never ship it with the outputs (it undoes the date shifts and "
+               "confirms guessed file names); reruns read it to give the same outputs.")
     elif keyed:
         report(f"note: using the secret key {where_key}; never ship it with the outputs")
     if removed:
