@@ -525,8 +525,14 @@ def test_a_folder_written_with_other_settings_is_refused_and_force_starts_it_afr
     assert "--format: redact before, brat now" in err and "--force" in err
     assert len(err.strip().splitlines()) == 1
     assert {k: v for k, v in tree(out).items() if k != "README.txt"} == redacted
+    # an entry naming files outside --out (a tampered manifest) deletes nothing there
+    (tmp_path / "victim.txt").write_text("not itdeid's")
+    with open(out / MANIFEST, "a") as handle:
+        handle.write(json.dumps({"input": "x.txt", "settings": {}, "outputs": [
+            "../victim.txt", str(tmp_path / "victim.txt"), "."]}) + "\n")
     assert deid(tmp_path / "in", "--out", out, "--format", "brat", "--force",
                 model=model_dir) == 0
+    assert (tmp_path / "victim.txt").read_text() == "not itdeid's"
     files = tree(out)
     assert not any(name.endswith(".redact.jsonl") for name in files)   # old outputs deleted
     assert files["README.txt"] == b"the data team's own file"         # nothing else
