@@ -574,6 +574,9 @@ def test_the_surrogate_key_is_kept_outside_out(tmp_path, model_dir, capsys):
                 "--key-file", tmp_path / "o2" / "k", model=model_dir) == 2
     assert "inside --out" in capsys.readouterr().err
     assert not (tmp_path / "o2").exists()
+    key_file.chmod(0o644)
+    assert deid(tmp_path / "in", "--out", out, "--format", "surrogate", model=model_dir) == 0
+    assert "the secret key is readable by others (mode 644)" in capsys.readouterr().err
     # the key that drew the outputs is gone: refused, not silently redrawn
     key_file.unlink()
     assert deid(tmp_path / "in", "--out", out, "--format", "surrogate", model=model_dir) == 2

@@ -242,6 +242,10 @@ def deidentify(inputs: Iterable[str], out, model=None, fmt: str = DEFAULT_FORMAT
                "confirms guessed file names); reruns read it to give the same outputs.")
     elif keyed:
         report(f"note: using the secret key {where_key}; never ship it with the outputs")
+        mode = where_key.stat().st_mode & 0o777
+        if os.name == "posix" and mode & 0o077:
+            report(f"warning: {where_key}: the secret key is readable by others (mode "
+                   f"{mode:o}); chmod 600 it")
     if removed:
         report(f"note: removed {removed} temporary files left in {out} by an interrupted run")
     summary = _run(units, out, settings, manifest, force, strict, workers, engine, scheduler,
