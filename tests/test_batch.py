@@ -628,10 +628,12 @@ def test_an_output_folder_inside_an_input_folder_is_not_read_as_notes(tmp_path, 
     assert deid(tmp_path / "in", "--out", tmp_path / "deid", model=model_dir) == 0
     (tmp_path / "in" / "old").mkdir()
     (tmp_path / "deid").rename(tmp_path / "in" / "old" / "deid")   # moved there by hand
+    (tmp_path / "in" / "old" / "deid.itdeid-rename-map.csv").write_text("name,path\n")
     capsys.readouterr()
     assert deid(tmp_path / "in", "--out", tmp_path / "out", model=model_dir) == 0
     captured = capsys.readouterr()
     assert f"skipped {tmp_path / 'in' / 'old' / 'deid'}: an itdeid output folder" in captured.err
+    assert "deid.itdeid-rename-map.csv: an itdeid key or rename map" in captured.err
     assert sorted(e["input"] for e in manifest(tmp_path / "out")) == sorted(notes)
 
 
