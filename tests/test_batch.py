@@ -15,7 +15,7 @@ from itdeid import batch
 from itdeid.batch import tagging
 from itdeid.cli import main
 from itdeid.formats import (read_i2b2_2006, read_jsonl_spans, write_i2b2_2006,
-                            write_physionet)
+                            write_i2b2_2014, write_physionet)
 from itdeid.model import TokenModel
 from itdeid.outputs import FORMATS
 
@@ -525,8 +525,14 @@ def test_a_folder_written_with_other_settings_is_refused_and_force_starts_it_afr
     assert "--format: redact before, brat now" in err and "--force" in err
     assert len(err.strip().splitlines()) == 1
     assert {k: v for k, v in tree(out).items() if k != "README.txt"} == redacted
+    # an entry naming files outside --out (a tampered manifest) deletes nothing there
+    (tmp_path / "victim.txt").write_text("not itdeid's")
+    with open(out / MANIFEST, "a") as handle:
+        handle.write(json.dumps({"input": "x.txt", "settings": {}, "outputs": [
+            "../victim.txt", str(tmp_path / "victim.txt"), "."]}) + "\n")
     assert deid(tmp_path / "in", "--out", out, "--format", "brat", "--force",
                 model=model_dir) == 0
+    assert (tmp_path / "victim.txt").read_text() == "not itdeid's"
     files = tree(out)
     assert not any(name.endswith(".redact.jsonl") for name in files)   # old outputs deleted
     assert files["README.txt"] == b"the data team's own file"         # nothing else
@@ -568,6 +574,9 @@ def test_the_surrogate_key_is_kept_outside_out(tmp_path, model_dir, capsys):
                 "--key-file", tmp_path / "o2" / "k", model=model_dir) == 2
     assert "inside --out" in capsys.readouterr().err
     assert not (tmp_path / "o2").exists()
+    key_file.chmod(0o644)
+    assert deid(tmp_path / "in", "--out", out, "--format", "surrogate", model=model_dir) == 0
+    assert "the secret key is readable by others (mode 644)" in capsys.readouterr().err
     # the key that drew the outputs is gone: refused, not silently redrawn
     key_file.unlink()
     assert deid(tmp_path / "in", "--out", out, "--format", "surrogate", model=model_dir) == 2
@@ -619,10 +628,12 @@ def test_an_output_folder_inside_an_input_folder_is_not_read_as_notes(tmp_path, 
     assert deid(tmp_path / "in", "--out", tmp_path / "deid", model=model_dir) == 0
     (tmp_path / "in" / "old").mkdir()
     (tmp_path / "deid").rename(tmp_path / "in" / "old" / "deid")   # moved there by hand
+    (tmp_path / "in" / "old" / "deid.itdeid-rename-map.csv").write_text("name,path\n")
     capsys.readouterr()
     assert deid(tmp_path / "in", "--out", tmp_path / "out", model=model_dir) == 0
     captured = capsys.readouterr()
     assert f"skipped {tmp_path / 'in' / 'old' / 'deid'}: an itdeid output folder" in captured.err
+    assert "deid.itdeid-rename-map.csv: an itdeid key or rename map" in captured.err
     assert sorted(e["input"] for e in manifest(tmp_path / "out")) == sorted(notes)
 
 
@@ -639,6 +650,11 @@ def _named_tree(folder: Path) -> dict[str, str]:
         (folder / rel).parent.mkdir(parents=True, exist_ok=True)
         (folder / rel).write_text(doc.text, encoding="utf-8")
         notes[rel] = doc.text
+    # an i2b2 2014 note, whose id and patient come from its file name
+    [doc] = tiny_corpus(1, seed=22)
+    doc.id = "4417392-07"
+    write_i2b2_2014([doc], folder / "KOWALCZYK_MARTA_MRN004417392")
+    notes["KOWALCZYK_MARTA_MRN004417392/4417392-07.xml"] = doc.text
     return notes
 
 
@@ -647,9 +663,9 @@ def test_rename_leaves_no_input_path_component_under_out(tmp_path, model_dir, fm
     notes = _named_tree(tmp_path / "in")
     out = tmp_path / "out"
     assert deid(tmp_path / "in", "--out", out, "--format", fmt, "--rename", model=model_dir) == 0
-    components = {part for rel in NAMED_PATHS for part in Path(rel).parts}
-    components |= {Path(rel).stem for rel in NAMED_PATHS} | {"KOWALCZYK", "NOWAK",
-                                                             "MRN004417392", "MRN001234567"}
+    components = {part for rel in notes for part in Path(rel).parts}
+    components |= {Path(rel).stem for rel in notes} | {"KOWALCZYK", "NOWAK", "MRN004417392",
+                                                       "MRN001234567", "4417392"}
     for path in out.rglob("*"):
         assert not any(c in part for c in components for part in path.relative_to(out).parts)
         if path.is_file():
@@ -659,14 +675,14 @@ def test_rename_leaves_no_input_path_component_under_out(tmp_path, model_dir, fm
     assert f"rename map: {map_file}" in capsys.readouterr().out
     assert (map_file.stat().st_mode & 0o777) == 0o600
     rows = dict(line.split(",", 1) for line in map_file.read_text().splitlines()[1:])
-    assert sorted(rows.values()) == sorted(NAMED_PATHS)
+    assert sorted(rows.values()) == sorted(notes)
     for name, rel in rows.items():      # the map leads back to each note's outputs
         outputs = [p for p in out.iterdir() if p.name.startswith(name)]
         assert outputs
         if fmt == "brat":
             assert (out / f"{name}.txt").read_text() == notes[rel]
     assert deid(tmp_path / "in", "--out", out, "--format", fmt, "--rename", model=model_dir) == 0
-    assert "0 files done, 2 skipped" in capsys.readouterr().out
+    assert "0 files done, 3 skipped" in capsys.readouterr().out
 
 
 def test_rename_changes_no_surrogate_and_needs_the_same_folder_settings(tmp_path, model_dir,

@@ -6,8 +6,10 @@ module runs the batch; each part is described in the module that implements it:
 * :mod:`itdeid.batch.inputs`: which files are inputs (files, folders, glob patterns), their names in
   the output tree, the layouts refused, and how each file is read (formats, encodings, binary
   and empty files).
-* :mod:`itdeid.batch.settings`: the model, the surrogate key (``fmt="surrogate"``) and the settings
-  that outputs depend on.
+* :mod:`itdeid.batch.settings`: the model, the secret key (surrogates, ``--rename``) and the
+  settings that outputs depend on (one set a folder).
+* :mod:`itdeid.batch.patients`: which files belong to one patient (``--patient-regex``,
+  ``--patient-map``); :mod:`itdeid.batch.rename`: outputs named by a keyed hash.
 * :mod:`itdeid.batch.unit`: one input read, tagged and rendered, in a worker;
   :mod:`itdeid.batch.tagging`: long notes tagged in pieces, so memory stays bounded.
 * :mod:`itdeid.batch.engines`: where inputs are processed (this process, a process pool, Dask).
@@ -27,13 +29,15 @@ Output layout (``OUT`` is ``--out``; ``STEM`` the relative path without its ``.t
 
 The run is refused (:class:`~itdeid.errors.UserError`) before anything is processed when ``OUT``
 is an input folder or lies inside one (or inside the folder of an input file), when an input
-file lies inside ``OUT``, when two inputs
-would get the same ``STEM``, or when ``OUT`` holds outputs of other settings (format, model,
-vote, key...; ``force`` deletes the outputs its manifest recorded and starts it afresh); every
-output path is checked again before it is written. A folder below an input folder that holds an
-itdeid manifest is an output folder, never read as notes (a note names it). Only ``redact`` and ``surrogate`` are
-de-identified text: ``xml``, ``jsonl`` and ``brat`` describe the original notes (xml and brat
-hold their text), for review, never for release.
+file lies inside ``OUT``, when two inputs would get the same ``STEM``, or when ``OUT`` holds
+outputs of other settings (format, model, vote, key...; ``force`` deletes the outputs its
+manifest recorded and starts it afresh); every output path is checked again before it is
+written. A folder below an input folder that holds an itdeid manifest is an output folder,
+never read as notes, nor are the default key and rename map files (a note names them).
+
+Only ``redact`` and ``surrogate`` are de-identified text: ``xml``, ``jsonl`` and ``brat``
+describe the original notes (xml and brat hold their text), for review, never for release. A
+run whose model finds no PHI at all in :data:`NO_PHI_WARNING_NOTES` or more notes warns.
 
 Bad input never stops the batch (unless ``strict``): an unreadable, binary or malformed file, an
 output that cannot be written, is reported on stderr with its path and the reason, and counted as
@@ -54,13 +58,13 @@ from typing import Callable, Iterable, Iterator
 from itdeid.batch.engines import ENGINES, import_distributed, run_dask, run_inline, run_pool
 from itdeid.errors import UserError
 from itdeid.batch.inputs import (INPUT_FORMATS, InputFailed, Unit, check_layout, expand_inputs,
-                                 outside_output_folders, unique_units)
+                                 unique_units, without_itdeid_files)
 from itdeid.batch.manifest import (MANIFEST_NAME, Manifest, entry_for, remove_orphans, up_to_date,
                              write_result)
 from itdeid.outputs import FORMATS
 from itdeid.batch.unit import UnitResult, process_unit
 from itdeid.batch.patients import Grouping, group
-from itdeid.batch.rename import map_path, renamed, write_map
+from itdeid.batch.rename import MAP_SUFFIX, map_path, renamed, write_map
 from itdeid.batch.settings import (KEY_SUFFIX, REVIEW_FORMATS, Settings, differences,
                                    key_path, load_or_create_key, load_tagger, model_fingerprint,
                                    resolve_model_dir)
@@ -166,8 +170,8 @@ def deidentify(inputs: Iterable[str], out, model=None, fmt: str = DEFAULT_FORMAT
     the manifest, bad input and parallelism, and the modules it points to); returns what was
     done.
 
-    ``key_file`` is the secret key of ``fmt="surrogate"`` (default: ``OUT.itdeid-key`` beside
-    ``out``; see :mod:`itdeid.batch.settings`). ``force`` redoes every input, and starts a
+    ``key_file`` is the secret key of ``fmt="surrogate"`` and ``rename`` (default:
+    ``OUT.itdeid-key`` beside ``out``; see :mod:`itdeid.batch.settings`). ``force`` redoes every input, and starts a
     folder written under other settings afresh (else it is refused).
 
     ``report`` receives every message for the user (warnings, failures, notes; stderr by
@@ -180,10 +184,11 @@ def deidentify(inputs: Iterable[str], out, model=None, fmt: str = DEFAULT_FORMAT
     out = Path(out).resolve()
     model_dir = resolve_model_dir(model)
     units, roots = expand_inputs(inputs)
-    units, output_folders = outside_output_folders(units, MANIFEST_NAME)
-    for folder in output_folders:
-        report(f"note: skipped {folder}: an itdeid output folder (it holds {MANIFEST_NAME}), "
-               "not notes")
+    units, left_out = without_itdeid_files(units, MANIFEST_NAME, (KEY_SUFFIX, MAP_SUFFIX))
+    for path in left_out:
+        what = (f"an itdeid output folder (it holds {MANIFEST_NAME})" if path.is_dir()
+                else "an itdeid key or rename map")
+        report(f"note: skipped {path}: {what}, not notes")
     if not units:
         raise UserError("no input files found outside itdeid output folders in "
                         + ", ".join(map(str, inputs)))
@@ -238,10 +243,14 @@ def deidentify(inputs: Iterable[str], out, model=None, fmt: str = DEFAULT_FORMAT
         raise
     if created:
         report(f"note: wrote a new secret key to {where_key} (mode 0600), outside --out. Keep "
-               "it secret and never ship it with the outputs (it undoes the date shifts); "
-               "reruns read it to draw the same surrogates.")
+               "it secret and never ship it with the outputs (it undoes the date shifts and "
+               "confirms guessed file names); reruns read it to give the same outputs.")
     elif keyed:
         report(f"note: using the secret key {where_key}; never ship it with the outputs")
+        mode = where_key.stat().st_mode & 0o777
+        if os.name == "posix" and mode & 0o077:
+            report(f"warning: {where_key}: the secret key is readable by others (mode "
+                   f"{mode:o}); chmod 600 it")
     if removed:
         report(f"note: removed {removed} temporary files left in {out} by an interrupted run")
     summary = _run(units, out, settings, manifest, force, strict, workers, engine, scheduler,

@@ -186,25 +186,28 @@ def _root_of(unit: Unit) -> Path:
     return Path(unit.path).parents[len(Path(unit.rel).parts) - 1]
 
 
-def outside_output_folders(units: list[Unit], marker: str) -> tuple[list[Unit], list[Path]]:
-    """(the units that do not lie in an itdeid output folder below their input root, those
-    folders). An output folder is one holding ``marker`` (the manifest): its files are outputs,
-    not notes, and are never read back as input."""
+def without_itdeid_files(units: list[Unit], marker: str, suffixes: tuple[str, ...]
+                         ) -> tuple[list[Unit], list[Path]]:
+    """(the units that are notes, the itdeid files and folders left out). Left out: every file
+    of an itdeid output folder below its input root (a folder holding ``marker``, the
+    manifest), whose files are outputs, not notes; and itdeid's files beside such folders (names
+    ending in one of ``suffixes``: the default key and rename map), which must never be
+    processed, let alone copied into an output."""
     marked: dict[Path, bool] = {}
     kept, found = [], set()
     for unit in units:
         root, folder = _root_of(unit), Path(unit.path).parent
-        output_folder = None
-        while folder != root and is_inside(folder, root):
+        left_out = Path(unit.path) if unit.path.endswith(suffixes) else None
+        while left_out is None and folder != root and is_inside(folder, root):
             if folder not in marked:
                 marked[folder] = (folder / marker).is_file()
             if marked[folder]:
-                output_folder = folder
+                left_out = folder
             folder = folder.parent
-        if output_folder is None:
+        if left_out is None:
             kept.append(unit)
         else:
-            found.add(output_folder)
+            found.add(left_out)
     return kept, sorted(found)
 
 

@@ -131,8 +131,9 @@ class Manifest:
         for entry in self.entries.values():
             for name in entry.get("outputs", []):
                 path = out / name
-                if ".." in Path(name).parts or not is_inside(path.resolve(), out):
-                    continue    # not a name itdeid writes: left alone
+                if (".." in Path(name).parts or not is_inside(path.resolve(), out)
+                        or path.is_dir()):
+                    continue    # not a file itdeid writes: left alone
                 try:
                     path.unlink()
                     removed += 1

@@ -74,11 +74,14 @@ def _render_outputs(unit: Unit, documents: list[Document], spans: list[list[Span
 
 def _as_written(unit: Unit, doc: Document, several: bool, fmt: str) -> Document:
     """The note as its outputs name it. With ``--rename``, the note of a one-note file (whose
-    id is its path) takes the file's hashed name. For surrogates, ``patient`` is set to the
-    patient the surrogates are keyed by (:func:`surrogate_patient`), which surrogate text never
-    shows; other formats keep the note's own patient (xml writes it)."""
-    patient = surrogate_patient(unit, doc) if fmt == "surrogate" else doc.patient
-    doc_id = unit.renamed if unit.renamed and not several else doc.id
+    id, and patient where it has one, come from its file name: i2b2 2014 ``100-01.xml``) takes
+    the file's hashed name and no patient. For surrogates, ``patient`` is set to the patient
+    the surrogates are keyed by (:func:`surrogate_patient`), which surrogate text never shows;
+    other formats keep the note's own patient (xml writes it)."""
+    from_name = bool(unit.renamed) and not several
+    patient = surrogate_patient(unit, doc) if fmt == "surrogate" else (
+        None if from_name else doc.patient)
+    doc_id = unit.renamed if from_name else doc.id
     return Document(doc_id, doc.text, doc.spans, patient=patient,
                     source=unit.renamed or doc.source)
 

@@ -26,7 +26,8 @@ def add_parser(subparsers):
                    help="a file, a folder (read recursively, hidden files skipped) or a glob "
                         "pattern such as 'notes/**/*.txt'")
     p.add_argument("--out", required=True, metavar="DIR",
-                   help="output folder (not inside an input folder)")
+                   help="output folder (not inside an input folder, nor the folder of an input "
+                        "file; one folder holds the outputs of one set of settings)")
     p.add_argument("--model", metavar="DIR", default=None,
                    help="model folder written by 'itdeid train' (default: the model installed "
                         "with itdeid)")
