@@ -78,3 +78,23 @@ def test_cli_train_target_recall_and_tag_threshold(tmp_path, corpus):
     assert low >= high
     assert main(["tag", str(tmp_path / "m"), str(tmp_path / "test.xml"), "--threshold", "2",
                  "--out", str(tmp_path / "x.jsonl")]) == 2
+
+
+def test_deid_threshold_is_a_folder_setting(tmp_path, corpus, capsys):
+    """itdeid deid --threshold P tags at P, and a folder written at another threshold is
+    refused like any other change of settings."""
+    model = TokenModel(n_estimators=5, n_jobs=1, previous="gold", trigger_min_count=2).fit(corpus[:30])
+    model.save(tmp_path / "m")
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    for d in corpus[30:33]:
+        (notes / f"{d.id}.txt").write_text(d.text)
+    base = ["deid", str(notes), "--model", str(tmp_path / "m"), "--workers", "1", "--format", "jsonl"]
+    assert main(base + ["--out", str(tmp_path / "low"), "--threshold", "0.001"]) == 0
+    assert main(base + ["--out", str(tmp_path / "high"), "--threshold", "1"]) == 0
+    count = lambda name: sum(p.read_text().count("\n") for p in (tmp_path / name).glob("*.jsonl"))
+    assert count("low") > count("high")
+    capsys.readouterr()
+    assert main(base + ["--out", str(tmp_path / "low"), "--threshold", "0.5"]) == 2
+    assert "--threshold" in capsys.readouterr().err
+    assert main(base + ["--out", str(tmp_path / "x"), "--threshold", "0"]) == 2

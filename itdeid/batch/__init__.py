@@ -164,7 +164,8 @@ def deidentify(inputs: Iterable[str], out, model=None, fmt: str = DEFAULT_FORMAT
                input_format: str = "auto", vote: str | None = None, workers: int | None = None,
                engine: str = "local", scheduler: str | None = None, force: bool = False,
                strict: bool = False, key_file=None, rename: bool = False, rename_map=None,
-               patient_regex: str | None = None, patient_map=None, progress: bool = True,
+               patient_regex: str | None = None, patient_map=None, threshold: float | None = None,
+               progress: bool = True,
                report: Callable[[str], None] = _stderr) -> BatchSummary:
     """De-identify every input file into ``out`` (see the module docstring for the layout,
     the manifest, bad input and parallelism, and the modules it points to); returns what was
@@ -181,6 +182,8 @@ def deidentify(inputs: Iterable[str], out, model=None, fmt: str = DEFAULT_FORMAT
     """
     inputs = list(inputs)
     _check_options(fmt, input_format, vote, workers, engine, scheduler)
+    if threshold is not None and not (isinstance(threshold, (int, float)) and 0 < threshold <= 1):
+        raise UserError(f"--threshold must be in (0, 1], got {threshold}")
     out = Path(out).resolve()
     model_dir = resolve_model_dir(model)
     units, roots = expand_inputs(inputs)
@@ -227,7 +230,8 @@ def deidentify(inputs: Iterable[str], out, model=None, fmt: str = DEFAULT_FORMAT
         if keyed:
             _check_key_present(manifest, where_key, force, out)
             key, created = load_or_create_key(where_key)
-        settings = Settings(str(model_dir), model_sha256, fmt, input_format, vote, key, rename)
+        settings = Settings(str(model_dir), model_sha256, fmt, input_format, vote, key, rename,
+                            threshold)
         _check_same_settings(manifest, settings, force, out, report)
         if rename:
             units = renamed(units, key)

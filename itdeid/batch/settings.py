@@ -146,6 +146,7 @@ class Settings:
     vote: str | None
     key: bytes | None = field(default=None, repr=False)
     rename: bool = False
+    threshold: float | None = None
 
     def fingerprint(self) -> dict:
         """The settings an output depends on (no secret): equal settings and input content
@@ -153,12 +154,13 @@ class Settings:
         return {"format": self.fmt, "input_format": self.input_format,
                 "model": self.model_sha256, "vote": self.vote,
                 "surrogate_key": key_fingerprint(self.key) if self.key else None,
-                "rename": self.rename, "itdeid": __version__}
+                "rename": self.rename, "threshold": self.threshold, "itdeid": __version__}
 
 
 #: How :func:`differences` names each setting.
 _SETTING_NAMES = {"format": "--format", "input_format": "--input-format", "model": "--model",
                   "vote": "--vote", "surrogate_key": "key", "rename": "--rename",
+                  "threshold": "--threshold",
                   "itdeid": "itdeid version"}
 
 
@@ -183,10 +185,12 @@ def differences(old: dict, new: dict) -> list[str]:
 def load_tagger(settings: Settings):
     """The model and (for surrogates) the Surrogates of ``settings``, as each worker loads
     them once."""
-    from itdeid.deidentifier import Deidentifier, load_model
+    from itdeid.deidentifier import Deidentifier, load_model, set_threshold
     from itdeid.surrogate import Surrogates
     model = load_model(settings.model_dir)
     if settings.vote is not None and isinstance(model, Deidentifier):
         model.set_params(vote=settings.vote)
+    if settings.threshold is not None:
+        set_threshold(model, settings.threshold)
     surrogates = Surrogates(settings.key) if settings.fmt == "surrogate" else None
     return model, surrogates

@@ -41,6 +41,10 @@ def add_parser(subparsers):
                    help="how to read the inputs (default: detect each file's format)")
     p.add_argument("--vote", choices=RULES, default=None,
                    help="vote rule of an iterative-system model (default: the model's own)")
+    p.add_argument("--threshold", type=float, default=None, metavar="P",
+                   help="tag a token as PHI when P(PHI) reaches P (0-1] instead of at the "
+                        "model's own operating point: lower finds more PHI and redacts more "
+                        "ordinary words")
     p.add_argument("--workers", type=int, default=None, metavar="N",
                    help="parallel worker processes (default: all cores; 1: in this process)")
     p.add_argument("--engine", choices=ENGINES, default="local",
@@ -80,7 +84,7 @@ def run(args) -> int:
                          engine=args.engine, scheduler=args.scheduler, force=args.force,
                          strict=args.strict, key_file=args.key_file, rename=args.rename,
                          rename_map=args.rename_map, patient_regex=args.patient_regex,
-                         patient_map=args.patient_map)
+                         patient_map=args.patient_map, threshold=args.threshold)
     print_summary(summary)
     return 0 if summary.ok else 1
 
