@@ -594,13 +594,12 @@ def test_text_folder(tmp_path):
     assert [d.id for d in read_text(str(folder / "ward" / "*.txt"))] == ["b"]
 
 
-def test_text_not_utf8_falls_back_to_latin1(tmp_path, caplog):
+def test_text_not_utf8_is_an_error_not_latin1(tmp_path):
+    # decoding is tested in test_formats_decoding.py; here: read_corpus no longer guesses latin-1
     path = tmp_path / "old.txt"
     path.write_bytes(b"Caf\xe9 note\n")
-    with caplog.at_level(logging.WARNING, logger="itdeid.formats"):
-        (doc,) = read_corpus(path)
-    assert doc.text == "Café note\n"
-    assert any(str(path) in r.getMessage() and "latin-1" in r.getMessage() for r in caplog.records)
+    with pytest.raises(FormatError, match=r"old\.txt: not UTF-8 \(byte offset 3\)"):
+        read_corpus(path)
 
 
 def test_text_missing(tmp_path):

@@ -10,7 +10,8 @@ i2b2-2014  one XML file a note (a file, a folder of ``*.xml`` or a .zip of them)
            TYPE="DATE" comment=""/>..</TAGS></deIdi2b2>``; ``100-01.xml`` is note 01 of patient 100.
 physionet  PhysioNet deid ``id.text`` (``START_OF_RECORD=<patient>||||<note>||||`` .. ``||||END_OF_
            RECORD``) and ``id-phi.phrase`` (``<patient> <note> <start> <end> <category> <text>``).
-text       plain text files, no spans.
+text       plain text files, no spans; UTF-8, or a byte-order mark (see
+           :mod:`~itdeid.formats.decoding`).
 jsonl      spans only, one ``{"doc": .., "start": .., "end": .., "type": ..}`` a line.
 =========  =====================================================================================
 
@@ -26,9 +27,13 @@ beside its code: :mod:`~itdeid.formats.i2b2_2006`, :mod:`~itdeid.formats.i2b2_20
 mapping of the 2014 types onto the 2006 classes), :mod:`~itdeid.formats.physionet` (with its
 category mapping), :mod:`~itdeid.formats.text`, :mod:`~itdeid.formats.jsonl`. Detection by
 content is :mod:`~itdeid.formats.detect`; reading and writing by format name
-:mod:`~itdeid.formats.corpus`; zip archives :mod:`~itdeid.formats.zips`; XML parsing and escaping
-:mod:`~itdeid.formats.safe_xml`; what they share :mod:`~itdeid.formats.common`. This package
-re-exports their public names, so ``from itdeid.formats import read_corpus`` keeps working.
+:mod:`~itdeid.formats.corpus`. What every reader shares: :mod:`~itdeid.formats.files` (which files
+a folder holds, symbolic links and all, and reading one file's bytes),
+:mod:`~itdeid.formats.decoding` (bytes to text: byte-order marks, binary refused; the one decoder
+of ``itdeid tag`` and ``itdeid deid``), :mod:`~itdeid.formats.zips` (zip archives, with caps on
+what they unpack), :mod:`~itdeid.formats.safe_xml` (XML parsing and escaping) and
+:mod:`~itdeid.formats.common`. This package re-exports the public names, so
+``from itdeid.formats import read_corpus`` keeps working.
 
 Duplicate and overlapping spans (i2b2 2014, PhysioNet): a span identical to another (same offsets
 and class) is merged into it, and the number merged is logged; a span overlapping one already kept

@@ -1,7 +1,6 @@
-"""Helpers every format module shares: reading a file's bytes with a clear error, writing a file
-atomically (owner-only, like the PHI it may hold), line numbers for messages, and the checks on
-documents and spans that every reader applies (unique ids; duplicate and overlapping spans, as
-:mod:`itdeid.formats` describes).
+"""Helpers every format module shares: writing a file atomically (owner-only, like the PHI it
+may hold), line numbers for messages, and the checks on documents and spans that every reader
+applies (unique ids; duplicate and overlapping spans, as :mod:`itdeid.formats` describes).
 """
 from __future__ import annotations
 
@@ -14,15 +13,6 @@ from itdeid.document import Document, Span
 from itdeid.errors import FormatError
 
 logger = logging.getLogger("itdeid.formats")
-
-
-def read_bytes(path) -> bytes:
-    try:
-        return Path(path).read_bytes()
-    except FileNotFoundError:
-        raise FormatError(path, "no such file or folder") from None
-    except OSError as error:
-        raise FormatError(path, f"cannot read: {error.strerror}") from None
 
 
 def atomic_write(path, data: bytes) -> None:

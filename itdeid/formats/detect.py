@@ -2,11 +2,15 @@
 marker) and layout (folder with ``id.text``, folder of ``*.xml``), never by suffix alone."""
 from __future__ import annotations
 
+import os
 import re
 import zipfile
+import zlib
 from pathlib import Path
 
 from itdeid.errors import FormatError
+from itdeid.formats.decoding import BYTE_ORDER_MARKS
+from itdeid.formats.files import why_unreadable
 from itdeid.formats.text import has_magic
 from itdeid.formats.zips import open_zip, zip_xml_names
 
@@ -20,7 +24,13 @@ _SNIFF_BYTES = 4096
 
 
 def _xml_root(head: bytes) -> str | None:
-    head = head.removeprefix(b"\xef\xbb\xbf")
+    """The root element the first bytes of a file name, if they are XML; a byte-order mark
+    (UTF-8, UTF-16, UTF-32, which the XML parser reads too) is decoded first."""
+    for mark, codec, _ in BYTE_ORDER_MARKS:
+        if head.startswith(mark):
+            # "ignore": the sniffed bytes may end inside a character
+            head = head[len(mark):].decode(codec, "ignore").encode("utf-8")
+            break
     match = _XML_ROOT.match(head) or _XML_DOCTYPE.match(head)
     return match.group(1).decode("ascii", "replace") if match else None
 
@@ -42,17 +52,23 @@ def detect_format(path) -> str:
             return "i2b2-2014"
         return "text"
     if not path.is_file():
-        if has_magic(path):
-            return "text"
-        raise FormatError(path, "no such file or folder")
+        if not os.path.lexists(path):
+            if has_magic(path):
+                return "text"
+            raise FormatError(path, "no such file or folder")
+        raise FormatError(path, why_unreadable(path) or "not a file")
     is_zip = zipfile.is_zipfile(path)
     if is_zip:
         with open_zip(path) as archive:
             names = zip_xml_names(archive)
             if not names:
                 raise FormatError(path, "no XML file in the zip archive")
-            with archive.open(names[0]) as member:
-                head = member.read(_SNIFF_BYTES)
+            try:
+                with archive.open(names[0]) as member:
+                    head = member.read(_SNIFF_BYTES)
+            except (zipfile.BadZipFile, zlib.error, NotImplementedError, OSError,
+                    EOFError) as error:
+                raise FormatError(path, f"cannot read the zip archive ({error})") from None
     else:
         with open(path, "rb") as handle:
             head = handle.read(_SNIFF_BYTES)

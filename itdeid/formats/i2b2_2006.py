@@ -10,7 +10,8 @@ import zipfile
 
 from itdeid.document import PHI_CLASSES, Document, Span
 from itdeid.errors import FormatError
-from itdeid.formats.common import atomic_write, check_spans, line_of, read_bytes, unique
+from itdeid.formats.common import atomic_write, check_spans, line_of, unique
+from itdeid.formats.files import read_bytes
 from itdeid.formats.safe_xml import XmlHandler, attribute, check_xml_text, escape_text, parse_xml
 from itdeid.formats.zips import zip_xml
 

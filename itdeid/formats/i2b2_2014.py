@@ -35,7 +35,8 @@ from pathlib import Path
 from itdeid.document import PHI_CLASSES, Document, Span
 from itdeid.errors import FormatError
 from itdeid.formats.common import (atomic_write, check_spans, clean_spans, corpus_label,
-                                   read_bytes, unique)
+                                   unique)
+from itdeid.formats.files import read_bytes
 from itdeid.formats.safe_xml import XmlHandler, attribute, cdata, check_xml_text, parse_xml
 from itdeid.formats.zips import zip_xml
 
@@ -148,7 +149,9 @@ def read_i2b2_2014(path) -> list[Document]:
     """
     path = Path(path)
     if path.is_dir():
-        files = sorted(p for p in path.glob("*.xml") if p.is_file() and not p.name.startswith("."))
+        # not only is_file(): a dangling link or a FIFO is refused by read_bytes, not skipped
+        files = sorted(p for p in path.glob("*.xml")
+                       if not p.is_dir() and not p.name.startswith("."))
         sources = [(str(p), read_bytes(p)) for p in files]
     elif zipfile.is_zipfile(path):
         sources = zip_xml(path)

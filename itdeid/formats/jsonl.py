@@ -7,7 +7,8 @@ import json
 
 from itdeid.document import PHI_CLASSES, Document, Span
 from itdeid.errors import FormatError
-from itdeid.formats.common import atomic_write, line_of, read_bytes
+from itdeid.formats.common import atomic_write, line_of
+from itdeid.formats.files import read_bytes
 
 
 _JSONL_KEYS = ("doc", "start", "end", "type")

@@ -16,7 +16,9 @@ from pathlib import Path
 from itdeid.document import Document, Span
 from itdeid.errors import FormatError
 from itdeid.formats.common import (atomic_write, check_spans, clean_spans, corpus_label, line_of,
-                                   read_bytes, unique)
+                                   unique)
+from itdeid.formats.decoding import refuse_binary
+from itdeid.formats.files import read_bytes
 
 logger = logging.getLogger("itdeid.formats")
 
@@ -55,11 +57,21 @@ def _same_phrase(piece: str, phrase: str) -> bool:
     return piece == phrase or piece.split() == phrase.split()
 
 
+def _read_latin1(path) -> str:
+    """A PhysioNet file's text: latin-1, the format's own encoding (phrase offsets count bytes,
+    so every byte must be one character), after refusing binary content (a signature, or a NUL
+    byte anywhere), which latin-1 would otherwise read as characters."""
+    data = read_bytes(path)
+    refuse_binary(data, path)
+    return data.decode("latin-1")
+
+
 def read_physionet(text_path, phrase_path=None) -> list[Document]:
     """The notes of a PhysioNet deid ``id.text`` file with the spans of its ``id-phi.phrase``.
 
     ``Document.id`` is ``<patient>-<note>``, ``patient`` the patient number; the text lies between
-    the newline ending the START line and ``||||END_OF_RECORD``. Files are latin-1. The phrase
+    the newline ending the START line and ``||||END_OF_RECORD``. Files are latin-1 (binary content
+    refused: :func:`_read_latin1`). The phrase
     file defaults to ``id-phi.phrase`` beside ``id.text`` when it exists (else no spans).
     ``text_path`` may also be the folder holding ``id.text`` (and ``id-phi.phrase``). Every
     phrase must match the note text at its offsets; duplicates and overlaps are handled as the
@@ -68,7 +80,7 @@ def read_physionet(text_path, phrase_path=None) -> list[Document]:
     text_path = Path(text_path)
     if text_path.is_dir():
         text_path = text_path / "id.text"
-    raw = read_bytes(text_path).decode("latin-1")
+    raw = _read_latin1(text_path)
     documents: dict[str, Document] = {}
     position = _WHITESPACE.match(raw).end()
     while position < len(raw):
@@ -96,7 +108,7 @@ def read_physionet(text_path, phrase_path=None) -> list[Document]:
 
 def _read_phrases(path: Path, documents: dict[str, Document]) -> None:
     spans: dict[str, list[Span]] = {doc_id: [] for doc_id in documents}
-    lines = read_bytes(path).decode("latin-1").split("\n")
+    lines = _read_latin1(path).split("\n")
     for number, line in enumerate(lines, 1):
         fields = line.rstrip("\r").split(None, 5)
         if not fields:
