@@ -1,12 +1,14 @@
-"""Issue F, defect 6 end to end: every input of ``itdeid deid`` is processed or reported with its
-reason; ``itdeid tag`` and ``itdeid deid`` read a file alike (one reader: same notes, same
-refusals)."""
+"""Issue F, defects 6 and 7 end to end: every input of ``itdeid deid`` is processed or reported
+with its reason; ``itdeid tag`` and ``itdeid deid`` read a file alike (one reader: same notes, same
+refusals); a zip that unpacks past its cap is a failed input naming the zip and member."""
 import json
+import zipfile
 from pathlib import Path
 
 import pytest
 
 from itdeid.cli import main
+from itdeid.formats import zips
 from itdeid.model import TokenModel
 
 from helpers import tiny_corpus
@@ -117,3 +119,16 @@ def test_tag_and_deid_refuse_the_same_files_for_the_same_reason(tmp_path, model_
     assert "0 files done, 0 skipped (already done), 1 failed of 1" in captured.out
     assert not (tmp_path / "out" / "note.txt").exists()         # nothing of it is copied out
 
+
+def test_deid_reports_a_zip_bomb_naming_the_zip_and_member(tmp_path, model_dir, capsys,
+                                                           monkeypatch):
+    monkeypatch.setattr(zips, "MAX_MEMBER_BYTES", 2**20)
+    (tmp_path / "in").mkdir()
+    note = (b'<?xml version="1.0" encoding="UTF-8" ?>\n<deIdi2b2>\n<TEXT><![CDATA[note'
+            + b" " * 2**21 + b"]]></TEXT>\n<TAGS>\n</TAGS>\n</deIdi2b2>\n")
+    with zipfile.ZipFile(tmp_path / "in" / "bomb.zip", "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("100-01.xml", note)
+    assert deid(model_dir, tmp_path / "in", "--out", tmp_path / "out") == 1
+    err = capsys.readouterr().err
+    assert (f"failed: {tmp_path / 'in' / 'bomb.zip'}: member 100-01.xml unpacks to more than "
+            f"{2**20} bytes") in err
