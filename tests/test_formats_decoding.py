@@ -81,3 +81,16 @@ def test_physionet_files_with_binary_content_are_refused(tmp_path):
     with pytest.raises(FormatError, match="NUL byte at offset"):
         read_physionet(path)
 
+
+
+def test_xml_with_a_utf16_mark_is_detected_and_read(tmp_path):
+    from itdeid.document import Document, Span
+    from itdeid.formats import detect_format, write_i2b2_2014
+    write_i2b2_2014([Document("100-01", "Seen 3/4/2003 .\n", [Span(5, 13, "DATE", "DATE")])],
+                    tmp_path)
+    xml = (tmp_path / "100-01.xml").read_text(encoding="utf-8")
+    path = tmp_path / "100-02.xml"
+    path.write_bytes(xml.replace('encoding="UTF-8"', 'encoding="UTF-16"').encode("utf-16"))
+    assert detect_format(path) == "i2b2-2014"
+    (doc,) = read_corpus(path)
+    assert doc.text == "Seen 3/4/2003 .\n" and doc.spans == [Span(5, 13, "DATE", "DATE")]

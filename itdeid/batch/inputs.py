@@ -148,12 +148,9 @@ def expand_inputs(inputs: Iterable[str]) -> tuple[list[Unit], list[Path]]:
 def _linked_folders(root: Path, files: list[Path]) -> list[Path]:
     """The resolved folders that ``files`` (found under ``root``) lie in when they were reached
     through a symbolic link, so the layout check covers them as it covers ``root``."""
-    folders = set()
-    for path in files:
-        real = path.parent.resolve()
-        if not is_inside(real, root.resolve()):
-            folders.add(real)
-    return sorted(folders)
+    real_root = root.resolve()
+    real = {parent.resolve() for parent in {path.parent for path in files}}
+    return sorted(folder for folder in real if not is_inside(folder, real_root))
 
 
 def is_inside(path: Path, folder: Path) -> bool:

@@ -48,23 +48,31 @@ def walk_folder(root) -> list[Path]:
             continue
         try:
             with os.scandir(folder) as entries:
-                names = sorted(entry.name for entry in entries)
+                # the entry's own type (no stat call) except for links, which are followed
+                kinds = sorted((entry.name, _is_folder(entry), entry.is_symlink())
+                               for entry in entries if not entry.name.startswith("."))
         except OSError:
             found.append(folder)        # a folder that cannot be listed: reading says why
             continue
         children = []
-        for name in names:
+        for name, walk, is_link in kinds:
             path = folder / name
-            if name.startswith("."):
-                continue
-            walk = path.is_dir()                    # follows a link
-            if walk and path.is_symlink():
+            if walk and is_link:
                 target = path.resolve()
                 walk = target not in walked         # else refused when read: walked already
                 walked.add(target)
             children.append((path, walk))
         stack += reversed(children)
     return found
+
+
+def _is_folder(entry: os.DirEntry) -> bool:
+    """Whether a folder entry is a folder or a link to one (False when that cannot be told:
+    reading the entry then says why)."""
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
 
 
 def why_unreadable(path) -> str | None:
