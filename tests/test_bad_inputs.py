@@ -57,6 +57,13 @@ def test_deid_reports_a_dangling_link_a_pattern_matches(tmp_path, model_dir, cap
     assert f"failed: {tmp_path / 'in' / 'gone.txt'}: broken symbolic link" in captured.err
 
 
+def test_deid_names_why_an_input_given_by_name_cannot_be_read(tmp_path, model_dir, capsys):
+    (tmp_path / "gone.txt").symlink_to(tmp_path / "nowhere.txt")
+    assert deid(model_dir, tmp_path / "gone.txt", "--out", tmp_path / "out") == 2
+    assert (f"{tmp_path / 'gone.txt'}: broken symbolic link (its target does not exist)"
+            in capsys.readouterr().err)
+
+
 def test_deid_reports_a_cycle_of_folder_links_and_finishes(tmp_path, model_dir, capsys):
     (tmp_path / "in" / "sub").mkdir(parents=True)
     (tmp_path / "in" / "sub" / "a.txt").write_text(tiny_corpus(1)[0].text)

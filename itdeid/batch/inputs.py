@@ -40,7 +40,7 @@ from typing import Iterable
 from itdeid.document import Document
 from itdeid.errors import UserError
 from itdeid.formats.decoding import decode_text
-from itdeid.formats.files import read_bytes, walk_folder
+from itdeid.formats.files import read_bytes, walk_folder, why_unreadable
 
 #: Formats an input may be read as; ``auto`` detects one per file.
 INPUT_FORMATS = ("auto", "text", "i2b2-2006", "i2b2-2014", "physionet")
@@ -135,7 +135,8 @@ def expand_inputs(inputs: Iterable[str]) -> tuple[list[Unit], list[Path]]:
             if not files:
                 raise UserError(f"{given}: no file matches this pattern")
         else:
-            raise UserError(f"{given}: no such file or folder")
+            reason = why_unreadable(given) if os.path.lexists(given) else None
+            raise UserError(f"{given}: {reason or 'no such file or folder'}")
         # a folder reached through a link holds inputs too: OUT must stay out of it
         roots += [folder for folder in _linked_folders(root, files) if folder not in roots]
         units += [Unit(str(p), p.relative_to(root).as_posix()) for p in files
