@@ -15,12 +15,12 @@ text       plain text files, no spans; UTF-8, or a byte-order mark (see
 jsonl      spans only, one ``{"doc": .., "start": .., "end": .., "type": ..}`` a line.
 =========  =====================================================================================
 
-Every reader keeps the note text exactly as stored (line ends included), returns spans sorted by
-offset, refuses duplicate document ids, and reports bad input as :class:`FormatError` naming the
-file and line (never the note's text). XML is parsed with defusedxml, DTDs refused, so an
-entity-expansion bomb cannot be fed in. Writers write to a temporary file and ``os.replace`` it,
-so a crash never leaves half a file; the files they write are readable by the owner only, like the
-PHI they may hold.
+Every reader keeps the note text exactly as stored (line ends included; a byte-order mark is not
+text), returns spans sorted by offset, refuses duplicate document ids, and reports bad input as
+:class:`FormatError` naming the file and line (never the note's text). XML is parsed with
+defusedxml, DTDs refused, so an entity-expansion bomb cannot be fed in. Writers write to a
+temporary file and ``os.replace`` it, so a crash never leaves half a file; the files they write
+are readable by the owner only, like the PHI they may hold.
 
 One module a format (as spaCy keeps ``spacy/training/converters/``), so each format's rules live
 beside its code: :mod:`~itdeid.formats.i2b2_2006`, :mod:`~itdeid.formats.i2b2_2014` (with the

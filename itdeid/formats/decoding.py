@@ -45,7 +45,7 @@ BINARY_SIGNATURES: tuple[tuple[bytes, str], ...] = (
     (b"%PDF-", "a PDF document"),
     (b"\x7fELF", "an ELF executable"),
     (b"\x1f\x8b", "gzip-compressed data"),
-    (b"PK\x03\x04", "a zip archive (or a .docx/.xlsx document)"),
+    (b"PK\x03\x04", "a zip archive, or a .docx/.xlsx document"),
     (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an old Microsoft Office document"),
     (b"\xfd7zXZ\x00", "xz-compressed data"),
     (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive"),
