@@ -299,19 +299,19 @@ def test_bad_inputs_are_reported_and_the_rest_processed(tmp_path, model_dir, cap
     assert f"failed: {source / 'binary.dat'}: binary file" in err
     # the input is named, and the output that could not be written
     assert f"failed: {source / 'blocked' / 'note.txt'}: cannot write {out / 'blocked' / 'note.'}" in err
-    assert f"warning: {source / 'latin.txt'}: not UTF-8 (byte 15); read as latin-1" in err
+    assert f"failed: {source / 'latin.txt'}: not UTF-8 (byte offset 15)" in err
     assert f"warning: {source / 'empty.txt'}: empty file" in err
     if not as_root:
         assert f"failed: {unreadable}: cannot read: Permission denied" in err
     files = tree(out)
-    assert "caf\xe9 au lait" in files["latin.txt"].decode("utf-8")
+    assert not any(name.startswith("latin") for name in files)
     assert files["empty.txt"] == b"" and files["empty.redact.jsonl"] == b""
     assert {"n0.txt", "sub/n1.txt"} <= set(files)
     assert not any(name.startswith("binary") for name in files)
-    failed = 2 if as_root else 3
+    failed = 3 if as_root else 4
     assert f"{failed} failed, 1 empty" in captured.out
     done = {e["input"] for e in manifest(out)}
-    assert done == {"n0.txt", "sub/n1.txt", "empty.txt", "latin.txt"} | (
+    assert done == {"n0.txt", "sub/n1.txt", "empty.txt"} | (
         {"secret.txt"} if as_root else set())
 
 
@@ -401,6 +401,7 @@ def test_no_phi_in_messages_summary_or_manifest(tmp_path, model_dir, capsys):
         (source / f"{doc.id}.txt").write_text(doc.text, encoding="utf-8")
     (source / "latin.txt").write_bytes((docs[2].text + "caf\xe9\n").encode("latin-1"))
     (source / "binary.txt").write_bytes(docs[3].text.encode() + b"\x00")
+    (source / "empty.txt").write_bytes(b"")                             # a warning
     write_i2b2_2006(docs[:1], source / "broken.xml")
     xml = (source / "broken.xml").read_text()
     (source / "broken.xml").write_text(xml.replace("</TEXT>", "", 1))

@@ -7,6 +7,7 @@ import zipfile
 import pytest
 
 from itdeid import formats
+from itdeid.formats import i2b2_2014
 from itdeid.document import PHI_CLASSES, Document, Span
 from itdeid.errors import FormatError, UserError
 from itdeid.formats import (
@@ -328,13 +329,13 @@ def test_i2b2_2014_map_and_docstring():
                 "AGE DATE PROFESSION").split()
     for subtype in subtypes:
         assert subtype in I2B2_2014_TO_2006
-        assert subtype in formats.__doc__, subtype
+        assert subtype in i2b2_2014.__doc__, subtype
     assert I2B2_2014_TO_2006["PROFESSION"] is None
     assert set(I2B2_2014_TO_2006.values()) - {None} == set(PHI_CLASSES)
-    assert re.search(r"PROFESSION\s+\(dropped\)", formats.__doc__)
-    assert "PROFESSION has no 2006 class" in formats.__doc__
+    assert re.search(r"PROFESSION\s+\(dropped\)", i2b2_2014.__doc__)
+    assert "PROFESSION has no 2006 class" in i2b2_2014.__doc__
     # the docstring table agrees with the dict, row by row
-    section = formats.__doc__.split("Mapping of the i2b2 2014", 1)[1]
+    section = i2b2_2014.__doc__.split("Mapping of the i2b2 2014", 1)[1]
     rules = [i for i, line in enumerate(section.splitlines()) if line.startswith("====")]
     rows = section.splitlines()[rules[1] + 1:rules[2]]
     documented = {}
@@ -593,13 +594,12 @@ def test_text_folder(tmp_path):
     assert [d.id for d in read_text(str(folder / "ward" / "*.txt"))] == ["b"]
 
 
-def test_text_not_utf8_falls_back_to_latin1(tmp_path, caplog):
+def test_text_not_utf8_is_an_error_not_latin1(tmp_path):
+    # decoding is tested in test_formats_decoding.py; here: read_corpus no longer guesses latin-1
     path = tmp_path / "old.txt"
     path.write_bytes(b"Caf\xe9 note\n")
-    with caplog.at_level(logging.WARNING, logger="itdeid.formats"):
-        (doc,) = read_corpus(path)
-    assert doc.text == "Café note\n"
-    assert any(str(path) in r.getMessage() and "latin-1" in r.getMessage() for r in caplog.records)
+    with pytest.raises(FormatError, match=r"old\.txt: not UTF-8 \(byte offset 3\)"):
+        read_corpus(path)
 
 
 def test_text_missing(tmp_path):

@@ -1,10 +1,15 @@
 """The inputs of a batch: which files they are, their names in the output tree, and their notes.
 
-Inputs. Each input is a file, a folder (every regular file under it, recursively, sorted, hidden
+Inputs. Each input is a file, a folder (every file under it, recursively, sorted, hidden
 files and folders skipped) or a glob pattern (``notes/**/*.txt``); every input *file* is one unit
 of work. A file's path relative to its input root (the folder; the folder part of a pattern
 before its first wildcard; a file's own folder) is its name in the output tree and the manifest.
 A PhysioNet gold file (``X-phi.phrase`` beside ``X.text``) is not a note and is left out.
+
+Folders are walked by :func:`itdeid.formats.files.walk_folder`, as ``itdeid tag`` walks them:
+symbolic links are followed (named by the link's own path), each folder once. Whatever a folder
+or pattern holds that cannot be read (a dangling link, a link to a folder already walked, a FIFO)
+is a unit too, and fails with its reason, so it is counted and reported, never skipped silently.
 
 Layouts that could overwrite an input or mix two inputs' outputs are refused before any work
 (:func:`check_layout`; listed with the output layout in :mod:`itdeid.batch`).
@@ -13,8 +18,9 @@ Reading. With ``input_format="auto"`` each file's format is detected by content
 (:func:`itdeid.formats.detect_format`); otherwise all files are read as the given format.
 
 * ``text``: one file, one note; its id is the relative path without ``.txt`` (``ward/note1``).
-  UTF-8, else latin-1 (every byte is a character, so nothing is lost) with a warning naming the
-  file. A file with a NUL byte in its first 8 KB is binary: skipped and reported as failed. An
+  Decoded by :func:`itdeid.formats.decoding.decode_text`, the reader ``itdeid tag`` uses too:
+  UTF-8, or UTF-8/16/32 with a byte-order mark; a file that is not UTF-8 and has no mark, or is
+  binary (a known signature, or a NUL anywhere in the file), fails with the reason and offset. An
   empty file (0 bytes) is a note without text: its (empty) outputs are written so that every
   input has its outputs, and a warning names it.
 * ``i2b2-2014``: one note a file, id the file name without ``.xml``.
@@ -23,6 +29,7 @@ Reading. With ``input_format="auto"`` each file's format is detected by content
 """
 from __future__ import annotations
 
+import os
 import re
 import zipfile
 from dataclasses import dataclass
@@ -32,11 +39,11 @@ from typing import Iterable
 
 from itdeid.document import Document
 from itdeid.errors import UserError
+from itdeid.formats.decoding import decode_text
+from itdeid.formats.files import read_bytes, walk_folder, why_unreadable
 
 #: Formats an input may be read as; ``auto`` detects one per file.
 INPUT_FORMATS = ("auto", "text", "i2b2-2006", "i2b2-2014", "physionet")
-#: A text file with a NUL byte in this many first bytes is binary.
-BINARY_SNIFF_BYTES = 8192
 #: Suffixes dropped from a relative path to name its outputs.
 _STEM_SUFFIXES = (".txt", ".xml", ".text", ".zip")
 # A note id that can be used as a file name under its file's output folder.
@@ -126,15 +133,15 @@ def expand_inputs(inputs: Iterable[str]) -> tuple[list[Unit], list[Path]]:
         if path.is_dir():
             root = path.resolve()
             roots.append(root)
-            files = sorted(p for p in root.rglob("*")
-                           if p.is_file() and not _hidden(p.relative_to(root)))
+            files = walk_folder(root)
         elif path.is_file():
             root, files = path.resolve().parent, [path.resolve()]
         elif _has_magic(given):
-            root = _pattern_root(given).resolve()
-            roots.append(root)
-            files = sorted({Path(p).resolve() for p in glob(given, recursive=True)
-                            if Path(p).is_file()})
+            # matches keep the paths they were found by (a link is not replaced by its target)
+            root = Path(os.path.abspath(_pattern_root(given)))
+            roots += [root] if root == root.resolve() else [root, root.resolve()]
+            files = sorted({Path(os.path.abspath(p)) for p in glob(given, recursive=True)
+                            if not Path(p).is_dir()})
             if any(not is_inside(p, root) for p in files):
                 raise UserError(f"{given}: the pattern matches files outside {root}; name "
                                 "their folder instead")
@@ -142,12 +149,23 @@ def expand_inputs(inputs: Iterable[str]) -> tuple[list[Unit], list[Path]]:
             if not files:
                 raise UserError(f"{given}: no file matches this pattern")
         else:
-            raise UserError(f"{given}: no such file or folder")
+            reason = why_unreadable(given) if os.path.lexists(given) else None
+            raise UserError(f"{given}: {reason or 'no such file or folder'}")
+        # a folder reached through a link holds inputs too: OUT must stay out of it
+        roots += [folder for folder in _linked_folders(root, files) if folder not in roots]
         units += [Unit(str(p), p.relative_to(root).as_posix()) for p in files
                   if not _is_phrase_companion(p)]
     if not units:
         raise UserError("no input files found in " + ", ".join(map(str, inputs)))
     return units, roots
+
+
+def _linked_folders(root: Path, files: list[Path]) -> list[Path]:
+    """The resolved folders that ``files`` (found under ``root``) lie in when they were reached
+    through a symbolic link, so the layout check covers them as it covers ``root``."""
+    real_root = root.resolve()
+    real = {parent.resolve() for parent in {path.parent for path in files}}
+    return sorted(folder for folder in real if not is_inside(folder, real_root))
 
 
 def is_inside(path: Path, folder: Path) -> bool:
@@ -225,25 +243,14 @@ def unique_units(units: list[Unit]) -> list[Unit]:
 # Their notes
 
 def read_input(unit: Unit) -> bytes:
-    """The bytes of an input file; a read error fails the unit."""
-    try:
-        with open(unit.path, "rb") as handle:
-            return handle.read()
-    except OSError as error:
-        raise InputFailed(f"cannot read: {error.strerror}") from None
+    """The bytes of an input file (:func:`itdeid.formats.files.read_bytes`: a dangling link, a
+    folder, a FIFO or a read error fails the unit with its reason)."""
+    return read_bytes(unit.path)
 
 
 def _decode_text(unit: Unit, data: bytes, warnings: list[str]) -> Document:
-    """The note of a plain-text file: binary refused, UTF-8 else latin-1 (with a warning)."""
-    nul = data.find(b"\0", 0, BINARY_SNIFF_BYTES)
-    if nul >= 0:
-        raise InputFailed(f"binary file (NUL byte at offset {nul}); skipped")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        # latin-1 maps every byte to a character: nothing is lost, offsets stay per byte.
-        warnings.append(f"{unit.path}: not UTF-8 (byte {error.start}); read as latin-1")
-        text = data.decode("latin-1")
+    """The note of a plain-text file, decoded as ``itdeid tag`` decodes it."""
+    text = decode_text(data, unit.path)
     if not data:
         warnings.append(f"{unit.path}: empty file (0 bytes); wrote empty outputs")
     return Document(unit.text_id, text, source=unit.rel)

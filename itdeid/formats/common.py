@@ -1,0 +1,78 @@
+"""Helpers every format module shares: writing a file atomically (owner-only, like the PHI it
+may hold), line numbers for messages, and the checks on documents and spans that every reader
+applies (unique ids; duplicate and overlapping spans, as :mod:`itdeid.formats` describes).
+"""
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+from pathlib import Path
+
+from itdeid.document import Document, Span
+from itdeid.errors import FormatError
+
+logger = logging.getLogger("itdeid.formats")
+
+
+def atomic_write(path, data: bytes) -> None:
+    """Write ``data`` through a temporary file in the same folder, then ``os.replace`` it, so
+    readers (and a crash) see the old file or the new one, never half of one."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
+                                             suffix=".tmp")
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
+
+
+def line_of(data, offset: int) -> int:
+    """The 1-based line of ``offset`` in ``data`` (str or bytes)."""
+    return data.count(b"\n" if isinstance(data, bytes) else "\n", 0, offset) + 1
+
+
+def unique(documents: list[Document], path=None) -> list[Document]:
+    """``documents``, after checking no id occurs twice (naming ``path``, else the file the
+    second one came from)."""
+    seen = set()
+    for doc in documents:
+        if doc.id in seen:
+            raise FormatError(path if path is not None else doc.source,
+                              f"document id {doc.id!r} occurs more than once")
+        seen.add(doc.id)
+    return documents
+
+
+def clean_spans(spans: list[Span], path, doc_id: str) -> tuple[list[Span], int]:
+    """Sorted spans with identical ones merged and overlapping ones dropped (see the module
+    docstring); also the number merged, for the caller to report once per file."""
+    kept: list[Span] = []
+    merged = 0
+    for span in sorted(spans, key=lambda s: (s.start, -s.end)):  # stable: first listed wins
+        if kept and span.start < kept[-1].end:
+            if span == kept[-1]:
+                merged += 1
+            else:
+                logger.warning("%s: document %s: span %d-%d overlaps span %d-%d and is dropped",
+                               path, doc_id, span.start, span.end, kept[-1].start, kept[-1].end)
+            continue
+        kept.append(span)
+    return kept, merged
+
+
+def check_spans(doc: Document, path) -> None:
+    try:
+        doc.check_spans()
+    except ValueError as error:
+        raise FormatError(path, str(error)) from None
+
+
+def corpus_label(span: Span, table: dict, default: dict) -> str:
+    """The corpus label to write: the span's subtype where ``table`` maps it to the span's class
+    (so a subtype from another corpus never gives an unreadable file), else ``default``."""
+    return span.subtype if table.get(span.subtype) == span.type else default[span.type]

@@ -1,0 +1,52 @@
+"""Reading and writing a corpus in any format by name: :func:`read_corpus` detects the format
+(``auto``) and calls its reader; :func:`write_corpus` calls the writer of the format asked for."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from itdeid.document import Document, Span
+from itdeid.errors import FormatError
+from itdeid.formats.detect import detect_format
+from itdeid.formats.i2b2_2006 import read_i2b2_2006, write_i2b2_2006
+from itdeid.formats.i2b2_2014 import read_i2b2_2014, write_i2b2_2014
+from itdeid.formats.jsonl import read_jsonl_spans, write_jsonl_spans
+from itdeid.formats.physionet import read_physionet, write_physionet
+from itdeid.formats.text import read_text
+
+#: Formats :func:`read_corpus` reads; ``auto`` detects one of the others.
+READ_FORMATS = ("auto", "i2b2-2006", "i2b2-2014", "physionet", "text")
+#: Formats :func:`write_corpus` writes.
+WRITE_FORMATS = ("i2b2-2006", "i2b2-2014", "physionet", "jsonl")
+
+
+_READERS = {"i2b2-2006": read_i2b2_2006, "i2b2-2014": read_i2b2_2014,
+            "physionet": read_physionet, "text": read_text}
+_WRITERS = {"i2b2-2006": write_i2b2_2006, "i2b2-2014": write_i2b2_2014,
+            "physionet": write_physionet, "jsonl": write_jsonl_spans}
+
+
+def read_corpus(path, format: str = "auto") -> list[Document]:
+    """The documents at ``path`` in ``format`` (one of :data:`READ_FORMATS`; ``auto``:
+    :func:`detect_format`)."""
+    if format == "auto":
+        format = detect_format(path)
+    if format not in _READERS:
+        raise FormatError(path, f"unknown format {format!r}; expected one of {', '.join(READ_FORMATS)}")
+    return _READERS[format](path)
+
+
+def read_spans(path, format: str = "auto") -> dict[str, list[Span]]:
+    """Spans keyed by document id, from a ``.jsonl`` span file (or ``format="jsonl"``) or from a
+    corpus in any readable format, so predictions can be given in any of them."""
+    if format == "jsonl" or (format == "auto" and Path(path).suffix.lower() == ".jsonl"):
+        return read_jsonl_spans(path)
+    return {doc.id: doc.spans for doc in read_corpus(path, format)}
+
+
+def write_corpus(documents: list[Document], path, format: str) -> None:
+    """Write ``documents`` to ``path`` in ``format`` (one of :data:`WRITE_FORMATS`; i2b2-2014
+    writes a folder, physionet ``path`` and the phrase file beside it, jsonl only the spans)."""
+    if format not in _WRITERS:
+        raise FormatError(path, f"cannot write format {format!r}; expected one of "
+                                f"{', '.join(WRITE_FORMATS)}")
+    _WRITERS[format](documents, path)

@@ -1,0 +1,91 @@
+"""From a file's bytes to note text: the one decoder that ``itdeid tag`` (plain-text input) and
+``itdeid deid`` share, so a file is read the same way whichever command reads it.
+
+A note that is misread is a note whose PHI is missed: a UTF-16 file read byte by byte is text
+with a NUL between letters, which no model tags; a PNG read as latin-1 is "a note" with no PHI.
+So nothing is guessed:
+
+- A byte-order mark says the encoding: UTF-8, UTF-16 (LE/BE) or UTF-32 (LE/BE). The mark is not
+  part of the text, so offsets count characters of the decoded text after it.
+- Without a mark the text must be UTF-8. Anything else (latin-1, cp1252) is an error naming the
+  file and the offset of the first byte that is not UTF-8: convert the file (``iconv -f latin1
+  -t utf-8``) rather than have itdeid guess; a wrong guess changes names.
+- Binary files are refused, looking at the whole file, not its first bytes: a known signature at
+  the start (:data:`BINARY_SIGNATURES`: PNG, JPEG, GIF, PDF, ELF, gzip, zip, ...), or a NUL
+  anywhere (a NUL byte in a file without a mark; a NUL character in the decoded text of any
+  file), since no clinical note holds one and an output must not copy it.
+
+Every refusal is a :class:`~itdeid.errors.FormatError` naming the file and an offset, never the
+text. PhysioNet deid files are latin-1 by that format's definition (its phrase offsets count
+bytes): they are checked with :func:`refuse_binary` and decoded as latin-1 by their reader.
+"""
+from __future__ import annotations
+
+from itdeid.errors import FormatError
+
+#: Byte-order marks and their codecs; the UTF-32 marks come first because the UTF-32-LE mark
+#: begins with the UTF-16-LE one.
+BYTE_ORDER_MARKS: tuple[tuple[bytes, str, str], ...] = (
+    (b"\x00\x00\xfe\xff", "utf-32-be", "UTF-32"),
+    (b"\xff\xfe\x00\x00", "utf-32-le", "UTF-32"),
+    (b"\xef\xbb\xbf", "utf-8", "UTF-8"),
+    (b"\xfe\xff", "utf-16-be", "UTF-16"),
+    (b"\xff\xfe", "utf-16-le", "UTF-16"),
+)
+
+#: Signatures that start common binary files, with what they say the file is. Only signatures
+#: that no text can start with (they hold control bytes or bytes that are not UTF-8).
+BINARY_SIGNATURES: tuple[tuple[bytes, str], ...] = (
+    (b"\x89PNG\r\n\x1a\n", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"GIF87a", "a GIF image"),
+    (b"GIF89a", "a GIF image"),
+    (b"II*\x00", "a TIFF image"),
+    (b"MM\x00*", "a TIFF image"),
+    (b"%PDF-", "a PDF document"),
+    (b"\x7fELF", "an ELF executable"),
+    (b"\x1f\x8b", "gzip-compressed data"),
+    (b"PK\x03\x04", "a zip archive, or a .docx/.xlsx document"),
+    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an old Microsoft Office document"),
+    (b"\xfd7zXZ\x00", "xz-compressed data"),
+    (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive"),
+    (b"\x28\xb5\x2f\xfd", "zstd-compressed data"),
+    (b"SQLite format 3\x00", "an SQLite database"),
+)
+
+
+def refuse_binary(data: bytes, path) -> None:
+    """Raise :class:`FormatError` when ``data`` starts with a binary signature or holds a NUL
+    byte anywhere (for files without a byte-order mark; see :func:`decode_text`)."""
+    for signature, what in BINARY_SIGNATURES:
+        if data.startswith(signature):
+            raise FormatError(path, f"binary file ({what}), not text")
+    nul = data.find(b"\0")
+    if nul >= 0:
+        raise FormatError(path, f"binary file (NUL byte at offset {nul}), not text")
+
+
+def decode_text(data: bytes, path) -> str:
+    """The text of a file's bytes, decoded as the module docstring says (byte-order mark, else
+    UTF-8; binary refused); ``path`` names the file in errors."""
+    for mark, codec, name in BYTE_ORDER_MARKS:
+        if data.startswith(mark):
+            try:
+                text = data[len(mark):].decode(codec)
+            except UnicodeDecodeError as error:
+                raise FormatError(path, f"not {name} after its {name} byte-order mark (byte "
+                                        f"offset {len(mark) + error.start})") from None
+            break
+    else:
+        refuse_binary(data, path)
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise FormatError(path, f"not UTF-8 (byte offset {error.start}) and no byte-order "
+                                    "mark; convert it to UTF-8 (e.g. iconv -f latin1 -t utf-8)"
+                              ) from None
+    nul = text.find("\0")
+    if nul >= 0:
+        raise FormatError(path, f"binary file (NUL character at offset {nul} of the text), "
+                                "not text")
+    return text

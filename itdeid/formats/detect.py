@@ -1,0 +1,85 @@
+"""Format detection, in one place: which reader a path needs, by content (root element, record
+marker) and layout (folder with ``id.text``, folder of ``*.xml``), never by suffix alone."""
+from __future__ import annotations
+
+import os
+import re
+import zipfile
+import zlib
+from pathlib import Path
+
+from itdeid.errors import FormatError
+from itdeid.formats.decoding import BYTE_ORDER_MARKS
+from itdeid.formats.files import why_unreadable
+from itdeid.formats.text import has_magic
+from itdeid.formats.zips import open_zip, zip_xml_names
+
+
+_XML_ROOT = re.compile(rb"\s*(?:<\?.*?\?>\s*|<!--.*?-->\s*|<!DOCTYPE[^\[>]*(?:\[.*?\]\s*)?>\s*)*"
+                       rb"<([\w:.-]+)", re.S)
+# A document type declaration names the root element; used when the root itself lies beyond the
+# sniffed bytes (a long internal subset), so such a file still reaches the parser, which refuses it.
+_XML_DOCTYPE = re.compile(rb"\s*(?:<\?.*?\?>\s*|<!--.*?-->\s*)*<!DOCTYPE\s+([\w:.-]+)", re.S)
+_SNIFF_BYTES = 4096
+
+
+def _xml_root(head: bytes) -> str | None:
+    """The root element the first bytes of a file name, if they are XML; a byte-order mark
+    (UTF-8, UTF-16, UTF-32, which the XML parser reads too) is decoded first."""
+    for mark, codec, _ in BYTE_ORDER_MARKS:
+        if head.startswith(mark):
+            # "ignore": the sniffed bytes may end inside a character
+            head = head[len(mark):].decode(codec, "ignore").encode("utf-8")
+            break
+    match = _XML_ROOT.match(head) or _XML_DOCTYPE.match(head)
+    return match.group(1).decode("ascii", "replace") if match else None
+
+
+def detect_format(path) -> str:
+    """The format of ``path``, by content: ``i2b2-2006``, ``i2b2-2014``, ``physionet`` or
+    ``text``.
+
+    A .zip or an XML file by its root element (``ROOT`` or ``deIdi2b2``); a folder holding
+    ``id.text`` is PhysioNet, one holding ``*.xml`` files i2b2 2014, any other folder text; a file
+    named ``id.text`` or starting with ``START_OF_RECORD=`` is PhysioNet; any other file, or a
+    glob pattern, is text.
+    """
+    path = Path(path)
+    if path.is_dir():
+        if (path / "id.text").is_file():
+            return "physionet"
+        if any(p.is_file() and not p.name.startswith(".") for p in path.glob("*.xml")):
+            return "i2b2-2014"
+        return "text"
+    if not path.is_file():
+        if not os.path.lexists(path):
+            if has_magic(path):
+                return "text"
+            raise FormatError(path, "no such file or folder")
+        raise FormatError(path, why_unreadable(path) or "not a file")
+    is_zip = zipfile.is_zipfile(path)
+    if is_zip:
+        with open_zip(path) as archive:
+            names = zip_xml_names(archive)
+            if not names:
+                raise FormatError(path, "no XML file in the zip archive")
+            try:
+                with archive.open(names[0]) as member:
+                    head = member.read(_SNIFF_BYTES)
+            except (zipfile.BadZipFile, zlib.error, NotImplementedError, OSError,
+                    EOFError) as error:
+                raise FormatError(path, f"cannot read the zip archive ({error})") from None
+    else:
+        with open(path, "rb") as handle:
+            head = handle.read(_SNIFF_BYTES)
+    root = _xml_root(head)
+    if root == "ROOT":
+        return "i2b2-2006"
+    if root == "deIdi2b2":
+        return "i2b2-2014"
+    if is_zip or path.suffix.lower() == ".xml":
+        found = f"XML with root <{root}>" if root else "no XML root element at the start"
+        raise FormatError(path, f"{found}: neither i2b2 2006 (<ROOT>) nor i2b2 2014 (<deIdi2b2>)")
+    if path.name == "id.text" or head.startswith(b"START_OF_RECORD="):
+        return "physionet"
+    return "text"

@@ -1,0 +1,80 @@
+"""XML shared by both i2b2 formats: parsing with defusedxml (DTDs and entity declarations refused,
+so an entity-expansion bomb cannot be fed in) through a SAX handler that knows its file and line,
+and the escaping that lets every note text and id be written to XML and read back unchanged.
+"""
+from __future__ import annotations
+
+import re
+from xml.sax import SAXParseException
+from xml.sax.handler import ContentHandler
+from xml.sax.saxutils import escape
+
+import defusedxml
+import defusedxml.sax
+
+from itdeid.document import Document
+from itdeid.errors import FormatError
+
+
+# Characters XML 1.0 cannot hold, not even as character references (form feed is one).
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def check_xml_text(doc: Document, path) -> None:
+    for value in (doc.id, doc.text):
+        bad = _NOT_XML.search(value)
+        if bad:
+            raise FormatError(path, f"document {doc.id}: character U+{ord(bad.group()):04X} at "
+                                    f"offset {bad.start()} cannot be written in XML 1.0")
+
+
+def escape_text(text: str) -> str:
+    # A literal carriage return would be read back as a line feed (XML end-of-line handling).
+    return escape(text, {"\r": "&#13;"})
+
+
+def attribute(value: str) -> str:
+    # Line ends and tabs would be read back as spaces (attribute-value normalisation).
+    return '"' + escape(value, {'"': "&quot;", "\n": "&#10;", "\r": "&#13;", "\t": "&#9;"}) + '"'
+
+
+def cdata(text: str) -> str:
+    """``text`` as CDATA sections: a ``]]>`` is split across two, a carriage return goes between
+    them as a character reference."""
+    return ("<![CDATA[" + text.replace("]]>", "]]]]><![CDATA[>").replace("\r", "]]>&#13;<![CDATA[")
+            + "]]>")
+
+
+class XmlHandler(ContentHandler):
+    """A SAX handler that knows its file and, through the parser's locator, the current line,
+    so errors found while parsing can name both."""
+
+    def __init__(self, path: str):
+        super().__init__()
+        self.path = path
+        self.locator = None
+        self.stack: list[str] = []
+
+    def setDocumentLocator(self, locator):
+        self.locator = locator
+
+    def error(self, message: str) -> FormatError:
+        return FormatError(self.path, message,
+                           line=self.locator.getLineNumber() if self.locator else None)
+
+    def endElement(self, name):
+        self.stack.pop()
+
+
+def parse_xml(data: bytes, handler: XmlHandler) -> None:
+    """Run ``handler`` over ``data`` with defusedxml (DTDs, entity declarations and external
+    references refused); every parser failure becomes a :class:`FormatError` with the line."""
+    try:
+        defusedxml.sax.parseString(data, handler, forbid_dtd=True)
+    except SAXParseException as error:
+        raise FormatError(handler.path, f"not well-formed XML: {error.getMessage()} "
+                                        f"(column {error.getColumnNumber() + 1})",
+                          line=error.getLineNumber()) from None
+    except defusedxml.DefusedXmlException:
+        raise handler.error("XML with a DTD or entity declarations is refused "
+                            "(entities can expand without bound)") from None

@@ -1,0 +1,141 @@
+"""Issue F, defects 6 and 7 end to end: every input of ``itdeid deid`` is processed or reported
+with its reason; ``itdeid tag`` and ``itdeid deid`` read a file alike (one reader: same notes, same
+refusals); a zip that unpacks past its cap is a failed input naming the zip and member."""
+import json
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from itdeid.cli import main
+from itdeid.formats import zips
+from itdeid.model import TokenModel
+
+from helpers import tiny_corpus
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("bad-inputs-model") / "model"
+    TokenModel(n_estimators=5, n_jobs=1).fit(tiny_corpus(30)).save(folder)
+    return folder
+
+
+def deid(model, *args) -> int:
+    return main(["deid", *map(str, args), "--workers", "1", "--model", str(model)])
+
+
+def spans(path: Path) -> list[tuple[int, int, str]]:
+    records = [json.loads(line) for line in path.read_text().splitlines() if line]
+    return [(r["start"], r["end"], r["type"]) for r in records]
+
+
+def test_deid_follows_a_linked_folder_and_reports_a_dangling_link(tmp_path, model_dir, capsys):
+    a, b = tiny_corpus(2, seed=3)
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.txt").write_text(a.text)
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "b.txt").write_text(b.text)
+    (tmp_path / "in" / "linked").symlink_to(tmp_path / "elsewhere")
+    (tmp_path / "in" / "gone.txt").symlink_to(tmp_path / "nowhere.txt")
+    out = tmp_path / "out"
+    assert deid(model_dir, tmp_path / "in", "--out", out) == 1
+    captured = capsys.readouterr()
+    assert "2 files done, 0 skipped (already done), 1 failed of 3" in captured.out
+    assert (f"failed: {tmp_path / 'in' / 'gone.txt'}: broken symbolic link (its target does not "
+            "exist)") in captured.err
+    assert (out / "linked" / "b.txt").is_file() and (out / "a.txt").is_file()
+
+
+def test_deid_reports_a_dangling_link_a_pattern_matches(tmp_path, model_dir, capsys):
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.txt").write_text(tiny_corpus(1)[0].text)
+    (tmp_path / "in" / "gone.txt").symlink_to(tmp_path / "nowhere.txt")
+    assert deid(model_dir, f"{tmp_path / 'in'}/*.txt", "--out", tmp_path / "out") == 1
+    captured = capsys.readouterr()
+    assert "1 files done, 0 skipped (already done), 1 failed of 2" in captured.out
+    assert f"failed: {tmp_path / 'in' / 'gone.txt'}: broken symbolic link" in captured.err
+
+
+def test_deid_names_why_an_input_given_by_name_cannot_be_read(tmp_path, model_dir, capsys):
+    (tmp_path / "gone.txt").symlink_to(tmp_path / "nowhere.txt")
+    assert deid(model_dir, tmp_path / "gone.txt", "--out", tmp_path / "out") == 2
+    assert (f"{tmp_path / 'gone.txt'}: broken symbolic link (its target does not exist)"
+            in capsys.readouterr().err)
+
+
+def test_deid_reports_a_cycle_of_folder_links_and_finishes(tmp_path, model_dir, capsys):
+    (tmp_path / "in" / "sub").mkdir(parents=True)
+    (tmp_path / "in" / "sub" / "a.txt").write_text(tiny_corpus(1)[0].text)
+    (tmp_path / "in" / "sub" / "up").symlink_to(tmp_path / "in")
+    assert deid(model_dir, tmp_path / "in", "--out", tmp_path / "out") == 1
+    captured = capsys.readouterr()
+    assert "1 files done, 0 skipped (already done), 1 failed of 2" in captured.out
+    assert f"failed: {tmp_path / 'in' / 'sub' / 'up'}: a link to a folder that was already read" \
+        in captured.err
+
+
+TEXT = tiny_corpus(1, seed=11)[0].text
+READABLE = {
+    "utf-8": TEXT.encode(),
+    "utf-8 with a mark": b"\xef\xbb\xbf" + TEXT.encode(),
+    "utf-16 with a mark": TEXT.encode("utf-16"),
+    "utf-16-be with a mark": b"\xfe\xff" + TEXT.encode("utf-16-be"),
+    "utf-32 with a mark": TEXT.encode("utf-32"),
+}
+REFUSED = {
+    "png": (b"\x89PNG\r\n\x1a\n" + bytes(range(256)), "binary file (a PNG image), not text"),
+    "elf": (b"\x7fELF\x02\x01\x01" + bytes(9) + TEXT.encode(), "binary file (an ELF executable)"),
+    "utf-16 without a mark": (TEXT.encode("utf-16-le"), "binary file (NUL byte at offset 1)"),
+    "latin-1": ((TEXT + "caf\xe9\n").encode("latin-1"),
+                f"not UTF-8 (byte offset {len(TEXT.encode()) + 3}) and no byte-order mark"),
+    "NUL after 8 KB": (TEXT.encode() + b" " * 9000 + b"\x00\n",
+                       f"binary file (NUL byte at offset {len(TEXT.encode()) + 9000})"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(READABLE))
+def test_tag_and_deid_decode_each_encoding_to_the_same_note(tmp_path, model_dir, kind):
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "note.txt").write_bytes(READABLE[kind])
+    assert main(["tag", str(model_dir), str(tmp_path / "in" / "note.txt"),
+                 "--out", str(tmp_path / "tag.jsonl")]) == 0
+    assert deid(model_dir, tmp_path / "in", "--out", tmp_path / "out", "--format", "jsonl") == 0
+    (tmp_path / "plain.txt").write_text(TEXT)
+    assert main(["tag", str(model_dir), str(tmp_path / "plain.txt"),
+                 "--out", str(tmp_path / "plain.jsonl")]) == 0
+    expected = spans(tmp_path / "plain.jsonl")
+    assert expected, "the tiny model finds PHI in the plain UTF-8 note"
+    assert spans(tmp_path / "tag.jsonl") == expected          # offsets into the decoded text
+    assert spans(tmp_path / "out" / "note.jsonl") == expected
+
+
+@pytest.mark.parametrize("kind", sorted(REFUSED))
+def test_tag_and_deid_refuse_the_same_files_for_the_same_reason(tmp_path, model_dir, capsys,
+                                                                 kind):
+    data, reason = REFUSED[kind]
+    (tmp_path / "in").mkdir()
+    path = tmp_path / "in" / "note.txt"
+    path.write_bytes(data)
+    assert main(["tag", str(model_dir), str(path), "--out", str(tmp_path / "tag.jsonl")]) == 2
+    assert f"itdeid tag: error: {path}: {reason}" in capsys.readouterr().err
+    assert not (tmp_path / "tag.jsonl").exists()
+    assert deid(model_dir, tmp_path / "in", "--out", tmp_path / "out") == 1
+    captured = capsys.readouterr()
+    assert f"failed: {path}: {reason}" in captured.err
+    assert "0 files done, 0 skipped (already done), 1 failed of 1" in captured.out
+    assert not (tmp_path / "out" / "note.txt").exists()         # nothing of it is copied out
+
+
+def test_deid_reports_a_zip_bomb_naming_the_zip_and_member(tmp_path, model_dir, capsys,
+                                                           monkeypatch):
+    monkeypatch.setattr(zips, "MAX_MEMBER_BYTES", 2**20)
+    (tmp_path / "in").mkdir()
+    note = (b'<?xml version="1.0" encoding="UTF-8" ?>\n<deIdi2b2>\n<TEXT><![CDATA[note'
+            + b" " * 2**21 + b"]]></TEXT>\n<TAGS>\n</TAGS>\n</deIdi2b2>\n")
+    with zipfile.ZipFile(tmp_path / "in" / "bomb.zip", "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("100-01.xml", note)
+    assert deid(model_dir, tmp_path / "in", "--out", tmp_path / "out") == 1
+    err = capsys.readouterr().err
+    assert (f"failed: {tmp_path / 'in' / 'bomb.zip'}: member 100-01.xml unpacks to more than "
+            f"{2**20} bytes") in err

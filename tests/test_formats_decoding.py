@@ -1,0 +1,96 @@
+"""itdeid.formats.decoding (issue F, defect 6): byte-order marks decoded, binary refused over the
+whole file, text that is not UTF-8 refused with its offset, never guessed."""
+import pytest
+
+from itdeid.errors import FormatError
+from itdeid.formats import read_corpus, read_physionet, read_text
+
+TEXT = "Patient : WALKER , JOHN\r\nSeen at Northgate Hospital on 3/4/2003 , café .\n"
+
+
+@pytest.mark.parametrize("codec, mark", [
+    ("utf-8", b""), ("utf-8", b"\xef\xbb\xbf"),
+    ("utf-16-le", b"\xff\xfe"), ("utf-16-be", b"\xfe\xff"),
+    ("utf-32-le", b"\xff\xfe\x00\x00"), ("utf-32-be", b"\x00\x00\xfe\xff"),
+])
+def test_byte_order_marks_are_decoded_and_not_part_of_the_text(tmp_path, codec, mark):
+    path = tmp_path / "note.txt"
+    path.write_bytes(mark + TEXT.encode(codec))
+    (doc,) = read_corpus(path)
+    assert doc.text == TEXT          # the mark is gone, so offsets are into the decoded text
+    assert doc.text.index("WALKER") == TEXT.index("WALKER")
+
+
+BINARY = {
+    "png": b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)),
+    "elf": b"\x7fELF\x02\x01\x01" + bytes(9) + bytes(range(256)),
+    "pdf": b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj\n",
+    "gzip": b"\x1f\x8b\x08\x00\x00\x00\x00\x00",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(BINARY))
+def test_binary_signatures_are_refused_naming_the_file(tmp_path, kind):
+    path = tmp_path / f"{kind}.txt"
+    path.write_bytes(BINARY[kind])
+    with pytest.raises(FormatError, match=r"binary file \(.+\), not text") as caught:
+        read_text(path)
+    assert caught.value.path == str(path)
+
+
+def test_a_nul_byte_anywhere_is_binary_not_only_in_the_first_8_kb(tmp_path):
+    path = tmp_path / "late-nul.txt"
+    data = TEXT.encode() + b" " * 20_000 + b"\x00" + b"tail\n"
+    path.write_bytes(data)
+    with pytest.raises(FormatError, match=f"NUL byte at offset {data.index(0)}"):
+        read_text(path)
+
+
+def test_a_nul_character_in_utf16_text_is_refused(tmp_path):
+    path = tmp_path / "nul16.txt"
+    path.write_bytes(b"\xff\xfe" + ("note" + "\0" + "more").encode("utf-16-le"))
+    with pytest.raises(FormatError, match="NUL character at offset 4"):
+        read_text(path)
+
+
+def test_not_utf8_without_a_mark_is_an_error_with_its_offset_not_latin1(tmp_path):
+    path = tmp_path / "old.txt"
+    path.write_bytes("Caf\xe9 note for WALKER\n".encode("latin-1"))
+    with pytest.raises(FormatError, match=r"not UTF-8 \(byte offset 3\)") as caught:
+        read_text(path)
+    message = str(caught.value)
+    assert message.startswith(f"{path}:") and "WALKER" not in message and "Caf" not in message
+
+
+def test_broken_utf16_after_its_mark_is_an_error(tmp_path):
+    path = tmp_path / "broken16.txt"
+    path.write_bytes(b"\xff\xfe" + "ok".encode("utf-16-le") + b"\x00\xd8")   # a lone surrogate
+    with pytest.raises(FormatError, match=r"not UTF-16 after its UTF-16 byte-order mark"):
+        read_text(path)
+
+
+def test_decode_text_names_the_path_it_is_given():
+    from itdeid.formats.decoding import decode_text
+    with pytest.raises(FormatError, match=r"^somewhere/x\.txt: binary file"):
+        decode_text(b"abc\x00", "somewhere/x.txt")
+
+
+def test_physionet_files_with_binary_content_are_refused(tmp_path):
+    path = tmp_path / "id.text"
+    path.write_bytes(b"START_OF_RECORD=1||||1||||\n" + b"x" * 10_000 + b"\x00\n||||END_OF_RECORD\n")
+    with pytest.raises(FormatError, match="NUL byte at offset"):
+        read_physionet(path)
+
+
+
+def test_xml_with_a_utf16_mark_is_detected_and_read(tmp_path):
+    from itdeid.document import Document, Span
+    from itdeid.formats import detect_format, write_i2b2_2014
+    write_i2b2_2014([Document("100-01", "Seen 3/4/2003 .\n", [Span(5, 13, "DATE", "DATE")])],
+                    tmp_path)
+    xml = (tmp_path / "100-01.xml").read_text(encoding="utf-8")
+    path = tmp_path / "100-02.xml"
+    path.write_bytes(xml.replace('encoding="UTF-8"', 'encoding="UTF-16"').encode("utf-16"))
+    assert detect_format(path) == "i2b2-2014"
+    (doc,) = read_corpus(path)
+    assert doc.text == "Seen 3/4/2003 .\n" and doc.spans == [Span(5, 13, "DATE", "DATE")]
