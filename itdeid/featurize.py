@@ -43,7 +43,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from itdeid.document import LABELS, NON_PHI, PHI_CLASSES, Document
+from itdeid.document import LABELS, PHI_CLASSES, Document
 from itdeid.resources import load_json, load_table, load_wordlist
 from itdeid.spans import token_labels
 from itdeid.structure import Structure, analyze

@@ -222,17 +222,9 @@ def test_vote_is_ignored_with_a_token_model(tmp_path, model_dir, capsys):
 # ------------------------------------------------------------------------------------------
 # Kill and resume
 
-def test_killed_run_resumes_to_byte_identical_outputs(tmp_path, model_dir, capsys):
-    # several chunks' worth of files (engines.CHUNK_FILES), so the kill lands mid-run
-    n = 4 * batch.engines.CHUNK_FILES
-    notes = write_notes(tmp_path / "in", n, seed=11, sub_every=3)
-    # the reference: an uninterrupted run (in this process)
-    assert deid(tmp_path / "in", "--out", tmp_path / "ref", "--format", "xml",
-                model=model_dir) == 0
-    out = tmp_path / "out"
-    command = [sys.executable, "-m", "itdeid.cli", "deid", str(tmp_path / "in"), "--out", str(out),
-               "--format", "xml", "--model", str(model_dir), "--workers", "1"]
-    process = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.DEVNULL,
+def _kill_after_three_outputs(command, out, cwd) -> None:
+    """Run ``command`` and kill -9 it once its manifest records three outputs."""
+    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 120
@@ -244,6 +236,19 @@ def test_killed_run_resumes_to_byte_identical_outputs(tmp_path, model_dir, capsy
         process.send_signal(signal.SIGKILL)
     finally:
         process.wait()
+
+
+def test_killed_run_resumes_to_byte_identical_outputs(tmp_path, model_dir, capsys):
+    # several chunks' worth of files (engines.CHUNK_FILES), so the kill lands mid-run
+    n = 4 * batch.engines.CHUNK_FILES
+    notes = write_notes(tmp_path / "in", n, seed=11, sub_every=3)
+    # the reference: an uninterrupted run (in this process)
+    assert deid(tmp_path / "in", "--out", tmp_path / "ref", "--format", "xml",
+                model=model_dir) == 0
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "itdeid.cli", "deid", str(tmp_path / "in"), "--out", str(out),
+               "--format", "xml", "--model", str(model_dir), "--workers", "1"]
+    _kill_after_three_outputs(command, out, tmp_path)
     finished = {json.loads(line)["input"] for line in (out / MANIFEST).read_text().splitlines()
                 if line.endswith("}")}
     assert 3 <= len(finished) < n
@@ -765,18 +770,7 @@ def test_grouped_surrogates_survive_a_killed_and_resumed_run(tmp_path, model_dir
     out = tmp_path / "out"
     command = [sys.executable, "-m", "itdeid.cli", "deid", str(tmp_path / "in"), "--out",
                str(out), *map(str, grouping), "--model", str(model_dir), "--workers", "1"]
-    process = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and process.poll() is None:
-            if (out / MANIFEST).is_file() and (out / MANIFEST).read_bytes().count(b"\n") >= 3:
-                break
-            time.sleep(0.02)
-        assert process.poll() is None, "the run ended before it could be killed"
-        process.send_signal(signal.SIGKILL)
-    finally:
-        process.wait()
+    _kill_after_three_outputs(command, out, tmp_path)
     capsys.readouterr()
     assert deid(tmp_path / "in", "--out", out, *grouping, model=model_dir) == 0
     assert " skipped" in capsys.readouterr().out

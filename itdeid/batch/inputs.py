@@ -173,6 +173,17 @@ def is_inside(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
 
 
+
+def secret_file_outside(path: Path, out: Path, option: str, what: str) -> Path:
+    """``path`` (given with ``option``), checked to be a file outside ``out``: ``what`` (a key,
+    a rename map) must never be shipped with the outputs."""
+    if is_inside(path, out):
+        raise UserError(f"{option} {path} is inside --out {out}: {what} must never be shipped "
+                        "with the outputs; keep it outside that folder")
+    if path.is_dir():
+        raise UserError(f"{option} {path} is a folder, not a file")
+    return path
+
 def check_layout(units: list[Unit], roots: list[Path], out: Path) -> None:
     """Refuse a layout that could overwrite an input, mix two inputs' outputs, or mix outputs
     with notes: ``OUT`` inside an input folder, or inside the folder of an input file (the

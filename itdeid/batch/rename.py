@@ -24,7 +24,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from itdeid.batch.files import write_atomic
-from itdeid.batch.inputs import Unit, is_inside
+from itdeid.batch.inputs import Unit, secret_file_outside
 from itdeid.errors import UserError
 
 #: Hex digits of a renamed input's name (96 bits: no two inputs of a tree share one).
@@ -36,12 +36,7 @@ MAP_SUFFIX = ".itdeid-rename-map.csv"
 def map_path(out: Path, map_file) -> Path:
     """Where the map is written: ``map_file``, else beside ``OUT``; refused inside ``OUT``."""
     path = Path(map_file).resolve() if map_file is not None else out.with_name(out.name + MAP_SUFFIX)
-    if is_inside(path, out):
-        raise UserError(f"--rename-map {path} is inside --out {out}: the map back to the "
-                        "original names must never be shipped with the outputs; keep it outside")
-    if path.is_dir():
-        raise UserError(f"--rename-map {path} is a folder, not a file")
-    return path
+    return secret_file_outside(path, out, "--rename-map", "the map back to the original names")
 
 
 def hashed_name(key: bytes, rel: str) -> str:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from itdeid import __version__
 from itdeid.batch.files import fingerprint, folder_sha256
-from itdeid.batch.inputs import is_inside
+from itdeid.batch.inputs import secret_file_outside
 from itdeid.errors import UserError
 
 #: The key file an older itdeid kept inside ``OUT``; a folder that still holds one is refused.
@@ -85,12 +85,7 @@ def key_path(out: Path, key_file) -> Path:
                         f"shipped with the outputs; move it out (mv {old} "
                         f"{default_key_path(out)}) and run again")
     path = Path(key_file).resolve() if key_file is not None else default_key_path(out)
-    if is_inside(path, out):
-        raise UserError(f"--key-file {path} is inside --out {out}: the key must never be shipped "
-                        "with the outputs; keep it outside that folder")
-    if path.is_dir():
-        raise UserError(f"--key-file {path} is a folder, not a file")
-    return path
+    return secret_file_outside(path, out, "--key-file", "the key")
 
 
 def load_or_create_key(path: Path) -> tuple[bytes, bool]:
