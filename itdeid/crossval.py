@@ -96,6 +96,15 @@ STANDARD_ROWS: dict[str, dict] = {
     "XGB_NGRAM": dict(learner="xgboost", trigger="ngram"),
 }
 
+#: Rows of issue G's levers (recall on real notes), one added at a time to XGB_TOKEN: the
+#: operating point learned for a target recall, and the fixed-shape identifier templates.
+LEVER_ROWS: dict[str, dict] = {
+    "XGB_TOKEN_R95": dict(learner="xgboost", trigger="token", target_recall=0.95),
+    "XGB_TOKEN_R97": dict(learner="xgboost", trigger="token", target_recall=0.97),
+    "XGB_TOKEN_IDS": dict(learner="xgboost", trigger="token", identifiers=True),
+    "XGB_TOKEN_R97_IDS": dict(learner="xgboost", trigger="token", target_recall=0.97, identifiers=True),
+}
+
 #: Further rows ``itdeid cv --rows`` can name: peers of other designs (issue E), each a model
 #: class with ``fit_tokenized``/``predict_tokenized`` and its parameters.
 PEER_ROWS: dict[str, tuple[str, dict]] = {

@@ -101,3 +101,14 @@ def test_inner_split_without_patients_falls_back_to_documents():
         d.patient = "same"
     fold, k = inner_split(docs, 3)
     assert k == 3 and sorted(set(fold.tolist())) == [0, 1, 2]
+
+
+def test_lever_rows_run_in_itdeid_cv(tmp_path):
+    """Issue G's lever rows (operating point, identifier templates) are rows of itdeid cv."""
+    from itdeid.cli import main
+    from itdeid.formats import write_i2b2_2006
+
+    write_i2b2_2006(tiny_corpus(12, seed=8), tmp_path / "c.xml")
+    assert main(["cv", str(tmp_path / "c.xml"), "--folds", "2", "--rows", "XGB_TOKEN_R97_IDS",
+                 "--n-jobs", "1", "--out", str(tmp_path / "cv")]) == 0
+    assert "XGB_TOKEN_R97_IDS" in (tmp_path / "cv" / "results.md").read_text()

@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 from tqdm import tqdm
 
-from itdeid.crossval import PEER_ROWS, STANDARD_ROWS, crossval, results_table, row_model
+from itdeid.crossval import LEVER_ROWS, PEER_ROWS, STANDARD_ROWS, crossval, results_table, row_model
 from itdeid.document import Document
 from itdeid.featurize import tokenize_document
 from itdeid.formats import read_corpus, write_jsonl_spans
@@ -28,7 +28,7 @@ def add_parser(subparsers):
     p.add_argument("--folds", type=int, default=10, help="number of folds (default: 10)")
     p.add_argument("--seed", type=int, default=0, help="seed of the fold assignment and learners")
     p.add_argument("--rows", default=",".join(STANDARD_ROWS),
-                   help="comma-separated rows among " + ", ".join([*STANDARD_ROWS, *PEER_ROWS]) +
+                   help="comma-separated rows among " + ", ".join([*STANDARD_ROWS, *LEVER_ROWS, *PEER_ROWS]) +
                         " (default: the first five)")
     p.add_argument("--learner", choices=LEARNERS, help="run a single row with this learner")
     p.add_argument("--trigger", choices=VARIANTS, help="trigger variant of the single row")
@@ -50,7 +50,7 @@ def run(args):
         rows = {f"{learner}-{trigger}": dict(learner=learner, trigger=trigger)}
     else:
         names = [r.strip() for r in args.rows.split(",") if r.strip()]
-        known = {**STANDARD_ROWS, **{r: {} for r in PEER_ROWS}}
+        known = {**STANDARD_ROWS, **LEVER_ROWS, **{r: {} for r in PEER_ROWS}}
         unknown = [r for r in names if r not in known]
         if unknown:
             from itdeid.errors import UserError
