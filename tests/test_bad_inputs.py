@@ -139,3 +139,18 @@ def test_deid_reports_a_zip_bomb_naming_the_zip_and_member(tmp_path, model_dir, 
     err = capsys.readouterr().err
     assert (f"failed: {tmp_path / 'in' / 'bomb.zip'}: member 100-01.xml unpacks to more than "
             f"{2**20} bytes") in err
+
+
+def test_a_link_in_an_input_tree_that_leads_into_out_is_refused(tmp_path):
+    """A symbolic link below an input folder that points into --out would have the run read
+    (and overwrite) its own outputs: the layout check follows links (issue F, defect 9)."""
+    from itdeid.batch import deidentify
+    from itdeid.errors import UserError
+
+    (tmp_path / "inp").mkdir()
+    (tmp_path / "inp" / "a.txt").write_text("Seen on 3/4/2003 .\n")
+    (tmp_path / "out" / "sub").mkdir(parents=True)
+    (tmp_path / "out" / "sub" / "b.txt").write_text("Seen on 3/5/2003 .\n")
+    (tmp_path / "inp" / "lnk").symlink_to(tmp_path / "out" / "sub")
+    with pytest.raises(UserError, match="inside --out"):
+        deidentify([str(tmp_path / "inp")], tmp_path / "out", progress=False, report=lambda m: None)

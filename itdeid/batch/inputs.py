@@ -197,7 +197,8 @@ def check_layout(units: list[Unit], roots: list[Path], out: Path) -> None:
     stems: dict[str, Unit] = {}
     seen: dict[str, Unit] = {}
     for unit in units:
-        if is_inside(Path(unit.path), out):
+        if is_inside(Path(unit.path), out) or is_inside(Path(os.path.realpath(unit.path)), out):
+            # the second test catches a symbolic link in an input tree that leads into --out
             raise UserError(f"input {unit.path} is inside --out {out}: outputs could overwrite "
                             "it; choose another --out")
         if unit.path in seen:
