@@ -64,3 +64,17 @@ def test_a_model_with_identifiers_finds_every_fixed_shape_instance(identifiers):
         assert not missed
     else:
         assert missed                          # what the option is for
+
+
+def test_experiment_counts_matches_by_kind():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "experiments" / "identifier_templates.py"
+    spec = importlib.util.spec_from_file_location("identifier_templates", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    docs, kinds = hipaa_corpus()
+    table = module.count_matches(docs + [Document("d", DISTRACTORS)])
+    assert table.false_alarms.sum() == 0 and (table.same_class == table.overlap_phi).all()
+    assert table.loc["email", "overlap_phi"] == 2
