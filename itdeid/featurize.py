@@ -419,6 +419,13 @@ def static_columns(td: TokenizedDocument, group: str) -> dict[str, np.ndarray]:
     return td.cache[key]
 
 
+def check_groups(groups: Sequence[str]) -> None:
+    """A ValueError naming any group that is not one of :data:`GROUPS` (or ``trusted``)."""
+    unknown = set(groups) - set(GROUPS) - {"trusted"}
+    if unknown:
+        raise ValueError(f"unknown feature groups: {', '.join(sorted(unknown))}")
+
+
 # ------------------------------------------------------------------------------------------
 # The extractor.
 # ------------------------------------------------------------------------------------------
@@ -461,9 +468,7 @@ class FeatureExtractor:
 
     # -- fit --------------------------------------------------------------------------------
     def fit(self, docs: Sequence[TokenizedDocument]) -> "FeatureExtractor":
-        unknown = set(self.groups) - set(GROUPS) - {"trusted"}
-        if unknown:
-            raise ValueError(f"unknown feature groups: {', '.join(sorted(unknown))}")
+        check_groups(self.groups)
         if any(td.labels is None for td in docs):
             raise ValueError("FeatureExtractor.fit needs documents tokenized with gold labels")
         self.triggers_ = TriggerLists(self.trigger, self.trigger_min_count, self.trigger_min_gain,

@@ -30,6 +30,7 @@ import numpy as np
 
 from itdeid.document import LABELS
 from itdeid.errors import UserError
+from itdeid.model_files import checked_params
 from itdeid.plain_trees import PlainTrees
 
 LEARNERS = ("xgboost", "adaboost", "tree", "majority")
@@ -136,7 +137,6 @@ class Learner:
         """The learner described by ``meta`` (the ``learner`` entry of ``model.json``), reading
         its file from ``folder``; ``n_features`` is the width of the model's feature matrix.
         Every problem is a :class:`UserError` naming the file."""
-        from itdeid.model_files import checked_params
         learner = cls(**checked_params(Path(folder) / "model.json", meta["params"], cls))
         classes = meta["classes"]
         if (not isinstance(classes, list) or not classes or classes != sorted(set(classes))

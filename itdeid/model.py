@@ -30,7 +30,7 @@ from itdeid import __version__
 from itdeid.document import LABELS, Document, Span
 from itdeid.errors import UserError
 from itdeid.featurize import (GROUPS, CaseCounts, FeatureExtractor, TokenizedDocument,
-                              set_previous, token_offsets, tokenize_document)
+                              check_groups, set_previous, token_offsets, tokenize_document)
 from itdeid.identifiers import apply_identifiers
 from itdeid.folds import inner_split
 from itdeid.learners import Learner
@@ -380,9 +380,7 @@ class TokenModel(BaseEstimator):
             raise ValueError(f"previous must be one of {', '.join(PREVIOUS)}, got {self.previous!r}")
         if self.window < 0:
             raise ValueError(f"window must be >= 0, got {self.window}")
-        unknown = set(self.groups) - set(GROUPS) - {"trusted"}
-        if unknown:
-            raise ValueError(f"unknown feature groups: {', '.join(sorted(unknown))}")
+        check_groups(self.groups)
         check_threshold(self.threshold)
         if self.target_recall is not None:
             check_threshold(self.target_recall)
