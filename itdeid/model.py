@@ -34,6 +34,7 @@ from itdeid.featurize import (GROUPS, CaseCounts, FeatureExtractor, TokenizedDoc
 from itdeid.identifiers import apply_identifiers
 from itdeid.folds import inner_split
 from itdeid.learners import Learner
+from itdeid.lexicon import Lexicon
 from itdeid.operating_point import check_threshold, decide, threshold_for_recall
 from itdeid.model_files import checked_params, damaged, read_model_state  # noqa: F401 (re-exported)
 from itdeid.spans import labels_to_spans
@@ -234,8 +235,8 @@ class TokenModel(BaseEstimator):
             if self.target_recall is not None:
                 gold = np.concatenate([td.labels for td in docs])
                 self.threshold_ = threshold_for_recall(oof, gold, self.target_recall)
-        self.extractor_ = self._new_extractor().fit(docs)
-        X = self.extractor_.transform(docs, trusted)
+        self.extractor_ = self._new_extractor()
+        X = self.extractor_.fit_transform(docs, trusted)
         y = np.concatenate([td.labels for td in docs]).astype(np.int64)
         columns = self.extractor_.previous_columns()
         if self.previous == "gold":
@@ -338,6 +339,7 @@ class TokenModel(BaseEstimator):
                 "case_counts": {"capitalized": dict(ex.case_counts_.capitalized),
                                 "lower": dict(ex.case_counts_.lower),
                                 "initial": dict(ex.case_counts_.initial)},
+                "lexicon": ex.lexicon_.to_dict() if ex.lexicon_ is not None else None,
             },
             "feature_names": self.feature_names_,
             "threshold": getattr(self, "threshold_", None),
@@ -365,6 +367,10 @@ class TokenModel(BaseEstimator):
             for name in ("capitalized", "lower", "initial"):
                 getattr(counts, name).update(_word_table(saved["case_counts"][name], name, None))
             ex.case_counts_ = counts
+            saved_lexicon = saved.get("lexicon")
+            if ("lexicon" in model.groups) != (saved_lexicon is not None):
+                raise ValueError("the lexicon is missing or not expected by the feature groups")
+            ex.lexicon_ = Lexicon.from_dict(saved_lexicon) if saved_lexicon is not None else None
             ex.feature_names_ = ex._names()
             if state["feature_names"] != ex.feature_names_:
                 raise ValueError("the feature names differ from those of the saved parameters")

@@ -251,3 +251,21 @@ def test_cli_unknown_document_exits_2(tmp_path, capsys, cli_main):
     assert cli_main(["evaluate", str(gold), str(pred)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "'nope'" in err and "Traceback" not in err
+
+
+def test_phi_instances_count_any_overlap_whatever_the_class():
+    # three gold names: one found exactly, one found as the wrong class with a token too few,
+    # one missed; one prediction overlaps nothing
+    text = "Mr John Smith saw Dr Ann Lee and Bob at noon today"
+    gold = [Document("d", text, [Span(3, 13, "PATIENT"), Span(21, 28, "DOCTOR"), Span(33, 36, "PATIENT")])]
+    predicted = {"d": [Span(3, 13, "PATIENT"), Span(21, 24, "PATIENT"), Span(40, 44, "DATE")]}
+    result = evaluate(gold, predicted)
+    s = result.to_dict()["summary"]["phi_instances"]
+    assert (s["tp"], s["n_gold"], s["n_pred"]) == (2, 3, 3)
+    assert s["r"] == pytest.approx(2 / 3) and s["p"] == pytest.approx(2 / 3)
+    per_class = result.per_class()
+    assert per_class["PATIENT"]["instances"]["r"] == pytest.approx(1 / 2)
+    assert per_class["DOCTOR"]["instances"]["r"] == 1.0
+    # nothing predicted: recall and precision 0 (not the 0/0 rule's 1)
+    empty = evaluate(gold, {"d": []}).to_dict()["summary"]["phi_instances"]
+    assert (empty["p"], empty["r"]) == (0.0, 0.0)

@@ -1,0 +1,219 @@
+"""Issue G's ablation: each recall lever added to XGB_TOKEN, in the same patient-grouped folds.
+
+    python experiments/levers.py ../shared/corpora/physionet-deid --out experiments/results/g-levers \\
+        --rows XGB_TOKEN,CASING,CENSUS,LEXICON,R97 --n-jobs 2
+
+Every row is a :class:`itdeid.model.TokenModel` cross-validated over 10 folds grouped by patient
+(:func:`itdeid.folds.group_folds`, the folds of ``itdeid cv``). Each fold's out-of-fold label
+probabilities are saved as soon as the fold ends (``OUT/cache/ROW/foldK.npz``), so a stopped run
+resumes where it stopped; the report is rebuilt from the cache on every run.
+
+Reported per row, pooled over the out-of-fold predictions, at the row's own operating point
+(argmax, or the threshold its inner cross-validation chose for a target recall; the chosen
+threshold of each fold is listed): binary token P/R, PHI instances found (any overlap), entity
+relaxed and token 8-way P/R/F, and 8-way F's spread over folds. A second table reads the
+ranking the row's probabilities give, whatever the threshold: binary token precision where the
+pooled recall first reaches 0.90, 0.95 and 0.97. It is a diagnostic of what a threshold *could*
+reach, not a choice: no setting here is picked from it.
+
+The rows are cumulative (each adds one lever to the row before it), except the peer.
+"""
+from __future__ import annotations
+
+import argparse
+import platform
+import subprocess
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from itdeid.document import LABELS, Document  # noqa: E402
+from itdeid.evaluate import evaluate  # noqa: E402
+from itdeid.featurize import GROUPS, tokenize_document  # noqa: E402
+from itdeid.folds import group_folds  # noqa: E402
+from itdeid.formats import read_corpus  # noqa: E402
+from itdeid.model import TokenModel, with_identifiers  # noqa: E402
+from itdeid.operating_point import decide  # noqa: E402
+from itdeid.report import markdown_table  # noqa: E402
+from itdeid.spans import labels_to_spans  # noqa: E402
+
+_XGB = dict(learner="xgboost", trigger="token", previous="gold")
+#: The rows, cumulative: each adds one lever to the one before. A row whose parameters differ
+#: from another's only by ``identifiers`` shares its fold cache (the templates act after tagging).
+ROWS: dict[str, dict] = {
+    "XGB_TOKEN": dict(_XGB, groups=GROUPS),
+    "CASING": dict(_XGB, groups=GROUPS + ("casing",)),
+    "CENSUS": dict(_XGB, groups=GROUPS + ("casing", "census")),
+    "LEXICON": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon")),
+    "R97": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"), target_recall=0.97),
+    # the same models as R97 (its fold cache), then the identifier templates on their tags
+    "R97_IDS": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"), target_recall=0.97,
+                    identifiers=True),
+    "XGB_TOKEN_R97": dict(_XGB, groups=GROUPS, target_recall=0.97),
+}
+RECALLS = (0.90, 0.95, 0.97)
+
+
+def _git() -> str:
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                              text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def cache_name(name: str) -> str:
+    """The row whose fold cache ``name`` reads: the first row with the same model parameters."""
+    model = {k: v for k, v in ROWS[name].items() if k != "identifiers"}
+    return next(r for r, p in ROWS.items() if {k: v for k, v in p.items() if k != "identifiers"} == model)
+
+
+def run_fold(name, params, tokenized, assignment, f, cache: Path, n_jobs, seed) -> Path:
+    """Train row ``name`` on every fold but ``f``, save its probabilities on fold ``f``."""
+    params = {k: v for k, v in params.items() if k != "identifiers"}
+    path = cache / cache_name(name) / f"fold{f}.npz"
+    if path.exists():
+        return path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    start = time.perf_counter()
+    train = [td for td, a in zip(tokenized, assignment) if a != f]
+    test = [td for td, a in zip(tokenized, assignment) if a == f]
+    model = TokenModel(**params, n_jobs=n_jobs, random_state=seed).fit_tokenized(train)
+    proba = model.predict_proba_tokenized(test)
+    threshold = model.operating_threshold()
+    tmp = path.with_suffix(".tmp.npz")
+    np.savez_compressed(tmp, proba=np.concatenate(proba).astype(np.float32),
+                        lengths=np.array([len(p) for p in proba]),
+                        threshold=np.array(np.nan if threshold is None else threshold),
+                        seconds=np.array(time.perf_counter() - start))
+    tmp.replace(path)  # a fold is either wholly saved or not at all
+    return path
+
+
+def row_scores(name, params, tokenized, assignment, cache: Path, folds: int):
+    """Pooled evaluation, per-fold 8-way F, thresholds, seconds and pooled (P(PHI), gold) of a
+    row whose folds are all cached."""
+    predictions, per_fold_f, thresholds, seconds = {}, [], [], 0.0
+    p_phi, gold = [], []
+    for f in range(folds):
+        saved = np.load(cache / cache_name(name) / f"fold{f}.npz")
+        test = [td for td, a in zip(tokenized, assignment) if a == f]
+        threshold = None if np.isnan(saved["threshold"]) else float(saved["threshold"])
+        thresholds.append(threshold)
+        seconds += float(saved["seconds"])
+        parts = np.split(saved["proba"], np.cumsum(saved["lengths"])[:-1])
+        codes = [decide(p, threshold) for p in parts]
+        if params.get("identifiers"):
+            codes = with_identifiers(test, codes)
+        fold_pred = {td.document.id: labels_to_spans(td.document.text, td.tokens, [LABELS[c] for c in cc])
+                     for td, cc in zip(test, codes)}
+        predictions.update(fold_pred)
+        fold_eval = evaluate([td.document for td in test], fold_pred).to_dict()["summary"]
+        per_fold_f.append(fold_eval["token_8way"]["f"])
+        for td, p in zip(test, parts):
+            p_phi.append(1.0 - p[:, 0])
+            gold.append(td.labels != 0)
+    scores = evaluate([td.document for td in tokenized], predictions)
+    return scores, per_fold_f, thresholds, seconds, np.concatenate(p_phi), np.concatenate(gold)
+
+
+def precision_at_recall(p_phi: np.ndarray, gold: np.ndarray, recall: float) -> tuple[float, float]:
+    """Binary token precision (and the threshold) where pooled recall first reaches ``recall``."""
+    order = np.argsort(-p_phi, kind="stable")
+    hits = np.cumsum(gold[order])
+    k = int(np.searchsorted(hits, np.ceil(recall * gold.sum() - 1e-9)))
+    return float(hits[k] / (k + 1)), float(p_phi[order][k])
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("corpus")
+    ap.add_argument("--out", default="experiments/results/g-levers")
+    ap.add_argument("--rows", default=",".join(list(ROWS)[:5]))
+    ap.add_argument("--folds", type=int, default=10)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--n-jobs", type=int, default=2)
+    args = ap.parse_args(argv)
+    if not Path(args.corpus).exists():
+        print(f"corpus {args.corpus} not found; nothing to do", file=sys.stderr)
+        return 0
+    names = [r for r in args.rows.split(",") if r]
+    unknown = [r for r in names if r not in ROWS]
+    if unknown:
+        ap.error(f"unknown rows {unknown}; choose from {list(ROWS)}")
+    out = Path(args.out)
+    cache = out / "cache"
+    documents = read_corpus(args.corpus)
+    tokenized = [tokenize_document(d) for d in documents]
+    assignment = group_folds(documents, args.folds, args.seed)
+    for name in names:
+        for f in range(args.folds):
+            run_fold(name, ROWS[name], tokenized, assignment, f, cache, args.n_jobs, args.seed)
+            print(f"{name} fold {f + 1}/{args.folds} done", file=sys.stderr, flush=True)
+        write_report(out, args, names, documents, tokenized, assignment)
+    return 0
+
+
+def write_report(out: Path, args, names, documents, tokenized, assignment) -> None:
+    cache = out / "cache"
+    done = [n for n in names
+            if all((cache / cache_name(n) / f"fold{f}.npz").exists() for f in range(args.folds))]
+    main_rows, rank_rows, class_rows, details = [], [], [], []
+    for name in done:
+        scores, per_fold_f, thresholds, seconds, p_phi, gold = row_scores(
+            name, ROWS[name], tokenized, assignment, cache, args.folds)
+        s = scores.to_dict()["summary"]
+        main_rows.append({
+            "row": name, "binary_P": s["binary_token"]["p"], "binary_R": s["binary_token"]["r"],
+            "instances_R": s["phi_instances"]["r"], "instances_P": s["phi_instances"]["p"],
+            "entity_relaxed_F": s["entity_relaxed"]["f"], "8way_P": s["token_8way"]["p"],
+            "8way_R": s["token_8way"]["r"], "8way_F": s["token_8way"]["f"],
+            "8way_F_fold_sd": float(np.std(per_fold_f)), "train_seconds": round(seconds)})
+        rank = {"row": name}
+        for r in RECALLS:
+            rank[f"P@R{r:.2f}"], rank[f"threshold@R{r:.2f}"] = precision_at_recall(p_phi, gold, r)
+        rank_rows.append(rank)
+        per_class = scores.per_class()
+        class_rows.append({"row": name, **{c: per_class[c]["f"] for c in LABELS[1:]},
+                           **{f"{c}_found": per_class[c]["instances"]["r"] for c in LABELS[1:]}})
+        chosen = ", ".join("argmax" if t is None else f"{t:.3f}" for t in thresholds)
+        details.append(f"## {name}\n\n- parameters: `{ROWS[name]}`\n- operating point per fold: "
+                       f"{chosen}\n\n```\n{scores.format()}\n```\n")
+    pct = lambda frame: frame.set_index("row").apply(  # noqa: E731
+        lambda c: c if c.name.startswith(("threshold", "train")) else (100 * c).round(2))
+    text = (f"# Issue G levers: {args.folds}-fold CV grouped by patient on {Path(args.corpus).name}\n\n"
+            f"- command: `python experiments/levers.py {args.corpus} --out {args.out} "
+            f"--rows {','.join(names)} --n-jobs {args.n_jobs}`\n"
+            f"- date: {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC\n"
+            f"- machine: {platform.processor() or platform.machine()}, {_cores()} cores, "
+            f"Python {platform.python_version()}\n- code: git {_git()} (the fold caches may be older: "
+            "a fold is computed once)\n"
+            f"- corpus: {len(documents)} documents, {len({d.patient or d.id for d in documents})} patients\n"
+            + (f"- partial: {len(done)} of {len(names)} rows finished\n" if len(done) < len(names) else "")
+            + "\nAt each row's operating point (percent; train_seconds: all folds' training and tagging):\n\n"
+            + (markdown_table(pct(pd.DataFrame(main_rows))) if main_rows else "(none yet)")
+            + "\n\nRanking, whatever the threshold (binary token precision where pooled recall "
+              "first reaches R; a diagnostic, nothing is chosen by it):\n\n"
+            + (markdown_table(pct(pd.DataFrame(rank_rows))) if rank_rows else "(none yet)")
+            + "\n\nPer class: token 8-way F, and the share of gold instances found by any overlap "
+              "(`_found`):\n\n"
+            + (markdown_table(pct(pd.DataFrame(class_rows))) if class_rows else "(none yet)")
+            + "\n\n" + "\n".join(details))
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "results.md").write_text(text, encoding="utf-8")
+
+
+def _cores() -> int:
+    import os
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
