@@ -573,16 +573,27 @@ class FeatureExtractor:
             return np.zeros((0, len(self.feature_names_)), dtype=np.float32)
         return np.vstack(blocks)
 
-    def fit_transform(self, docs, trusted=None):
-        """Fit, then the training rows; with the ``lexicon`` group, each document's lexicon
-        columns come from the other patients' notes (:func:`itdeid.lexicon.fold_lexicons`),
-        since a note's own counts would give its labels away."""
+    def fit_transform(self, docs, trusted=None, copies: Sequence[TokenizedDocument] = ()):
+        """Fit on ``docs``, then the training rows: those of ``docs``, then those of ``copies``
+        (re-substituted training notes, :mod:`itdeid.resubstitute`, which are not fitted on).
+
+        With the ``lexicon`` group, each document's lexicon columns come from the other
+        patients' notes (:func:`itdeid.lexicon.fold_lexicons`), since a note's own counts would
+        give its labels away; a copy uses the statistics of its source note's fold.
+        """
         self.fit(docs)
+        if copies and trusted is not None:
+            raise ValueError("copies of training notes have no trusted-phrase attributes")
         if self.lexicon_ is None:
-            return self.transform(docs, trusted)
+            return self.transform(list(docs) + list(copies), trusted)
+        from itdeid.folds import group_key
         lexicons, fold = fold_lexicons(docs, LEXICON_FOLDS)
+        fold_of = {group_key(td.document): f for td, f in zip(docs, fold)}
         blocks = [self._document(td, trusted[k] if trusted is not None else None, lexicons[fold[k]])
                   for k, td in enumerate(docs)]
+        blocks += [self._document(td, None, lexicons[fold_of[group_key(td.document)]]
+                                  if group_key(td.document) in fold_of else None)
+                   for td in copies]
         if not blocks:
             return np.zeros((0, len(self.feature_names_)), dtype=np.float32)
         return np.vstack(blocks)

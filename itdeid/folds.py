@@ -16,8 +16,13 @@ import numpy as np
 from itdeid.document import Document
 
 
+def group_key(document: Document) -> str:
+    """The key a document is grouped by: its patient, else its own id (its own group)."""
+    return document.patient if document.patient is not None else f"\0doc:{document.id}"
+
+
 def _group_keys(documents: Sequence[Document]) -> list[str]:
-    return [d.patient if d.patient is not None else f"\0doc:{d.id}" for d in documents]
+    return [group_key(d) for d in documents]
 
 
 def group_folds(documents: Sequence[Document], folds: int = 10, seed: int = 0) -> np.ndarray:

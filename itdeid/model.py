@@ -35,6 +35,7 @@ from itdeid.identifiers import apply_identifiers
 from itdeid.folds import inner_split
 from itdeid.learners import Learner
 from itdeid.lexicon import Lexicon
+from itdeid.resubstitute import resubstituted
 from itdeid.operating_point import check_threshold, decide, threshold_for_recall
 from itdeid.model_files import checked_params, damaged, read_model_state  # noqa: F401 (re-exported)
 from itdeid.spans import labels_to_spans
@@ -161,6 +162,13 @@ class TokenModel(BaseEstimator):
         Also tag what the fixed-shape identifier templates match (:mod:`itdeid.identifiers`:
         e-mail, URL, IP, SSN, phone, ZIP, street, numbers after 'MRN', 'policy', 'VIN', ...),
         where the model said non-PHI.
+    resubstitutions : int, default 0
+        Train also on this many copies of each training note that holds PHI, every gold span
+        replaced by a fresh stand-in of its class (:mod:`itdeid.resubstitute`), so the trees
+        learn the context of a name more than the training notes' names. What the extractor
+        learns (lexicon, case counts, triggers) and the threshold of ``target_recall`` come
+        from the original notes alone. Not with the ``trusted`` group (a copy has no
+        trusted-phrase attributes).
     negative_rate : float, default 1.0
         Fraction of the *distant* non-PHI tokens (more than ``window + 1`` tokens from any PHI
         token) the learner trains on, each kept one weighted ``1 / negative_rate`` so the class
@@ -184,7 +192,7 @@ class TokenModel(BaseEstimator):
                  random_state: int = 0, trigger_min_count: int = 3, trigger_min_gain: float = 1e-4,
                  trigger_top_k: int = 60, negative_rate: float = 1.0,
                  target_recall: float | None = None, threshold: float | None = None,
-                 identifiers: bool = False):
+                 identifiers: bool = False, resubstitutions: int = 0):
         self.trigger = trigger
         self.learner = learner
         self.groups = groups
@@ -204,6 +212,7 @@ class TokenModel(BaseEstimator):
         self.target_recall = target_recall
         self.threshold = threshold
         self.identifiers = identifiers
+        self.resubstitutions = resubstitutions
 
     # -- training ---------------------------------------------------------------------------
     def _new_extractor(self) -> FeatureExtractor:
@@ -227,8 +236,15 @@ class TokenModel(BaseEstimator):
         if any(td.labels is None for td in docs):
             raise UserError("training documents need gold labels")
         previous_labels, self.threshold_ = None, None
+        copies: list[TokenizedDocument] = []
+        if self.resubstitutions:
+            if trusted is not None:
+                raise ValueError("resubstitutions cannot be used with the 'trusted' feature group")
+            copies = [tokenize_document(d) for d in resubstituted(
+                [td.document for td in docs], self.resubstitutions, self.random_state)]
         wants_oof = self.previous == "oof" and "basic" in self.groups
         if wants_oof or self.target_recall is not None:
+            # over the original notes only (the inner models make their own copies)
             oof = self._out_of_fold_proba(docs, trusted)
             if wants_oof:
                 previous_labels = decide(oof)
@@ -236,13 +252,16 @@ class TokenModel(BaseEstimator):
                 gold = np.concatenate([td.labels for td in docs])
                 self.threshold_ = threshold_for_recall(oof, gold, self.target_recall)
         self.extractor_ = self._new_extractor()
-        X = self.extractor_.fit_transform(docs, trusted)
+        X = self.extractor_.fit_transform(docs, trusted, copies=copies)
+        docs = list(docs) + copies
         y = np.concatenate([td.labels for td in docs]).astype(np.int64)
         columns = self.extractor_.previous_columns()
         if self.previous == "gold":
             set_previous(X, columns, y, _lengths(docs))
         elif self.previous == "oof":
-            set_previous(X, columns, previous_labels, _lengths(docs))
+            # a copy's previous classes are its gold labels: it has no out-of-fold tags
+            copy_labels = [td.labels for td in copies]
+            set_previous(X, columns, np.concatenate([previous_labels, *copy_labels]), _lengths(docs))
         rows, weights = self._training_rows(y, _lengths(docs))
         if rows is not None:
             X, y = X[rows], y[rows]
@@ -390,6 +409,9 @@ class TokenModel(BaseEstimator):
         check_threshold(self.threshold)
         if self.target_recall is not None:
             check_threshold(self.target_recall)
+        if isinstance(self.resubstitutions, bool) or not isinstance(self.resubstitutions, int) \
+                or self.resubstitutions < 0:
+            raise ValueError(f"resubstitutions must be an integer >= 0, got {self.resubstitutions!r}")
 
 
 def _words(values, name: str) -> list[str]:

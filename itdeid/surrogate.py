@@ -201,13 +201,14 @@ class _Words:
     places: tuple   # (names, their case-folded set) for states, countries, world cities
 
 
-@lru_cache(maxsize=1)
-def _words() -> _Words:
-    """The gazetteer lists, read once a process."""
-    first_rows = load_table("gazetteers", "first_names.tsv")
-    first = tuple(row[0] for row in first_rows)
+@lru_cache(maxsize=2)
+def _words(broad: bool = False) -> _Words:
+    """The gazetteer lists, read once a process; ``broad``: names from the census lists."""
+    prefix = "census_" if broad else ""
+    first_rows = load_table("gazetteers", f"{prefix}first_names.tsv")
+    first = tuple(dict.fromkeys(row[0] for row in first_rows))
     by_sex = {sex: tuple(row[0] for row in first_rows if row[1] == sex) for sex in "FM"}
-    last = tuple(row[0] for row in load_table("gazetteers", "last_names.tsv"))
+    last = tuple(row[0] for row in load_table("gazetteers", f"{prefix}last_names.tsv"))
     states = load_table("gazetteers", "us_states.tsv")
     parts: dict[str, list[str]] = {}
     for kind, part in load_table("gazetteers", "hospital_name_parts.tsv"):
@@ -501,6 +502,10 @@ class Surrogates:
         an original and hashing it. Whoever holds it can undo every date shift and test guessed
         originals against surrogates, so keep it as secret as the notes; losing it only means
         later runs cannot continue the same mapping.
+    broad_names : bool, default False
+        Draw names from the 1990 US Census lists (about 5,500 first names and 89,000 surnames)
+        instead of the gazetteers' 700 and 1,000: the varied stand-ins of training-time
+        re-substitution (:mod:`itdeid.resubstitute`).
 
     Attributes
     ----------
@@ -510,10 +515,11 @@ class Surrogates:
         process counts its own.
     """
 
-    def __init__(self, key: bytes):
+    def __init__(self, key: bytes, broad_names: bool = False):
         if not isinstance(key, (bytes, bytearray)) or not key:
             raise ValueError("the surrogate key must be a non-empty bytes secret")
         self._key = bytes(key)
+        self.broad_names = broad_names
         self.unparsed_dates = 0
 
     def __repr__(self) -> str:
@@ -624,7 +630,7 @@ class Surrogates:
 
     def _name_word(self, patient: str, cls: str, word: str, role: str) -> str:
         """One name word: each hyphen-joined part drawn for itself in its role's list."""
-        lexicon = _words()
+        lexicon = _words(self.broad_names)
         parts = []
         for part in word.split("-"):
             draw = self._draw(patient, cls, part.casefold())
@@ -642,7 +648,7 @@ class Surrogates:
     def _single_last(self, patient: str, cls: str, original: str) -> str:
         """A name span with no name word in it (only a title, or digits): a last name."""
         draw = self._draw(patient, cls, _normalise(original))
-        return _case_like(original, draw.choice(_words().last, avoid=original))
+        return _case_like(original, draw.choice(_words(self.broad_names).last, avoid=original))
 
     # HOSPITAL
     def _hospital(self, patient: str, cls: str, original: str) -> str:

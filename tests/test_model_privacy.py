@@ -103,3 +103,17 @@ def test_system_folder_holds_no_training_phi(tmp_path, corpus):
     text = folder_text(tmp_path)
     for word in ONLY_PHI:
         assert word not in text, f"{word!r}, only ever PHI in training, is in the model folder"
+
+
+def test_recall_groups_and_resubstitution_keep_no_training_phi(tmp_path, corpus):
+    """Issue G's lexicon stores words with counts; re-substitution trains on stand-ins. Still no
+    word that was only PHI, and the lexicon counts only ordinary occurrences of a word."""
+    from itdeid.featurize import GROUPS, RECALL_GROUPS
+    model = TokenModel(groups=GROUPS + RECALL_GROUPS, n_estimators=5, n_jobs=1, previous="gold",
+                       trigger_min_count=2, resubstitutions=1).fit(corpus)
+    model.save(tmp_path)
+    text = folder_text(tmp_path)
+    for word in ONLY_PHI:
+        assert word not in text, f"{word!r}, only ever PHI in training, is in the model folder"
+    lexicon = json.loads((tmp_path / "model.json").read_text())["extractor"]["lexicon"]["table"]
+    assert lexicon[BOTH][0] == sum(ordinary_case_counts(corpus, BOTH).values())

@@ -1,0 +1,43 @@
+"""Surrogate re-substitution: more varied training notes made from the same notes.
+
+A model trained on a few hundred notes learns their names: 'Smith' is PHI because the training
+notes' Smiths were. What should carry over to new notes is the *context* of a name ('wife X',
+'Dr. X called'), not the names of one hospital's patients. So each training note that holds PHI
+is copied with every gold span replaced by a fresh stand-in of its class
+(:class:`itdeid.surrogate.Surrogates` with census-sized name lists, each copy under its own
+key), its labels moved with it. Each copy is its source note's context around other names,
+dates and numbers.
+
+Copies stay with their source note's patient, so an inner split grouped by patient keeps a
+note and its copies on one side. Notes without PHI are not copied (they would only repeat
+ordinary text). The copies are training data only: nothing of them is saved, and the stand-ins
+are drawn from shipped public lists, not from the notes.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+from itdeid.document import Document
+from itdeid.folds import group_key
+from itdeid.surrogate import Surrogates
+
+
+def copy_patient(document: Document) -> str:
+    """The patient a copy of ``document`` is filed under: its patient, else the key by which
+    :mod:`itdeid.folds` groups a note without one (its id), so the two share every split."""
+    return group_key(document)
+
+
+def resubstituted(documents: Sequence[Document], copies: int, seed: int = 0) -> list[Document]:
+    """``copies`` re-substituted copies of every document with gold spans, copy by copy."""
+    if copies < 0:
+        raise ValueError(f"copies must be >= 0, got {copies}")
+    out = []
+    for c in range(copies):
+        surrogates = Surrogates(f"itdeid-resubstitution-{seed}-{c}".encode(), broad_names=True)
+        for d in documents:
+            if not d.spans:
+                continue
+            text, spans = surrogates.replace(d, list(d.spans))
+            out.append(Document(f"{d.id}#resubstituted-{c + 1}", text, spans, copy_patient(d), d.source))
+    return out

@@ -1,0 +1,104 @@
+"""Issue G's feature groups: casing, census, lexicon; and training-time re-substitution."""
+import numpy as np
+import pytest
+
+from itdeid.casing import ANNOUNCER_KINDS, casing_columns
+from itdeid.document import Document, Span
+from itdeid.featurize import GROUPS, RECALL_GROUPS, FeatureExtractor, _census, tokenize_document
+from itdeid.lexicon import Lexicon
+from itdeid.model import TokenModel
+from itdeid.resubstitute import resubstituted
+
+from helpers import tiny_corpus
+
+
+def _column(text, name):
+    td = tokenize_document(Document("d", text), gold=False)
+    return td, casing_columns(td)[name]
+
+
+@pytest.mark.parametrize("text", ["PT SEEN BY DR. JONES TODAY", "pt seen by dr jones today",
+                                  "Pt seen by Dr. Jones today"])
+def test_a_title_announces_the_next_words_in_any_case(text):
+    td, kind = _column(text, "announced_by")
+    title = ANNOUNCER_KINDS.index("title") + 1
+    assert kind[td.words.index("jones")] == title
+    assert kind[td.words.index("seen")] == 0
+
+
+def test_relation_words_announce_and_the_reach_ends():
+    td, kind = _column("wife mary ann smith came in today and left", "announced_by")
+    relation = ANNOUNCER_KINDS.index("relation") + 1
+    assert [kind[td.words.index(w)] for w in ("mary", "ann", "smith", "came")] == [relation] * 3 + [0]
+
+
+def test_case_shares_say_how_much_capitals_mean_in_this_note():
+    upper_td = tokenize_document(Document("u", "PT SEEN BY JONES\nNO CHANGES"), gold=False)
+    mixed_td = tokenize_document(Document("m", "pt seen by Jones\nno changes"), gold=False)
+    upper, mixed = casing_columns(upper_td), casing_columns(mixed_td)
+    assert upper["note_upper_share"][0] == 1.0 and mixed["note_upper_share"][0] == 0.0
+    j = mixed_td.words.index("jones")
+    assert mixed["cap_vs_line"][j] > 0.5 > upper["cap_vs_line"][upper_td.words.index("jones")]
+
+
+def test_census_lists_are_broader_than_the_first_name_gazetteer():
+    first, last = _census()
+    assert len(first) > 5000 and len(last) > 80000
+    assert "smith" in last and "mary" in first
+
+
+def _labelled(doc_id, patient, words_and_labels):
+    text, spans = "", []
+    for word, label in words_and_labels:
+        if label:
+            spans.append(Span(len(text), len(text) + len(word), label))
+        text += word + " "
+    return tokenize_document(Document(doc_id, text, spans, patient))
+
+
+def test_lexicon_counts_ordinary_occurrences_and_neighbour_labels():
+    docs = [_labelled(f"d{i}", f"p{i}", [("called", None), ("Kowalczyk", "PATIENT"), ("today", None)])
+            for i in range(3)]
+    lexicon = Lexicon.count(docs)
+    assert "kowalczyk" not in lexicon.table
+    row = lexicon.table["called"]
+    assert row[0] == 3 and row[1] == 3 and sum(row[9:]) == 0  # next word PATIENT (code 1) each time
+    cols = lexicon.columns(["called", "zbigniew"], np.zeros(2, np.float32))
+    assert cols["left_phi_rate"][1] > 0.5 and cols["left_phi_class"][1] == 1
+    assert cols["notes_log_count"][1] == 0
+
+
+def test_training_rows_get_lexicon_statistics_of_other_patients():
+    # 'foley' is ordinary text of one patient only: in that patient's training rows it must look
+    # unseen, as a new rare word does in a new note
+    docs = [_labelled("a", "p0", [("foley", None), ("foley", None), ("placed", None)])]
+    docs += [_labelled(f"d{i}", f"p{i + 1}", [("catheter", None), ("placed", None)]) for i in range(9)]
+    extractor = FeatureExtractor(groups=("lexicon",), window=0)
+    X = extractor.fit_transform(docs)
+    col = extractor.feature_names_.index("notes_log_count")
+    assert X[0, col] == 0.0
+    assert extractor.lexicon_.table["foley"][0] == 2
+    assert extractor.transform(docs[:1])[0, col] > 0
+
+
+def test_resubstituted_copies_keep_classes_and_patient_and_change_the_phi():
+    docs = tiny_corpus(4, seed=2)
+    copies = resubstituted(docs, 2, seed=0)
+    with_phi = [d for d in docs if d.spans]
+    assert len(copies) == 2 * len(with_phi)
+    for original, copy in zip(with_phi, copies):
+        assert copy.patient == original.patient
+        assert [s.type for s in copy.spans] == [s.type for s in original.spans]
+        copy.check_spans()
+    assert any(c.text != o.text for o, c in zip(with_phi, copies))
+
+
+def test_a_model_with_every_recall_lever_trains_saves_and_loads(tmp_path):
+    docs = tiny_corpus(16, seed=4)
+    model = TokenModel(groups=GROUPS + RECALL_GROUPS, n_estimators=5, n_jobs=1, previous="gold",
+                       resubstitutions=1, target_recall=0.97).fit(docs[:12])
+    model.save(tmp_path)
+    loaded = TokenModel.load(tmp_path)
+    assert loaded.predict(docs[12:]) == model.predict(docs[12:])
+    with pytest.raises(ValueError):
+        TokenModel(resubstitutions=-1).fit(docs[:4])
