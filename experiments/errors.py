@@ -1,0 +1,141 @@
+"""Misses and false alarms of two rows of experiments/levers.py, by kind (counts, no note text).
+
+    python experiments/errors.py ../shared/corpora/physionet-deid --levers experiments/results/g-levers \\
+        --before XGB_TOKEN --after R97_IDS --out experiments/results/errors-physionet.md
+
+Reads the rows' out-of-fold fold caches (run experiments/levers.py first). A *missed instance* is
+a gold PHI span no predicted span overlaps; a *false alarm* a predicted span overlapping no gold
+span. Each is counted by class and by the shape of its first token and its context: the case of
+the token (Title, UPPER, lower, digits, mixed) and whether its line is all upper case or all
+lower case, whether an announcing word (features/context_words.json) precedes it, and whether
+the word is in the census name lists. Only counts are written: never a word of a note.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT.parent))
+sys.path.insert(0, str(ROOT))
+
+from levers import ROWS, _git, cache_name  # noqa: E402
+
+from itdeid.casing import casing_columns  # noqa: E402
+from itdeid.document import LABELS  # noqa: E402
+from itdeid.featurize import _census, static_columns, tokenize_document  # noqa: E402
+from itdeid.folds import group_folds  # noqa: E402
+from itdeid.formats import read_corpus  # noqa: E402
+from itdeid.model import with_identifiers  # noqa: E402
+from itdeid.operating_point import decide  # noqa: E402
+from itdeid.spans import labels_to_spans  # noqa: E402
+
+
+def _case(text: str) -> str:
+    letters = [c for c in text if c.isalpha()]
+    if not letters:
+        return "digits/punct"
+    if any(c.isdigit() for c in text):
+        return "mixed"
+    if all(c.isupper() for c in letters):
+        return "UPPER" if len(letters) > 1 else "Initial"
+    if all(c.islower() for c in letters):
+        return "lower"
+    return "Title"
+
+
+def _kinds(td, start: int, end: int, context: dict) -> tuple[str, ...]:
+    """Kinds of the span [start, end) of tokenized document ``td`` (by its first token)."""
+    i = next((k for k, t in enumerate(td.tokens) if t.end > start), 0)
+    token = td.tokens[i]
+    first, last = context["census"]
+    word = td.words[i]
+    line = "line UPPER" if context["line_upper"][i] else (
+        "line lower" if context["line_cap"][i] == 0 else "line mixed")
+    return (_case(token.text), line,
+            "announced" if context["announced_by"][i] else "not announced",
+            "census name" if word in first or word in last else "not a census name")
+
+
+def count_errors(name, tokenized, assignment, cache: Path, folds: int):
+    params = ROWS[name]
+    missed, alarms, totals = Counter(), Counter(), Counter()
+    census = _census()
+    for f in range(folds):
+        saved = np.load(cache / cache_name(name) / f"fold{f}.npz")
+        test = [td for td, a in zip(tokenized, assignment) if a == f]
+        threshold = None if np.isnan(saved["threshold"]) else float(saved["threshold"])
+        parts = np.split(saved["proba"], np.cumsum(saved["lengths"])[:-1])
+        codes = [decide(p, threshold) for p in parts]
+        if params.get("identifiers"):
+            codes = with_identifiers(test, codes)
+        for td, cc in zip(test, codes):
+            pred = labels_to_spans(td.document.text, td.tokens, [LABELS[c] for c in cc])
+            gold = td.document.spans
+            cols = casing_columns(td)
+            context = {"census": census, "line_upper": static_columns(td, "context")["line_upper"],
+                       "line_cap": cols["line_cap_share"], "announced_by": cols["announced_by"]}
+            for g in gold:
+                totals[g.type] += 1
+                if not any(p.start < g.end and g.start < p.end for p in pred):
+                    missed[(g.type,) + _kinds(td, g.start, g.end, context)] += 1
+            for p in pred:
+                if not any(p.start < g.end and g.start < p.end for g in gold):
+                    alarms[(p.type,) + _kinds(td, p.start, p.end, context)] += 1
+    return missed, alarms, totals
+
+
+def _table(counter: Counter, position: int, title: str) -> str:
+    by = Counter()
+    for key, n in counter.items():
+        by[key[position] if position >= 0 else key[0]] += n
+    lines = [f"| {title} | count |", "|---|---|"]
+    lines += [f"| {k} | {n} |" for k, n in by.most_common()]
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("corpus")
+    ap.add_argument("--levers", default="experiments/results/g-levers")
+    ap.add_argument("--before", default="XGB_TOKEN")
+    ap.add_argument("--after", default="R97_IDS")
+    ap.add_argument("--folds", type=int, default=10)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", default="experiments/results/errors-physionet.md")
+    args = ap.parse_args(argv)
+    if not Path(args.corpus).exists():
+        print(f"corpus {args.corpus} not found; nothing to do", file=sys.stderr)
+        return 0
+    documents = read_corpus(args.corpus)
+    tokenized = [tokenize_document(d) for d in documents]
+    assignment = group_folds(documents, args.folds, args.seed)
+    cache = Path(args.levers) / "cache"
+    text = (f"# Misses and false alarms by kind: {args.before} (before) and {args.after} (after)\n\n"
+            f"- command: `python experiments/errors.py {args.corpus} --levers {args.levers} "
+            f"--before {args.before} --after {args.after} --out {args.out}`\n"
+            f"- date: {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC\n- code: git {_git()}\n"
+            "- out-of-fold predictions of experiments/levers.py's fold caches (10-fold CV grouped by "
+            "patient); a miss is a gold instance no prediction overlaps, a false alarm a predicted "
+            "span overlapping no gold; kinds are those of the span's first token; counts only\n")
+    for row in (args.before, args.after):
+        missed, alarms, totals = count_errors(row, tokenized, assignment, cache, args.folds)
+        text += (f"\n## {row}\n\n{sum(missed.values())} of {sum(totals.values())} gold instances "
+                 f"missed, {sum(alarms.values())} false alarms.\n")
+        for label, counter in (("Missed instances", missed), ("False alarms", alarms)):
+            text += f"\n### {label}\n\n"
+            for position, title in ((0, "class"), (1, "token case"), (2, "line case"),
+                                    (3, "after an announcing word"), (4, "census name")):
+                text += _table(counter, position, title) + "\n\n"
+    Path(args.out).write_text(text, encoding="utf-8")
+    print(f"written {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
