@@ -71,3 +71,16 @@ def test_train_system_then_tag(tmp_path):
     assert (tmp_path / "sys" / "deidentifier.json").exists()
     assert main(["tag", str(tmp_path / "sys"), str(tmp_path / "train.xml"), "--out", str(tmp_path / "p.jsonl")]) == 0
     assert read_jsonl_spans(tmp_path / "p.jsonl")
+
+
+def test_train_with_the_recall_features_and_resubstitution(tmp_path):
+    docs = tiny_corpus(16, seed=5)
+    write_i2b2_2006(docs, tmp_path / "train.xml")
+    assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "m"), "--features",
+                 "recall", "--resubstitutions", "1", "--previous", "gold", "--n-estimators", "5",
+                 "--n-jobs", "1"]) == 0
+    saved = json.loads((tmp_path / "m" / "model.json").read_text())
+    assert {"casing", "census", "lexicon"} <= set(saved["params"]["groups"])
+    assert saved["params"]["resubstitutions"] == 1
+    assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "s"), "--system",
+                 "--resubstitutions", "1"]) == 2

@@ -7,10 +7,15 @@ from itdeid.deidentifier import HARVEST, SPREAD, Deidentifier
 from itdeid.errors import UserError
 from itdeid.formats import read_corpus
 from itdeid.learners import LEARNERS
+from itdeid.featurize import GROUPS, RECALL_GROUPS
 from itdeid.model import PREVIOUS, TokenModel
 from itdeid.presets import PRESETS, train_preset
 from itdeid.triggers import VARIANTS
 from itdeid.vote import RULES
+
+
+#: ``--features``: named feature-group sets.
+FEATURE_SETS = {"paper": GROUPS, "recall": GROUPS + RECALL_GROUPS}
 
 
 def add_parser(subparsers):
@@ -42,6 +47,13 @@ def add_parser(subparsers):
                         "features/identifiers.json match (e-mail, URL, IP, SSN, phone, ZIP, "
                         "street, numbers after MRN/policy/licence/VIN/serial, full dates, ages "
                         "over 89) where the model said non-PHI")
+    p.add_argument("--features", choices=FEATURE_SETS, default="paper",
+                   help="feature groups: the paper's (default), or 'recall', the paper's plus "
+                        "issue G's casing, census and lexicon groups (itdeid.featurize)")
+    p.add_argument("--resubstitutions", type=int, default=0,
+                   help="also train on this many copies of each note with PHI, its PHI replaced "
+                        "by fresh stand-ins (itdeid.resubstitute; default 0). Not with --system "
+                        "iterations (the trusted-phrase group)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     s = p.add_argument_group("the iterative system (--system)")
     s.add_argument("--system", action="store_true", help="train the three-model iterative system")
@@ -78,14 +90,18 @@ def run(args):
     start = time.perf_counter()
     params = dict(learner=args.learner, previous=args.previous, n_estimators=args.n_estimators,
                   device=args.device, n_jobs=args.n_jobs, negative_rate=args.negative_rate,
-                  target_recall=args.target_recall)
+                  target_recall=args.target_recall, resubstitutions=args.resubstitutions)
+    groups = FEATURE_SETS[args.features]
     if args.system:
+        if args.resubstitutions and args.iterations:
+            raise UserError("--resubstitutions needs --iterations 0 with --system: the iterations' "
+                            "trusted-phrase features have no values for re-substituted copies")
         model = Deidentifier(iterations=args.iterations, vote=args.vote, harvest=args.harvest,
                              spread=args.spread, model_params=params, random_state=args.seed,
-                             identifiers=args.identifiers)
+                             identifiers=args.identifiers, groups=groups)
     else:
         model = TokenModel(trigger=args.trigger, random_state=args.seed, identifiers=args.identifiers,
-                           **params)
+                           groups=groups, **params)
     model.fit(documents)
     model.save(args.out)
     print(f"trained {type(model).__name__} on {len(documents)} documents in "
