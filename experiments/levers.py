@@ -57,6 +57,8 @@ ROWS: dict[str, dict] = {
     "R97_IDS": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"), target_recall=0.97,
                     identifiers=True),
     "XGB_TOKEN_R97": dict(_XGB, groups=GROUPS, target_recall=0.97),
+    # lever 4: one re-substituted copy of each training note with PHI
+    "RESUB1": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"), resubstitutions=1),
 }
 RECALLS = (0.90, 0.95, 0.97)
 
@@ -140,6 +142,7 @@ def main(argv=None) -> int:
     ap.add_argument("--folds", type=int, default=10)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--n-jobs", type=int, default=2)
+    ap.add_argument("--report-only", action="store_true", help="rebuild results.md from the cache")
     args = ap.parse_args(argv)
     if not Path(args.corpus).exists():
         print(f"corpus {args.corpus} not found; nothing to do", file=sys.stderr)
@@ -153,10 +156,12 @@ def main(argv=None) -> int:
     documents = read_corpus(args.corpus)
     tokenized = [tokenize_document(d) for d in documents]
     assignment = group_folds(documents, args.folds, args.seed)
-    for name in names:
+    for name in [] if args.report_only else names:
         for f in range(args.folds):
             run_fold(name, ROWS[name], tokenized, assignment, f, cache, args.n_jobs, args.seed)
             print(f"{name} fold {f + 1}/{args.folds} done", file=sys.stderr, flush=True)
+        write_report(out, args, names, documents, tokenized, assignment)
+    if args.report_only:
         write_report(out, args, names, documents, tokenized, assignment)
     return 0
 
@@ -187,7 +192,8 @@ def write_report(out: Path, args, names, documents, tokenized, assignment) -> No
         details.append(f"## {name}\n\n- parameters: `{ROWS[name]}`\n- operating point per fold: "
                        f"{chosen}\n\n```\n{scores.format()}\n```\n")
     pct = lambda frame: frame.set_index("row").apply(  # noqa: E731
-        lambda c: c if c.name.startswith(("threshold", "train")) else (100 * c).round(2))
+        lambda c: c.map(lambda t: f"{t:.2g}") if c.name.startswith("threshold")
+        else c if c.name.startswith("train") else (100 * c).round(2))
     text = (f"# Issue G levers: {args.folds}-fold CV grouped by patient on {Path(args.corpus).name}\n\n"
             f"- command: `python experiments/levers.py {args.corpus} --out {args.out} "
             f"--rows {','.join(names)} --n-jobs {args.n_jobs}`\n"
