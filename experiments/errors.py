@@ -18,22 +18,18 @@ from collections import Counter
 from datetime import datetime, timezone
 from pathlib import Path
 
-import numpy as np
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent))
 sys.path.insert(0, str(ROOT))
 
-from levers import ROWS, _git, cache_name  # noqa: E402
+from levers import _git, cached_fold  # noqa: E402
 
 from itdeid.casing import casing_columns  # noqa: E402
-from itdeid.document import LABELS  # noqa: E402
+from itdeid.evaluate import overlaps_any  # noqa: E402
 from itdeid.featurize import _census, static_columns, tokenize_document  # noqa: E402
 from itdeid.folds import group_folds  # noqa: E402
 from itdeid.formats import read_corpus  # noqa: E402
-from itdeid.model import with_identifiers  # noqa: E402
-from itdeid.operating_point import decide  # noqa: E402
-from itdeid.spans import labels_to_spans  # noqa: E402
 
 
 def _case(text: str) -> str:
@@ -63,29 +59,22 @@ def _kinds(td, start: int, end: int, context: dict) -> tuple[str, ...]:
 
 
 def count_errors(name, tokenized, assignment, cache: Path, folds: int):
-    params = ROWS[name]
     missed, alarms, totals = Counter(), Counter(), Counter()
     census = _census()
     for f in range(folds):
-        saved = np.load(cache / cache_name(name) / f"fold{f}.npz")
-        test = [td for td, a in zip(tokenized, assignment) if a == f]
-        threshold = None if np.isnan(saved["threshold"]) else float(saved["threshold"])
-        parts = np.split(saved["proba"], np.cumsum(saved["lengths"])[:-1])
-        codes = [decide(p, threshold) for p in parts]
-        if params.get("identifiers"):
-            codes = with_identifiers(test, codes)
-        for td, cc in zip(test, codes):
-            pred = labels_to_spans(td.document.text, td.tokens, [LABELS[c] for c in cc])
+        fold = cached_fold(name, tokenized, assignment, cache, f)
+        for td in fold["test"]:
+            pred = fold["spans"][td.document.id]
             gold = td.document.spans
             cols = casing_columns(td)
             context = {"census": census, "line_upper": static_columns(td, "context")["line_upper"],
                        "line_cap": cols["line_cap_share"], "announced_by": cols["announced_by"]}
-            for g in gold:
+            for g, found in zip(gold, overlaps_any(gold, pred)):
                 totals[g.type] += 1
-                if not any(p.start < g.end and g.start < p.end for p in pred):
+                if not found:
                     missed[(g.type,) + _kinds(td, g.start, g.end, context)] += 1
-            for p in pred:
-                if not any(p.start < g.end and g.start < p.end for g in gold):
+            for p, right in zip(pred, overlaps_any(pred, gold)):
+                if not right:
                     alarms[(p.type,) + _kinds(td, p.start, p.end, context)] += 1
     return missed, alarms, totals
 
@@ -93,7 +82,7 @@ def count_errors(name, tokenized, assignment, cache: Path, folds: int):
 def _table(counter: Counter, position: int, title: str) -> str:
     by = Counter()
     for key, n in counter.items():
-        by[key[position] if position >= 0 else key[0]] += n
+        by[key[position]] += n
     lines = [f"| {title} | count |", "|---|---|"]
     lines += [f"| {k} | {n} |" for k, n in by.most_common()]
     return "\n".join(lines)

@@ -34,7 +34,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from itdeid.document import LABELS, Document  # noqa: E402
+from itdeid.document import LABELS  # noqa: E402
 from itdeid.evaluate import evaluate  # noqa: E402
 from itdeid.featurize import GROUPS, tokenize_document  # noqa: E402
 from itdeid.folds import group_folds  # noqa: E402
@@ -99,27 +99,36 @@ def run_fold(name, params, tokenized, assignment, f, cache: Path, n_jobs, seed) 
     return path
 
 
-def row_scores(name, params, tokenized, assignment, cache: Path, folds: int):
+def cached_fold(name, tokenized, assignment, cache: Path, f: int) -> dict:
+    """Row ``name``'s cached fold ``f``: its test documents, their probabilities, the
+    threshold, the seconds it took, and the predicted spans by document id at that threshold
+    (identifier templates applied when the row has them)."""
+    saved = np.load(cache / cache_name(name) / f"fold{f}.npz")
+    test = [td for td, a in zip(tokenized, assignment) if a == f]
+    threshold = None if np.isnan(saved["threshold"]) else float(saved["threshold"])
+    parts = np.split(saved["proba"], np.cumsum(saved["lengths"])[:-1])
+    codes = [decide(p, threshold) for p in parts]
+    if ROWS[name].get("identifiers"):
+        codes = with_identifiers(test, codes)
+    spans = {td.document.id: labels_to_spans(td.document.text, td.tokens, [LABELS[c] for c in cc])
+             for td, cc in zip(test, codes)}
+    return {"test": test, "proba": parts, "threshold": threshold,
+            "seconds": float(saved["seconds"]), "spans": spans}
+
+
+def row_scores(name, tokenized, assignment, cache: Path, folds: int):
     """Pooled evaluation, per-fold 8-way F, thresholds, seconds and pooled (P(PHI), gold) of a
     row whose folds are all cached."""
     predictions, per_fold_f, thresholds, seconds = {}, [], [], 0.0
     p_phi, gold = [], []
     for f in range(folds):
-        saved = np.load(cache / cache_name(name) / f"fold{f}.npz")
-        test = [td for td, a in zip(tokenized, assignment) if a == f]
-        threshold = None if np.isnan(saved["threshold"]) else float(saved["threshold"])
-        thresholds.append(threshold)
-        seconds += float(saved["seconds"])
-        parts = np.split(saved["proba"], np.cumsum(saved["lengths"])[:-1])
-        codes = [decide(p, threshold) for p in parts]
-        if params.get("identifiers"):
-            codes = with_identifiers(test, codes)
-        fold_pred = {td.document.id: labels_to_spans(td.document.text, td.tokens, [LABELS[c] for c in cc])
-                     for td, cc in zip(test, codes)}
-        predictions.update(fold_pred)
-        fold_eval = evaluate([td.document for td in test], fold_pred).to_dict()["summary"]
+        fold = cached_fold(name, tokenized, assignment, cache, f)
+        thresholds.append(fold["threshold"])
+        seconds += fold["seconds"]
+        predictions.update(fold["spans"])
+        fold_eval = evaluate([td.document for td in fold["test"]], fold["spans"]).to_dict()["summary"]
         per_fold_f.append(fold_eval["token_8way"]["f"])
-        for td, p in zip(test, parts):
+        for td, p in zip(fold["test"], fold["proba"]):
             p_phi.append(1.0 - p[:, 0])
             gold.append(td.labels != 0)
     scores = evaluate([td.document for td in tokenized], predictions)
@@ -173,7 +182,7 @@ def write_report(out: Path, args, names, documents, tokenized, assignment) -> No
     main_rows, rank_rows, class_rows, details = [], [], [], []
     for name in done:
         scores, per_fold_f, thresholds, seconds, p_phi, gold = row_scores(
-            name, ROWS[name], tokenized, assignment, cache, args.folds)
+            name, tokenized, assignment, cache, args.folds)
         s = scores.to_dict()["summary"]
         main_rows.append({
             "row": name, "binary_P": s["binary_token"]["p"], "binary_R": s["binary_token"]["r"],

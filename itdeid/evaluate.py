@@ -223,34 +223,34 @@ def _entity_counts(gold: Sequence[Span], pred: Sequence[Span]) -> np.ndarray:
     return out
 
 
+def overlaps_any(spans: Sequence[Span], others: Sequence[Span]) -> list[bool]:
+    """For each of ``spans``, whether it shares a character with any of ``others``.
+
+    A span [a, b) overlaps some other [s, e) iff an other with s < b has e > a; the running
+    maximum of the others' ends, in order of their starts, answers that with one binary search
+    a span.
+    """
+    if not others:
+        return [False] * len(spans)
+    order = sorted(others, key=lambda s: s.start)
+    starts = np.array([s.start for s in order], dtype=np.int64)
+    running = np.maximum.accumulate(np.array([s.end for s in order], dtype=np.int64))
+    found = []
+    for span in spans:
+        k = int(np.searchsorted(starts, span.end, side="left"))
+        found.append(k > 0 and bool(running[k - 1] > span.start))
+    return found
+
+
 def _instance_counts(gold: Sequence[Span], pred: Sequence[Span]) -> np.ndarray:
     """Per PHI class (rows, :data:`PHI_CLASSES` order): gold spans overlapped by any predicted
     span, gold spans, predicted spans overlapping any gold span, predicted spans (the last two
     by the predicted span's class)."""
     out = np.zeros((len(PHI_CLASSES), 4), dtype=np.int64)
-
-    def overlapping(spans, starts_sorted, ends_by_start):
-        # spans: the ones to test; (starts_sorted, ends_by_start): the others, sorted by start.
-        # A span [a, b) overlaps some other [s, e) iff an other with s < b has e > a; the running
-        # maximum of the ends over starts answers that for every span at once.
-        if not len(starts_sorted):
-            return [False] * len(spans)
-        running = np.maximum.accumulate(ends_by_start)
-        found = []
-        for span in spans:
-            k = int(np.searchsorted(starts_sorted, span.end, side="left"))
-            found.append(k > 0 and running[k - 1] > span.start)
-        return found
-
-    def sorted_edges(spans):
-        order = sorted(spans, key=lambda s: s.start)
-        return (np.array([s.start for s in order], dtype=np.int64),
-                np.array([s.end for s in order], dtype=np.int64))
-
-    for span, hit in zip(gold, overlapping(gold, *sorted_edges(pred))):
+    for span, hit in zip(gold, overlaps_any(gold, pred)):
         out[_CODE[span.type] - 1, 0] += hit
         out[_CODE[span.type] - 1, 1] += 1
-    for span, hit in zip(pred, overlapping(pred, *sorted_edges(gold))):
+    for span, hit in zip(pred, overlaps_any(pred, gold)):
         out[_CODE[span.type] - 1, 2] += hit
         out[_CODE[span.type] - 1, 3] += 1
     return out

@@ -56,6 +56,7 @@ import numpy as np
 
 from itdeid.casing import CASING_COLUMNS, casing_columns
 from itdeid.document import LABELS, PHI_CLASSES, Document
+from itdeid.folds import group_key
 from itdeid.lexicon import LEXICON_COLUMNS, Lexicon, fold_lexicons
 from itdeid.resources import load_json, load_table, load_wordlist
 from itdeid.spans import token_labels
@@ -565,13 +566,7 @@ class FeatureExtractor:
         """
         if not hasattr(self, "feature_names_"):
             raise RuntimeError("FeatureExtractor is not fitted yet: call fit() first")
-        blocks = []
-        for k, td in enumerate(docs):
-            extra = trusted[k] if trusted is not None else None
-            blocks.append(self._document(td, extra))
-        if not blocks:
-            return np.zeros((0, len(self.feature_names_)), dtype=np.float32)
-        return np.vstack(blocks)
+        return self._matrix(docs, trusted)
 
     def fit_transform(self, docs, trusted=None, copies: Sequence[TokenizedDocument] = ()):
         """Fit on ``docs``, then the training rows: those of ``docs``, then those of ``copies``
@@ -584,16 +579,20 @@ class FeatureExtractor:
         self.fit(docs)
         if copies and trusted is not None:
             raise ValueError("copies of training notes have no trusted-phrase attributes")
+        rows = list(docs) + list(copies)
         if self.lexicon_ is None:
-            return self.transform(list(docs) + list(copies), trusted)
-        from itdeid.folds import group_key
+            return self._matrix(rows, trusted)
         lexicons, fold = fold_lexicons(docs, LEXICON_FOLDS)
         fold_of = {group_key(td.document): f for td, f in zip(docs, fold)}
-        blocks = [self._document(td, trusted[k] if trusted is not None else None, lexicons[fold[k]])
+        per_document = [lexicons[fold_of[group_key(td.document)]] for td in rows]
+        return self._matrix(rows, trusted, per_document)
+
+    def _matrix(self, docs, trusted, lexicons: Sequence[Lexicon] | None = None) -> np.ndarray:
+        """The rows of ``docs`` stacked; ``lexicons``: per document, the lexicon its
+        ``lexicon`` columns come from (default: the fitted one)."""
+        blocks = [self._document(td, trusted[k] if trusted is not None else None,
+                                 lexicons[k] if lexicons is not None else None)
                   for k, td in enumerate(docs)]
-        blocks += [self._document(td, None, lexicons[fold_of[group_key(td.document)]]
-                                  if group_key(td.document) in fold_of else None)
-                   for td in copies]
         if not blocks:
             return np.zeros((0, len(self.feature_names_)), dtype=np.float32)
         return np.vstack(blocks)

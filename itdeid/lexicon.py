@@ -27,6 +27,8 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
+from itdeid.folds import inner_split
+
 #: Classes of the neighbour statistics: label codes 1..8 (itdeid.document.PHI_CLASSES).
 N_CLASSES = 8
 #: A word needs this many ordinary occurrences to be kept.
@@ -132,7 +134,6 @@ class Lexicon:
 def fold_lexicons(docs: Sequence, folds: int, min_count: int = MIN_COUNT) -> tuple[list[Lexicon], np.ndarray]:
     """Per inner fold (grouped by patient), the lexicon of the other folds' documents, and each
     document's fold: the out-of-fold statistics of training rows."""
-    from itdeid.folds import inner_split
     fold, k = inner_split([td.document for td in docs], folds)
     lexicons = [Lexicon.count([td for td, f in zip(docs, fold) if f != g], min_count) for g in range(k)]
     return lexicons, np.asarray(fold)
