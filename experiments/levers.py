@@ -57,6 +57,10 @@ ROWS: dict[str, dict] = {
     "R97_IDS": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"), target_recall=0.97,
                     identifiers=True),
     "XGB_TOKEN_R97": dict(_XGB, groups=GROUPS, target_recall=0.97),
+    # the context pass (itdeid.context_pass): both passes tag all tokens at once, so no
+    # previous-class feature; the second reads the first's probabilities around each token
+    "CONTEXT": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"), previous="none",
+                    context_pass=True),
     # lever 4: one re-substituted copy of each training note with PHI
     "RESUB1": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"), resubstitutions=1),
 }

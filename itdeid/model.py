@@ -27,6 +27,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, clone
 
 from itdeid import __version__
+from itdeid.context_pass import context_names, stack_context
 from itdeid.document import LABELS, Document, Span
 from itdeid.errors import UserError
 from itdeid.featurize import (GROUPS, CaseCounts, FeatureExtractor, TokenizedDocument,
@@ -42,6 +43,8 @@ from itdeid.spans import labels_to_spans
 from itdeid.triggers import TriggerLists
 
 MODEL_FORMAT = 1
+#: The subfolder of a model folder holding the second model of ``context_pass``.
+CONTEXT_FOLDER = "context"
 PREVIOUS = ("gold", "oof", "none")
 
 
@@ -169,6 +172,12 @@ class TokenModel(BaseEstimator):
         learns (lexicon, case counts, triggers) and the threshold of ``target_recall`` come
         from the original notes alone. Not with the ``trusted`` group (a copy has no
         trusted-phrase attributes).
+    context_pass : bool, default False
+        Stack a second model on this one (:mod:`itdeid.context_pass`): it reads the first
+        pass's label probabilities of the token, of the three tokens each side and of the
+        note's other occurrences of the same word, learned from out-of-fold first-pass
+        probabilities. Its probabilities are the model's; ``target_recall`` then chooses the
+        threshold on them. Not with ``resubstitutions`` (a copy has no out-of-fold pass).
     negative_rate : float, default 1.0
         Fraction of the *distant* non-PHI tokens (more than ``window + 1`` tokens from any PHI
         token) the learner trains on, each kept one weighted ``1 / negative_rate`` so the class
@@ -180,6 +189,8 @@ class TokenModel(BaseEstimator):
     ----------
     extractor_ : FeatureExtractor
     learner_ : Learner
+    context_learner_ : Learner or None
+        The second model of ``context_pass`` (None without it).
     feature_names_ : list of str
     threshold_ : float or None
         The threshold learned for ``target_recall`` (None without one).
@@ -192,7 +203,7 @@ class TokenModel(BaseEstimator):
                  random_state: int = 0, trigger_min_count: int = 3, trigger_min_gain: float = 1e-4,
                  trigger_top_k: int = 60, negative_rate: float = 1.0,
                  target_recall: float | None = None, threshold: float | None = None,
-                 identifiers: bool = False, resubstitutions: int = 0):
+                 identifiers: bool = False, resubstitutions: int = 0, context_pass: bool = False):
         self.trigger = trigger
         self.learner = learner
         self.groups = groups
@@ -213,6 +224,7 @@ class TokenModel(BaseEstimator):
         self.threshold = threshold
         self.identifiers = identifiers
         self.resubstitutions = resubstitutions
+        self.context_pass = context_pass
 
     # -- training ---------------------------------------------------------------------------
     def _new_extractor(self) -> FeatureExtractor:
@@ -235,20 +247,22 @@ class TokenModel(BaseEstimator):
             raise UserError("cannot train on an empty corpus")
         if any(td.labels is None for td in docs):
             raise UserError("training documents need gold labels")
-        previous_labels, self.threshold_ = None, None
+        previous_labels, self.threshold_, self.context_learner_ = None, None, None
         copies: list[TokenizedDocument] = []
         if self.resubstitutions:
             if trusted is not None:
                 raise ValueError("resubstitutions cannot be used with the 'trusted' feature group")
+            if self.context_pass:
+                raise ValueError("resubstitutions cannot be used with context_pass")
             copies = [tokenize_document(d) for d in resubstituted(
                 [td.document for td in docs], self.resubstitutions, self.random_state)]
         wants_oof = self.previous == "oof" and "basic" in self.groups
-        if wants_oof or self.target_recall is not None:
+        if wants_oof or self.target_recall is not None or self.context_pass:
             # over the original notes only (the inner models make their own copies)
-            oof = self._out_of_fold_proba(docs, trusted)
+            oof, inner_fold = self._out_of_fold_proba(docs, trusted)
             if wants_oof:
                 previous_labels = decide(oof)
-            if self.target_recall is not None:
+            if self.target_recall is not None and not self.context_pass:
                 gold = np.concatenate([td.labels for td in docs])
                 self.threshold_ = threshold_for_recall(oof, gold, self.target_recall)
         self.extractor_ = self._new_extractor()
@@ -263,11 +277,44 @@ class TokenModel(BaseEstimator):
             copy_labels = [td.labels for td in copies]
             set_previous(X, columns, np.concatenate([previous_labels, *copy_labels]), _lengths(docs))
         rows, weights = self._training_rows(y, _lengths(docs))
-        if rows is not None:
-            X, y = X[rows], y[rows]
-        self.learner_ = self._new_learner().fit(X, y, sample_weight=weights)
+        picked = slice(None) if rows is None else rows
+        self.learner_ = self._new_learner().fit(X[picked], y[picked], sample_weight=weights)
         self.feature_names_ = self.extractor_.feature_names_
+        if self.context_pass:
+            self._fit_context(X, y, docs, oof, inner_fold, rows, weights)
         return self
+
+    def _fit_context(self, X, y, docs, oof, inner_fold, rows, weights) -> None:
+        """Train the second model of ``context_pass`` on the first pass's out-of-fold
+        probabilities ``oof`` (and, for ``target_recall``, choose its threshold from its own
+        out-of-fold probabilities over the same inner split ``inner_fold``)."""
+        lengths = _lengths(docs)
+        columns = self.extractor_.previous_columns()
+        if self.previous != "none":
+            # the previous classes the first pass would have decided (argmax, as it decodes)
+            set_previous(X, columns, decide(oof), lengths)
+        X2 = stack_context(X, docs, np.split(oof, np.cumsum(lengths)[:-1]))
+        picked = slice(None) if rows is None else rows
+        self.context_learner_ = self._new_learner().fit(X2[picked], y[picked], sample_weight=weights)
+        self.feature_names_ = self.extractor_.feature_names_ + context_names()
+        if self.target_recall is None:
+            return
+        # the second model's own out-of-fold probabilities, over the same inner split; its
+        # training rows' first-pass columns came from inner models that saw the held-out
+        # notes, a second-order leak that makes the threshold a little optimistic
+        doc_of_row = np.repeat(np.arange(len(docs)), lengths)
+        kept, weight = np.ones(len(y), dtype=bool), np.ones(len(y), dtype=np.float32)
+        if rows is not None:
+            kept[:] = False
+            kept[rows] = True
+            weight[rows] = weights
+        held = np.zeros((len(y), len(LABELS)), dtype=np.float32)
+        for f in np.unique(inner_fold):
+            out = inner_fold[doc_of_row] == f
+            train = kept & ~out
+            held[out] = self._new_learner().fit(X2[train], y[train], sample_weight=weight[train]) \
+                .predict_proba(X2[out])
+        self.threshold_ = threshold_for_recall(held, y, self.target_recall)
 
     def _training_rows(self, y: np.ndarray, lengths: np.ndarray):
         """Rows to train on and their weights under ``negative_rate`` (None, None: all, equal)."""
@@ -295,20 +342,23 @@ class TokenModel(BaseEstimator):
     def _out_of_fold_proba(self, docs, trusted) -> np.ndarray:
         """Label probabilities (all tokens, (n, 9)) predicted for each training document by a
         model that saw none of its patient's notes (an inner split grouped by patient,
-        :func:`itdeid.folds.inner_split`); the inner models tag by argmax."""
+        :func:`itdeid.folds.inner_split`), and each document's inner fold; the inner models
+        tag by argmax and learn their previous-class feature from gold labels (or not at all,
+        with ``previous="none"``)."""
         fold, k = inner_split([td.document for td in docs], self.inner_folds)
         out = [None] * len(docs)
         for f in range(k):
             train = [i for i in range(len(docs)) if fold[i] != f]
             test = [i for i in range(len(docs)) if fold[i] == f]
-            inner = clone(self).set_params(previous="gold", target_recall=None, threshold=None)
+            inner = clone(self).set_params(previous="none" if self.previous == "none" else "gold",
+                                           target_recall=None, threshold=None, context_pass=False)
             inner.fit_tokenized([docs[i] for i in train],
                                 None if trusted is None else [trusted[i] for i in train])
             predicted = inner.predict_proba_tokenized(
                 [docs[i] for i in test], None if trusted is None else [trusted[i] for i in test])
             for i, proba in zip(test, predicted):
                 out[i] = proba
-        return np.concatenate(out)
+        return np.concatenate(out), np.asarray(fold)
 
     # -- prediction -------------------------------------------------------------------------
     def _check_fitted(self):
@@ -320,7 +370,12 @@ class TokenModel(BaseEstimator):
         self._check_fitted()
         X = self.extractor_.transform(docs, trusted)
         columns = [] if self.previous == "none" else self.extractor_.previous_columns()
-        return decode(self.learner_, X, _lengths(docs), columns, threshold=self.operating_threshold())
+        if getattr(self, "context_learner_", None) is None:
+            return decode(self.learner_, X, _lengths(docs), columns, threshold=self.operating_threshold())
+        # the first pass decodes by argmax, as its out-of-fold training probabilities did
+        first = decode(self.learner_, X, _lengths(docs), columns)
+        proba = self.context_learner_.predict_proba(stack_context(X, docs, first))
+        return np.split(proba, np.cumsum(_lengths(docs))[:-1]) if len(docs) else []
 
     def operating_threshold(self) -> float | None:
         """The P(PHI) threshold tagging uses: ``threshold`` if given, else the learned
@@ -364,6 +419,9 @@ class TokenModel(BaseEstimator):
             "threshold": getattr(self, "threshold_", None),
             "learner": self.learner_.save(folder),
         }
+        if self.context_learner_ is not None:
+            (folder / CONTEXT_FOLDER).mkdir(exist_ok=True)
+            state["context_learner"] = self.context_learner_.save(folder / CONTEXT_FOLDER)
         (folder / "model.json").write_text(json.dumps(state), encoding="utf-8")
 
     @classmethod
@@ -391,11 +449,16 @@ class TokenModel(BaseEstimator):
                 raise ValueError("the lexicon is missing or not expected by the feature groups")
             ex.lexicon_ = Lexicon.from_dict(saved_lexicon) if saved_lexicon is not None else None
             ex.feature_names_ = ex._names()
-            if state["feature_names"] != ex.feature_names_:
+            names = ex.feature_names_ + (context_names() if model.context_pass else [])
+            if state["feature_names"] != names:
                 raise ValueError("the feature names differ from those of the saved parameters")
             model.extractor_ = ex
-            model.feature_names_ = ex.feature_names_
+            model.feature_names_ = names
             model.learner_ = Learner.load(folder, state["learner"], len(ex.feature_names_))
+            model.context_learner_ = None
+            if model.context_pass:
+                model.context_learner_ = Learner.load(folder / CONTEXT_FOLDER, state["context_learner"],
+                                                      len(names))
             model.threshold_ = check_threshold(state.get("threshold"))
         return model
 

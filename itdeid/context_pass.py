@@ -1,0 +1,109 @@
+"""The context pass: a second model that reads what the first pass thought of the neighbours.
+
+A token model decides each token from the attributes of a small window of words. What it cannot
+see is what it concluded about those words. On real notes that is where most of the PHI it
+ranks lowest sits: the second half of a name whose first half it found ("Z. MILLER", "Sacred
+Heart Memorial"), the initial before a surname ("E. WELSH"), the bracket around a phone number,
+and the repeat of a word it tagged confidently three lines earlier in the same note (Yang &
+Garibaldi's propagation). The paper's previous-class feature carries the left neighbour's
+decision only, and forces tagging to go left to right.
+
+So a second model is stacked on the first (Wolpert's stacked generalization): its rows are the
+first model's features plus :func:`context_features` of the first pass's label probabilities,
+the token's own and those of the tokens around it, and how the note's other occurrences of the
+same word were judged. Both passes tag all tokens at once.
+
+The second model must learn from first-pass probabilities like those it will see on new notes,
+not from the first model's confident fit of its own training rows: its training rows take
+out-of-fold probabilities, predicted for each training note by an inner model that saw none of
+its patient's notes (:meth:`itdeid.model.TokenModel._out_of_fold_proba`).
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from itdeid.document import LABELS
+
+#: Token offsets whose first-pass P(PHI) is a column; the nearest ones also give every class.
+OFFSETS = (-3, -2, -1, 1, 2, 3)
+CLASS_OFFSETS = (-1, 1)
+
+
+def context_names() -> list[str]:
+    """Names of the columns :func:`context_features` returns, in order."""
+    phi = LABELS[1:]
+    names = [f"pass1_{c}" for c in phi] + ["pass1_phi"]
+    names += [f"pass1_phi_at{o:+d}" for o in OFFSETS]
+    names += [f"pass1_{c}_at{o:+d}" for o in CLASS_OFFSETS for c in phi]
+    names += ["pass1_phi_max_window", "pass1_phi_both_sides"]
+    names += ["same_word_count", "same_word_phi_max", "same_word_phi_mean"]
+    names += [f"same_word_{c}_max" for c in phi]
+    return names
+
+
+def _shifted(values: np.ndarray, offset: int) -> np.ndarray:
+    """``values`` moved so row i holds row ``i + offset`` (zero beyond the document)."""
+    out = np.zeros_like(values)
+    n = len(values)
+    if offset > 0 and offset < n:
+        out[:n - offset] = values[offset:]
+    elif offset < 0 and -offset < n:
+        out[-offset:] = values[:n + offset]
+    return out
+
+
+def _same_word(words: Sequence[str], proba: np.ndarray) -> np.ndarray:
+    """Per token: how many *other* tokens of the note are the same word (lower-cased, with a
+    letter or digit), the highest and mean first-pass P(PHI) among them, and the highest
+    probability of each PHI class among them."""
+    n = len(words)
+    out = np.zeros((n, 3 + len(LABELS) - 1), dtype=np.float32)
+    positions: dict[str, list[int]] = {}
+    for i, w in enumerate(words):
+        if any(ch.isalnum() for ch in w):
+            positions.setdefault(w, []).append(i)
+    p_phi = 1.0 - proba[:, 0]
+    for rows in positions.values():
+        if len(rows) < 2:
+            continue
+        rows = np.array(rows)
+        phi, classes = p_phi[rows], proba[rows, 1:]
+        # the others' maximum: the overall maximum, or the runner-up for the row holding it
+        top = np.argsort(-phi, kind="stable")
+        best, second = phi[top[0]], phi[top[1]]
+        others_max = np.where(np.arange(len(rows)) == top[0], second, best)
+        out[rows, 0] = len(rows) - 1
+        out[rows, 1] = others_max
+        out[rows, 2] = (phi.sum() - phi) / (len(rows) - 1)
+        for c in range(classes.shape[1]):
+            col = classes[:, c]
+            order = np.argsort(-col, kind="stable")
+            out[rows, 3 + c] = np.where(np.arange(len(rows)) == order[0], col[order[1]], col[order[0]])
+    return out
+
+
+def context_features(words: Sequence[str], proba: np.ndarray) -> np.ndarray:
+    """The context columns (:func:`context_names`) of one document's tokens, from its
+    lower-cased ``words`` and the first pass's (n_tokens, 9) label probabilities."""
+    proba = np.asarray(proba, dtype=np.float32)
+    p_phi = 1.0 - proba[:, 0]
+    cols = [proba[:, 1:], p_phi[:, None]]
+    cols += [_shifted(p_phi, o)[:, None] for o in OFFSETS]
+    cols += [_shifted(proba[:, 1:], o) for o in CLASS_OFFSETS]
+    around = np.stack([_shifted(p_phi, o) for o in OFFSETS], axis=1)
+    left = np.max(around[:, :len(OFFSETS) // 2], axis=1)
+    right = np.max(around[:, len(OFFSETS) // 2:], axis=1)
+    cols += [around.max(axis=1)[:, None], np.minimum(left, right)[:, None]]
+    cols.append(_same_word(words, proba))
+    return np.hstack(cols).astype(np.float32)
+
+
+def stack_context(X: np.ndarray, docs, proba: Sequence[np.ndarray]) -> np.ndarray:
+    """``X`` (the documents' first-pass rows, one document after another) with the context
+    columns of each document appended."""
+    extra = [context_features(td.words, p) for td, p in zip(docs, proba)]
+    if not extra:
+        return np.zeros((0, X.shape[1] + len(context_names())), dtype=np.float32)
+    return np.hstack([X, np.vstack(extra)]).astype(np.float32)
