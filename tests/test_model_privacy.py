@@ -117,3 +117,16 @@ def test_recall_groups_and_resubstitution_keep_no_training_phi(tmp_path, corpus)
         assert word not in text, f"{word!r}, only ever PHI in training, is in the model folder"
     lexicon = json.loads((tmp_path / "model.json").read_text())["extractor"]["lexicon"]["table"]
     assert lexicon[BOTH][0] == sum(ordinary_case_counts(corpus, BOTH).values())
+
+
+def test_context_pass_keeps_no_training_phi(tmp_path, corpus):
+    """The context pass adds a second learner (in the folder's context/ subfolder) and no word
+    list: still no word that was only PHI in training."""
+    from itdeid.featurize import GROUPS, RECALL_GROUPS
+    model = TokenModel(groups=GROUPS + RECALL_GROUPS, n_estimators=5, n_jobs=1, previous="none",
+                       trigger_min_count=2, context_pass=True).fit(corpus)
+    model.save(tmp_path)
+    assert (tmp_path / "context").is_dir()
+    text = folder_text(tmp_path)
+    for word in ONLY_PHI:
+        assert word not in text, f"{word!r}, only ever PHI in training, is in the model folder"

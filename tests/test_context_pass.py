@@ -1,0 +1,82 @@
+"""The context pass (itdeid.context_pass): its columns, and a stacked TokenModel end to end."""
+import json
+
+import numpy as np
+import pytest
+
+from itdeid.context_pass import context_features, context_names
+from itdeid.document import LABELS
+from itdeid.errors import UserError
+from itdeid.featurize import tokenize_document
+from itdeid.model import TokenModel
+
+from helpers import tiny_corpus
+
+
+def _proba(p_phi, cls=1):
+    """(n, 9) probabilities with P(PHI) ``p_phi`` all on class ``cls``."""
+    p = np.zeros((len(p_phi), len(LABELS)), dtype=np.float32)
+    p[:, 0] = 1 - np.asarray(p_phi)
+    p[:, cls] = p_phi
+    return p
+
+
+def test_columns_read_the_neighbours_and_the_other_occurrences():
+    words = ["dr", "smith", "saw", "smith", "today", ".", "."]
+    p_phi = [0.1, 0.9, 0.0, 0.2, 0.0, 0.5, 0.3]
+    X = context_features(words, _proba(p_phi))
+    col = {n: X[:, i] for i, n in enumerate(context_names())}
+    assert X.shape == (len(words), len(context_names()))
+    assert list(col["pass1_phi_at+1"][:3]) == pytest.approx([0.9, 0.0, 0.2])
+    assert col["pass1_phi_at-1"][0] == 0 and col["pass1_phi_at+3"][-1] == 0   # beyond the note
+    assert col["pass1_phi_both_sides"][2] == pytest.approx(0.5)   # min(left 0.9, right 0.5)
+    # each "smith" sees the other one, never itself; a word seen once sees nothing
+    assert col["same_word_phi_max"][1] == pytest.approx(0.2)
+    assert col["same_word_phi_max"][3] == pytest.approx(0.9)
+    assert col["same_word_count"][1] == 1 and col["same_word_count"][2] == 0
+    assert col[f"same_word_{LABELS[1]}_max"][3] == pytest.approx(0.9)
+    # punctuation is not a word whose judgement carries over
+    assert col["same_word_count"][5] == 0 and col["same_word_phi_max"][5] == 0
+
+
+@pytest.fixture(scope="module")
+def stacked():
+    docs = tiny_corpus()
+    model = TokenModel(previous="none", context_pass=True, target_recall=0.97, n_estimators=10,
+                       n_jobs=1).fit(docs)
+    return docs, model
+
+
+def test_a_stacked_model_tags_saves_and_loads(tmp_path, stacked):
+    docs, model = stacked
+    assert model.context_learner_ is not None and model.threshold_ is not None
+    assert len(model.feature_names_) == len(model.extractor_.feature_names_) + len(context_names())
+    test = [tokenize_document(d, gold=False) for d in docs[:5]]
+    proba = model.predict_proba_tokenized(test)
+    assert [p.shape for p in proba] == [(len(td), len(LABELS)) for td in test]
+    model.save(tmp_path)
+    loaded = TokenModel.load(tmp_path)
+    again = loaded.predict_proba_tokenized([tokenize_document(d, gold=False) for d in docs[:5]])
+    assert all(np.array_equal(a, b) for a, b in zip(proba, again))
+    # the second pass is what tags: it finds the gold PHI of notes like its training notes
+    found = [s for spans in loaded.predict(docs[:5]) for s in spans]
+    gold = [s for d in docs[:5] for s in d.spans]
+    assert len(found) >= 0.9 * len(gold)
+
+
+def test_a_model_folder_without_its_second_learner_is_refused(tmp_path, stacked):
+    _, model = stacked
+    model.save(tmp_path)
+    (tmp_path / "context" / "learner.ubj").unlink()
+    with pytest.raises(UserError, match="learner file missing"):
+        TokenModel.load(tmp_path)
+    state = json.loads((tmp_path / "model.json").read_text())
+    state["params"]["context_pass"] = False
+    (tmp_path / "model.json").write_text(json.dumps(state))
+    with pytest.raises(UserError, match="feature names"):
+        TokenModel.load(tmp_path)
+
+
+def test_context_pass_refuses_resubstitution():
+    with pytest.raises(ValueError, match="context_pass"):
+        TokenModel(context_pass=True, resubstitutions=1, n_estimators=2).fit(tiny_corpus(4))
