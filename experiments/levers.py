@@ -46,7 +46,8 @@ from itdeid.spans import labels_to_spans  # noqa: E402
 
 _XGB = dict(learner="xgboost", trigger="token", previous="gold")
 #: The rows, cumulative: each adds one lever to the one before. A row whose parameters differ
-#: from another's only by ``identifiers`` shares its fold cache (the templates act after tagging).
+#: from another's only by ``identifiers`` shares its fold cache (the templates act after tagging),
+#: and so does one that differs only by ``context_weight`` (the cache keeps both passes).
 ROWS: dict[str, dict] = {
     "XGB_TOKEN": dict(_XGB, groups=GROUPS),
     "CASING": dict(_XGB, groups=GROUPS + ("casing",)),
@@ -58,9 +59,12 @@ ROWS: dict[str, dict] = {
                     identifiers=True),
     "XGB_TOKEN_R97": dict(_XGB, groups=GROUPS, target_recall=0.97),
     # the context pass (itdeid.context_pass): both passes tag all tokens at once, so no
-    # previous-class feature; the second reads the first's probabilities around each token
+    # previous-class feature; the second reads the first's probabilities around each token.
+    # CONTEXT takes the second pass alone, CONTEXT_MEAN the mean of both (one fold cache)
     "CONTEXT": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"), previous="none",
-                    context_pass=True),
+                    context_pass=True, context_weight=1.0),
+    "CONTEXT_MEAN": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"), previous="none",
+                         context_pass=True, context_weight=0.5),
     # lever 4: one re-substituted copy of each training note with PHI
     "RESUB1": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"), resubstitutions=1),
 }
@@ -75,10 +79,17 @@ def _git() -> str:
         return "unknown"
 
 
+#: Parameters that act after the models are trained: rows differing only by these share a cache.
+AFTER_TRAINING = ("identifiers", "context_weight")
+
+
+def _trained(params: dict) -> dict:
+    return {k: v for k, v in params.items() if k not in AFTER_TRAINING}
+
+
 def cache_name(name: str) -> str:
     """The row whose fold cache ``name`` reads: the first row with the same model parameters."""
-    model = {k: v for k, v in ROWS[name].items() if k != "identifiers"}
-    return next(r for r, p in ROWS.items() if {k: v for k, v in p.items() if k != "identifiers"} == model)
+    return next(r for r, p in ROWS.items() if _trained(p) == _trained(ROWS[name]))
 
 
 def run_fold(name, params, tokenized, assignment, f, cache: Path, n_jobs, seed) -> Path:
@@ -94,8 +105,13 @@ def run_fold(name, params, tokenized, assignment, f, cache: Path, n_jobs, seed) 
     model = TokenModel(**params, n_jobs=n_jobs, random_state=seed).fit_tokenized(train)
     proba = model.predict_proba_tokenized(test)
     threshold = model.operating_threshold()
+    passes = {}
+    if params.get("context_pass"):
+        first, second = model.pass_probabilities(test)
+        passes = dict(first=np.concatenate(first).astype(np.float32),
+                      second=np.concatenate(second).astype(np.float32))
     tmp = path.with_suffix(".tmp.npz")
-    np.savez_compressed(tmp, proba=np.concatenate(proba).astype(np.float32),
+    np.savez_compressed(tmp, **passes, proba=np.concatenate(proba).astype(np.float32),
                         lengths=np.array([len(p) for p in proba]),
                         threshold=np.array(np.nan if threshold is None else threshold),
                         seconds=np.array(time.perf_counter() - start))
@@ -110,7 +126,11 @@ def cached_fold(name, tokenized, assignment, cache: Path, f: int) -> dict:
     saved = np.load(cache / cache_name(name) / f"fold{f}.npz")
     test = [td for td, a in zip(tokenized, assignment) if a == f]
     threshold = None if np.isnan(saved["threshold"]) else float(saved["threshold"])
-    parts = np.split(saved["proba"], np.cumsum(saved["lengths"])[:-1])
+    proba = saved["proba"]
+    if "second" in saved:   # a context-pass row: its own mean of the two passes
+        w = float(ROWS[name].get("context_weight", 0.5))
+        proba = w * saved["second"] + (1 - w) * saved["first"]
+    parts = np.split(proba, np.cumsum(saved["lengths"])[:-1])
     codes = [decide(p, threshold) for p in parts]
     if ROWS[name].get("identifiers"):
         codes = with_identifiers(test, codes)

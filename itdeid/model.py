@@ -176,8 +176,13 @@ class TokenModel(BaseEstimator):
         Stack a second model on this one (:mod:`itdeid.context_pass`): it reads the first
         pass's label probabilities of the token, of the three tokens each side and of the
         note's other occurrences of the same word, learned from out-of-fold first-pass
-        probabilities. Its probabilities are the model's; ``target_recall`` then chooses the
-        threshold on them. Not with ``resubstitutions`` (a copy has no out-of-fold pass).
+        probabilities. The model's probabilities are then a weighted mean of the two passes'
+        (``context_weight``), and ``target_recall`` chooses the threshold on them. Not with
+        ``resubstitutions`` (a copy has no out-of-fold pass).
+    context_weight : float, default 0.5
+        The second pass's weight in that mean (1: the second pass alone). Averaging models
+        that err differently ranks the rare PHI better than either does alone
+        (:mod:`itdeid.context_pass`).
     negative_rate : float, default 1.0
         Fraction of the *distant* non-PHI tokens (more than ``window + 1`` tokens from any PHI
         token) the learner trains on, each kept one weighted ``1 / negative_rate`` so the class
@@ -203,7 +208,8 @@ class TokenModel(BaseEstimator):
                  random_state: int = 0, trigger_min_count: int = 3, trigger_min_gain: float = 1e-4,
                  trigger_top_k: int = 60, negative_rate: float = 1.0,
                  target_recall: float | None = None, threshold: float | None = None,
-                 identifiers: bool = False, resubstitutions: int = 0, context_pass: bool = False):
+                 identifiers: bool = False, resubstitutions: int = 0, context_pass: bool = False,
+                 context_weight: float = 0.5):
         self.trigger = trigger
         self.learner = learner
         self.groups = groups
@@ -225,6 +231,7 @@ class TokenModel(BaseEstimator):
         self.identifiers = identifiers
         self.resubstitutions = resubstitutions
         self.context_pass = context_pass
+        self.context_weight = context_weight
 
     # -- training ---------------------------------------------------------------------------
     def _new_extractor(self) -> FeatureExtractor:
@@ -314,7 +321,12 @@ class TokenModel(BaseEstimator):
             train = kept & ~out
             held[out] = self._new_learner().fit(X2[train], y[train], sample_weight=weight[train]) \
                 .predict_proba(X2[out])
-        self.threshold_ = threshold_for_recall(held, y, self.target_recall)
+        self.threshold_ = threshold_for_recall(self._blend(oof, held), y, self.target_recall)
+
+    def _blend(self, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+        """The model's probabilities from its two passes' (``context_weight``)."""
+        w = float(self.context_weight)
+        return w * second + (1.0 - w) * first
 
     def _training_rows(self, y: np.ndarray, lengths: np.ndarray):
         """Rows to train on and their weights under ``negative_rate`` (None, None: all, equal)."""
@@ -368,14 +380,25 @@ class TokenModel(BaseEstimator):
     def predict_proba_tokenized(self, docs: Sequence[TokenizedDocument], trusted=None) -> list[np.ndarray]:
         """Per document, an (n_tokens, 9) array of label probabilities (tagging left to right)."""
         self._check_fitted()
+        if getattr(self, "context_learner_", None) is None:
+            X = self.extractor_.transform(docs, trusted)
+            columns = [] if self.previous == "none" else self.extractor_.previous_columns()
+            return decode(self.learner_, X, _lengths(docs), columns, threshold=self.operating_threshold())
+        first, second = self.pass_probabilities(docs, trusted)
+        return [self._blend(a, b) for a, b in zip(first, second)]
+
+    def pass_probabilities(self, docs: Sequence[TokenizedDocument], trusted=None):
+        """The first and the second pass's label probabilities of a ``context_pass`` model,
+        each a list of (n_tokens, 9) arrays (what :meth:`predict_proba_tokenized` averages)."""
+        self._check_fitted()
+        if getattr(self, "context_learner_", None) is None:
+            raise ValueError("pass_probabilities needs a model trained with context_pass")
         X = self.extractor_.transform(docs, trusted)
         columns = [] if self.previous == "none" else self.extractor_.previous_columns()
-        if getattr(self, "context_learner_", None) is None:
-            return decode(self.learner_, X, _lengths(docs), columns, threshold=self.operating_threshold())
         # the first pass decodes by argmax, as its out-of-fold training probabilities did
         first = decode(self.learner_, X, _lengths(docs), columns)
-        proba = self.context_learner_.predict_proba(stack_context(X, docs, first))
-        return np.split(proba, np.cumsum(_lengths(docs))[:-1]) if len(docs) else []
+        second = self.context_learner_.predict_proba(stack_context(X, docs, first))
+        return first, (np.split(second, np.cumsum(_lengths(docs))[:-1]) if len(docs) else [])
 
     def operating_threshold(self) -> float | None:
         """The P(PHI) threshold tagging uses: ``threshold`` if given, else the learned
@@ -470,6 +493,9 @@ class TokenModel(BaseEstimator):
             raise ValueError(f"window must be >= 0, got {self.window}")
         check_groups(self.groups)
         check_threshold(self.threshold)
+        if isinstance(self.context_weight, bool) or not isinstance(self.context_weight, (int, float)) \
+                or not 0 <= self.context_weight <= 1:
+            raise ValueError(f"context_weight must be a number in [0, 1], got {self.context_weight!r}")
         if self.target_recall is not None:
             check_threshold(self.target_recall)
         if isinstance(self.resubstitutions, bool) or not isinstance(self.resubstitutions, int) \

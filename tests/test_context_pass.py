@@ -80,3 +80,16 @@ def test_a_model_folder_without_its_second_learner_is_refused(tmp_path, stacked)
 def test_context_pass_refuses_resubstitution():
     with pytest.raises(ValueError, match="context_pass"):
         TokenModel(context_pass=True, resubstitutions=1, n_estimators=2).fit(tiny_corpus(4))
+
+
+def test_the_model_averages_its_two_passes(stacked):
+    docs, model = stacked
+    test = [tokenize_document(d, gold=False) for d in docs[:3]]
+    first, second = model.pass_probabilities(test)
+    for w in (0.0, 0.5, 1.0):
+        model.set_params(context_weight=w)
+        blended = model.predict_proba_tokenized(test)
+        assert all(np.allclose(p, w * b + (1 - w) * a) for p, a, b in zip(blended, first, second))
+    model.set_params(context_weight=0.5)
+    with pytest.raises(ValueError, match="context_weight"):
+        TokenModel(context_weight=2.0, n_estimators=2).fit(docs[:4])
