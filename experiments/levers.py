@@ -45,9 +45,11 @@ from itdeid.report import markdown_table  # noqa: E402
 from itdeid.spans import labels_to_spans  # noqa: E402
 
 _XGB = dict(learner="xgboost", trigger="token", previous="gold")
+_CONTEXT = dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"), previous="none", context_pass=True)
 #: The rows, cumulative: each adds one lever to the one before. A row whose parameters differ
 #: from another's only by ``identifiers`` shares its fold cache (the templates act after tagging),
-#: and so does one that differs only by ``context_weight`` (the cache keeps both passes).
+#: and so does one that differs only by ``context_weight`` (the cache keeps both passes) or by
+#: ``argmax`` (tag by the most likely label, not at the cached threshold).
 ROWS: dict[str, dict] = {
     "XGB_TOKEN": dict(_XGB, groups=GROUPS),
     "CASING": dict(_XGB, groups=GROUPS + ("casing",)),
@@ -60,11 +62,13 @@ ROWS: dict[str, dict] = {
     "XGB_TOKEN_R97": dict(_XGB, groups=GROUPS, target_recall=0.97),
     # the context pass (itdeid.context_pass): both passes tag all tokens at once, so no
     # previous-class feature; the second reads the first's probabilities around each token.
-    # CONTEXT takes the second pass alone, CONTEXT_MEAN the mean of both (one fold cache)
-    "CONTEXT": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"), previous="none",
-                    context_pass=True, context_weight=1.0),
-    "CONTEXT_MEAN": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"), previous="none",
-                         context_pass=True, context_weight=0.5),
+    # One fold cache for four rows: trained as CONTEXT_R97 (the mean of both passes, threshold
+    # for recall 0.97), read as the second pass alone or the mean at argmax, and with the
+    # identifier templates
+    "CONTEXT_R97": dict(_CONTEXT, context_weight=0.5, target_recall=0.97),
+    "CONTEXT": dict(_CONTEXT, context_weight=1.0, target_recall=0.97, argmax=True),
+    "CONTEXT_MEAN": dict(_CONTEXT, context_weight=0.5, target_recall=0.97, argmax=True),
+    "CONTEXT_R97_IDS": dict(_CONTEXT, context_weight=0.5, target_recall=0.97, identifiers=True),
     # lever 4: one re-substituted copy of each training note with PHI
     "RESUB1": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"), resubstitutions=1),
 }
@@ -80,7 +84,7 @@ def _git() -> str:
 
 
 #: Parameters that act after the models are trained: rows differing only by these share a cache.
-AFTER_TRAINING = ("identifiers", "context_weight")
+AFTER_TRAINING = ("identifiers", "context_weight", "argmax")
 
 
 def _trained(params: dict) -> dict:
@@ -93,8 +97,9 @@ def cache_name(name: str) -> str:
 
 
 def run_fold(name, params, tokenized, assignment, f, cache: Path, n_jobs, seed) -> Path:
-    """Train row ``name`` on every fold but ``f``, save its probabilities on fold ``f``."""
-    params = {k: v for k, v in params.items() if k != "identifiers"}
+    """Train row ``name`` on every fold but ``f``, save its probabilities on fold ``f``
+    (the row owning the cache is the one trained, so a cached threshold is that row's)."""
+    params = {k: v for k, v in ROWS[cache_name(name)].items() if k not in ("identifiers", "argmax")}
     path = cache / cache_name(name) / f"fold{f}.npz"
     if path.exists():
         return path
@@ -125,7 +130,8 @@ def cached_fold(name, tokenized, assignment, cache: Path, f: int) -> dict:
     (identifier templates applied when the row has them)."""
     saved = np.load(cache / cache_name(name) / f"fold{f}.npz")
     test = [td for td, a in zip(tokenized, assignment) if a == f]
-    threshold = None if np.isnan(saved["threshold"]) else float(saved["threshold"])
+    threshold = None if np.isnan(saved["threshold"]) or ROWS[name].get("argmax") \
+        else float(saved["threshold"])
     proba = saved["proba"]
     if "second" in saved:   # a context-pass row: its own mean of the two passes
         w = float(ROWS[name].get("context_weight", 0.5))
