@@ -78,9 +78,30 @@ def test_train_with_the_recall_features_and_resubstitution(tmp_path):
     write_i2b2_2006(docs, tmp_path / "train.xml")
     assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "m"), "--features",
                  "recall", "--resubstitutions", "1", "--previous", "gold", "--n-estimators", "5",
-                 "--n-jobs", "1"]) == 0
+                 "--n-jobs", "1", "--no-context-pass"]) == 0
     saved = json.loads((tmp_path / "m" / "model.json").read_text())
     assert {"casing", "census", "lexicon"} <= set(saved["params"]["groups"])
     assert saved["params"]["resubstitutions"] == 1
     assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "s"), "--system",
-                 "--resubstitutions", "1"]) == 2
+                 "--resubstitutions", "1", "--no-context-pass"]) == 2
+    assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "c"),
+                 "--resubstitutions", "1"]) == 2          # the recipe's context pass cannot
+
+
+def test_train_without_options_trains_the_recipe(tmp_path):
+    from itdeid.recipe import RECIPE
+    docs = tiny_corpus(16, seed=5)
+    write_i2b2_2006(docs, tmp_path / "train.xml")
+    assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "m"),
+                 "--n-estimators", "5", "--n-jobs", "1"]) == 0
+    saved = json.loads((tmp_path / "m" / "model.json").read_text())
+    for name, value in RECIPE.items():
+        expected = list(value) if isinstance(value, tuple) else value
+        assert saved["params"][name] == expected, name
+    assert saved["threshold"] is not None
+    assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "p"), "--features",
+                 "paper", "--no-context-pass", "--argmax", "--no-identifiers", "--n-estimators", "5",
+                 "--n-jobs", "1"]) == 0
+    paper = json.loads((tmp_path / "p" / "model.json").read_text())
+    assert paper["threshold"] is None and paper["params"]["previous"] == "oof"
+    assert not paper["params"]["context_pass"] and not paper["params"]["identifiers"]

@@ -1,6 +1,11 @@
-"""``itdeid train CORPUS --out MODEL_DIR``: train a token model, or the whole iterative system."""
+"""``itdeid train CORPUS --out MODEL_DIR``: train a token model, or the whole iterative system.
+
+With no options it trains the recommended recipe (:mod:`itdeid.recipe`); each option turns one
+part of it off or changes it.
+"""
 from __future__ import annotations
 
+import argparse
 import time
 
 from itdeid.deidentifier import HARVEST, SPREAD, Deidentifier
@@ -10,12 +15,14 @@ from itdeid.learners import LEARNERS
 from itdeid.featurize import GROUPS, RECALL_GROUPS
 from itdeid.model import PREVIOUS, TokenModel
 from itdeid.presets import PRESETS, train_preset
+from itdeid.recipe import RECIPE
 from itdeid.triggers import VARIANTS
 from itdeid.vote import RULES
 
 
 #: ``--features``: named feature-group sets.
 FEATURE_SETS = {"paper": GROUPS, "recall": GROUPS + RECALL_GROUPS}
+assert FEATURE_SETS["recall"] == RECIPE["groups"]
 
 
 def add_parser(subparsers):
@@ -30,26 +37,34 @@ def add_parser(subparsers):
     p.add_argument("--format", default="auto", help="corpus format (default: detect)")
     p.add_argument("--trigger", choices=VARIANTS, default="token", help="trigger variant (default: token)")
     p.add_argument("--learner", choices=LEARNERS, default="xgboost", help="classifier (default: xgboost)")
-    p.add_argument("--previous", choices=PREVIOUS, default="oof",
+    p.add_argument("--previous", choices=PREVIOUS, default=None,
                    help="source of the previous-class feature at training time: out-of-fold "
-                        "predictions (default; generalize better) or gold labels (3x faster)")
+                        "predictions (generalize better), gold labels (3x faster) or none "
+                        "(default: none with the context pass, which reads both neighbours "
+                        "instead; oof without it)")
     p.add_argument("--n-estimators", type=int, default=None, help="boosting rounds (default: the learner's)")
     p.add_argument("--device", default="cpu", help="xgboost device: cpu or cuda (default: cpu)")
     p.add_argument("--n-jobs", type=int, default=None, help="xgboost threads (default: all cores)")
     p.add_argument("--negative-rate", type=float, default=1.0,
                    help="fraction of the non-PHI tokens far from any PHI the boosted trees train on, reweighted (default: 1, all; 0.1-0.2 trains several times faster)")
-    p.add_argument("--target-recall", type=float, default=None,
+    p.add_argument("--target-recall", type=float, default=RECIPE["target_recall"],
                    help="learn the P(PHI) threshold at which out-of-fold predictions (inner "
-                        "split by patient) find this share of the training PHI tokens, e.g. "
-                        "0.97 (default: none, each token gets its most likely label)")
-    p.add_argument("--identifiers", action="store_true",
+                        f"split by patient) find this share of the training PHI tokens "
+                        f"(default: {RECIPE['target_recall']})")
+    p.add_argument("--argmax", action="store_true",
+                   help="learn no threshold: each token gets its most likely label (the paper's)")
+    p.add_argument("--identifiers", action=argparse.BooleanOptionalAction, default=RECIPE["identifiers"],
                    help="also tag what the fixed-shape identifier templates of "
                         "features/identifiers.json match (e-mail, URL, IP, SSN, phone, ZIP, "
                         "street, numbers after MRN/policy/licence/VIN/serial, full dates, ages "
-                        "over 89) where the model said non-PHI")
-    p.add_argument("--features", choices=FEATURE_SETS, default="paper",
-                   help="feature groups: the paper's (default), or 'recall', the paper's plus "
-                        "issue G's casing, census and lexicon groups (itdeid.featurize)")
+                        "over 89) where the model said non-PHI (default: on)")
+    p.add_argument("--context-pass", action=argparse.BooleanOptionalAction, default=RECIPE["context_pass"],
+                   help="stack a second model that reads the first pass's probabilities of the "
+                        "neighbours and of the note's other occurrences of a word "
+                        "(itdeid.context_pass; default: on)")
+    p.add_argument("--features", choices=FEATURE_SETS, default="recall",
+                   help="feature groups: 'recall' (default), the paper's plus issue G's casing, "
+                        "census and lexicon groups (itdeid.featurize), or 'paper'")
     p.add_argument("--resubstitutions", type=int, default=0,
                    help="also train on this many copies of each note with PHI, its PHI replaced "
                         "by fresh stand-ins (itdeid.resubstitute; default 0). Not with --system "
@@ -88,9 +103,16 @@ def run(args):
         raise UserError("give the CORPUS to train on (or --preset)")
     documents = read_corpus(args.corpus, args.format)
     start = time.perf_counter()
-    params = dict(learner=args.learner, previous=args.previous, n_estimators=args.n_estimators,
+    previous = args.previous or ("none" if args.context_pass else "oof")
+    params = dict(learner=args.learner, previous=previous, n_estimators=args.n_estimators,
                   device=args.device, n_jobs=args.n_jobs, negative_rate=args.negative_rate,
-                  target_recall=args.target_recall, resubstitutions=args.resubstitutions)
+                  target_recall=None if args.argmax else args.target_recall,
+                  resubstitutions=args.resubstitutions, context_pass=args.context_pass)
+    if args.context_pass:
+        params["context_weight"] = RECIPE["context_weight"]
+        if args.resubstitutions:
+            raise UserError("--resubstitutions needs --no-context-pass: a re-substituted copy has "
+                            "no out-of-fold first pass for the second model to read")
     groups = FEATURE_SETS[args.features]
     if args.system:
         if args.resubstitutions and args.iterations:
