@@ -7,6 +7,9 @@ from __future__ import annotations
 
 from itdeid.document import Document, Span
 
+#: Kinds a template cannot find by shape: a model has to learn them.
+LEARNED = {"name", "city", "hospital"}
+
 #: Notes as pieces: plain text, or (text, class, HIPAA kind).
 NOTES = [
     ["Patient ", ("Marta Kowalczyk", "PATIENT", "name"), " , MRN: ", ("004417392", "ID", "medical record number"),

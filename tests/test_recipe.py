@@ -1,0 +1,36 @@
+"""Issue G, item 6: the recommended recipe (itdeid.recipe) over the HIPAA-kinds test corpus.
+
+The recipe is trained on a small synthetic corpus (no e-mail, URL, IP, VIN, ... in it) and run
+on notes holding several examples of every HIPAA Safe Harbor identifier kind that occurs in
+text (tests/hipaa_kinds.py). The fixed-shape kinds must all be found; the learned kinds (names,
+towns, counties, hospitals) depend on what the training notes teach.
+"""
+import pytest
+
+from itdeid.document import Document
+from itdeid.model import TokenModel
+from itdeid.recipe import RECIPE
+from itdeid.synth import generate
+
+from hipaa_kinds import LEARNED, hipaa_corpus
+
+
+@pytest.fixture(scope="module")
+def missed():
+    model = TokenModel(**RECIPE, n_estimators=30, n_jobs=1).fit(generate(30, seed=3))
+    docs, kinds = hipaa_corpus()
+    predicted = model.predict([Document(d.id, d.text) for d in docs])
+    return [(d.id, gold.start, kind) for d, spans in zip(docs, predicted)
+            for gold, kind in kinds[d.id].items()
+            if not any(s.start < gold.end and gold.start < s.end for s in spans)]
+
+
+def test_the_recipe_finds_every_fixed_shape_identifier(missed):
+    assert not [m for m in missed if m[2] not in LEARNED]
+
+
+@pytest.mark.xfail(strict=True, reason="trained on 30 synthetic records the recipe misses a "
+                   "town in running text; issue H's generator is to teach such names (strict: "
+                   "when it passes, drop this mark)")
+def test_the_recipe_finds_every_learned_identifier(missed):
+    assert not [m for m in missed if m[2] in LEARNED]
