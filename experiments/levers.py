@@ -146,12 +146,12 @@ def cached_fold(name, tokenized, assignment, cache: Path, f: int) -> dict:
             "seconds": float(saved["seconds"]), "spans": spans}
 
 
-def row_scores(name, tokenized, assignment, cache: Path, folds: int):
+def row_scores(name, tokenized, assignment, cache: Path, folds):
     """Pooled evaluation, per-fold 8-way F, thresholds, seconds and pooled (P(PHI), gold) of a
-    row whose folds are all cached."""
+    row over the cached folds ``folds`` (their indices)."""
     predictions, per_fold_f, thresholds, seconds = {}, [], [], 0.0
     p_phi, gold = [], []
-    for f in range(folds):
+    for f in folds:
         fold = cached_fold(name, tokenized, assignment, cache, f)
         thresholds.append(fold["threshold"])
         seconds += fold["seconds"]
@@ -161,7 +161,7 @@ def row_scores(name, tokenized, assignment, cache: Path, folds: int):
         for td, p in zip(fold["test"], fold["proba"]):
             p_phi.append(1.0 - p[:, 0])
             gold.append(td.labels != 0)
-    scores = evaluate([td.document for td in tokenized], predictions)
+    scores = evaluate([td.document for td in tokenized if td.document.id in predictions], predictions)
     return scores, per_fold_f, thresholds, seconds, np.concatenate(p_phi), np.concatenate(gold)
 
 
@@ -182,6 +182,9 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--n-jobs", type=int, default=2)
     ap.add_argument("--report-only", action="store_true", help="rebuild results.md from the cache")
+    ap.add_argument("--partial", action="store_true",
+                    help="with --report-only: write partial.md over the folds every named row has "
+                         "cached so far (an unfinished run's interim view; results.md is untouched)")
     args = ap.parse_args(argv)
     if not Path(args.corpus).exists():
         print(f"corpus {args.corpus} not found; nothing to do", file=sys.stderr)
@@ -207,12 +210,15 @@ def main(argv=None) -> int:
 
 def write_report(out: Path, args, names, documents, tokenized, assignment) -> None:
     cache = out / "cache"
-    done = [n for n in names
-            if all((cache / cache_name(n) / f"fold{f}.npz").exists() for f in range(args.folds))]
+    cached = lambda n, f: (cache / cache_name(n) / f"fold{f}.npz").exists()  # noqa: E731
+    fold_ids = list(range(args.folds))
+    if getattr(args, "partial", False):
+        fold_ids = [f for f in fold_ids if all(cached(n, f) for n in names)]
+    done = [n for n in names if fold_ids and all(cached(n, f) for f in fold_ids)]
     main_rows, rank_rows, class_rows, details = [], [], [], []
     for name in done:
         scores, per_fold_f, thresholds, seconds, p_phi, gold = row_scores(
-            name, tokenized, assignment, cache, args.folds)
+            name, tokenized, assignment, cache, fold_ids)
         s = scores.to_dict()["summary"]
         main_rows.append({
             "row": name, "binary_P": s["binary_token"]["p"], "binary_R": s["binary_token"]["r"],
@@ -235,13 +241,16 @@ def write_report(out: Path, args, names, documents, tokenized, assignment) -> No
         else c if c.name.startswith("train") else (100 * c).round(2))
     text = (f"# Issue G levers: {args.folds}-fold CV grouped by patient on {Path(args.corpus).name}\n\n"
             f"- command: `python experiments/levers.py {args.corpus} --out {args.out} "
-            f"--rows {','.join(names)} --n-jobs {args.n_jobs}`\n"
+            f"--rows {','.join(names)} --n-jobs {args.n_jobs}"
+            + (" --report-only --partial" if len(fold_ids) < args.folds else "") + "`\n"
             f"- date: {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC\n"
             f"- machine: {platform.processor() or platform.machine()}, {_cores()} cores, "
             f"Python {platform.python_version()}\n- code: git {_git()} (the fold caches may be older: "
             "a fold is computed once)\n"
             f"- corpus: {len(documents)} documents, {len({d.patient or d.id for d in documents})} patients\n"
             + (f"- partial: {len(done)} of {len(names)} rows finished\n" if len(done) < len(names) else "")
+            + (f"- **interim: only folds {fold_ids} ({len(fold_ids)} of {args.folds}), those every row "
+               "has cached; pooled over their notes alone**\n" if len(fold_ids) < args.folds else "")
             + "\nAt each row's operating point (percent; train_seconds: all folds' training and tagging):\n\n"
             + (markdown_table(pct(pd.DataFrame(main_rows))) if main_rows else "(none yet)")
             + "\n\nRanking, whatever the threshold (binary token precision where pooled recall "
@@ -252,7 +261,7 @@ def write_report(out: Path, args, names, documents, tokenized, assignment) -> No
             + (markdown_table(pct(pd.DataFrame(class_rows))) if class_rows else "(none yet)")
             + "\n\n" + "\n".join(details))
     out.mkdir(parents=True, exist_ok=True)
-    (out / "results.md").write_text(text, encoding="utf-8")
+    (out / ("partial.md" if len(fold_ids) < args.folds else "results.md")).write_text(text, encoding="utf-8")
 
 
 def _cores() -> int:
