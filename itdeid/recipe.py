@@ -2,8 +2,9 @@
 
 A de-identifier's first duty is recall (a missed name is a privacy breach), so the default is
 the configuration issue G's ablation (experiments/levers.py, 10-fold cross-validation grouped by
-patient on the PhysioNet split; numbers in experiments/README.md) found to rank real PHI best,
-run at an operating point chosen for recall rather than by argmax:
+patient on the PhysioNet split; numbers in experiments/README.md) ranks real PHI best with, run
+at an operating point chosen for recall rather than by argmax. (The context pass's row is
+measured on part of the folds so far: experiments/results/g-levers/partial.md.)
 
 - **feature groups**: the paper's, plus ``casing``, ``census`` and ``lexicon``
   (:data:`itdeid.featurize.RECALL_GROUPS`): on real nursing notes they took the precision at
