@@ -96,7 +96,7 @@ def cache_name(name: str) -> str:
     return next(r for r, p in ROWS.items() if _trained(p) == _trained(ROWS[name]))
 
 
-def run_fold(name, params, tokenized, assignment, f, cache: Path, n_jobs, seed) -> Path:
+def run_fold(name, tokenized, assignment, f, cache: Path, n_jobs, seed) -> Path:
     """Train row ``name`` on every fold but ``f``, save its probabilities on fold ``f``
     (the row owning the cache is the one trained, so a cached threshold is that row's)."""
     params = {k: v for k, v in ROWS[cache_name(name)].items() if k not in ("identifiers", "argmax")}
@@ -108,13 +108,15 @@ def run_fold(name, params, tokenized, assignment, f, cache: Path, n_jobs, seed) 
     train = [td for td, a in zip(tokenized, assignment) if a != f]
     test = [td for td, a in zip(tokenized, assignment) if a == f]
     model = TokenModel(**params, n_jobs=n_jobs, random_state=seed).fit_tokenized(train)
-    proba = model.predict_proba_tokenized(test)
     threshold = model.operating_threshold()
     passes = {}
-    if params.get("context_pass"):
+    if params.get("context_pass"):   # both passes tagged once, blended as the model does
         first, second = model.pass_probabilities(test)
+        proba = [model.blend_passes(a, b) for a, b in zip(first, second)]
         passes = dict(first=np.concatenate(first).astype(np.float32),
                       second=np.concatenate(second).astype(np.float32))
+    else:
+        proba = model.predict_proba_tokenized(test)
     tmp = path.with_suffix(".tmp.npz")
     np.savez_compressed(tmp, **passes, proba=np.concatenate(proba).astype(np.float32),
                         lengths=np.array([len(p) for p in proba]),
@@ -200,7 +202,7 @@ def main(argv=None) -> int:
     assignment = group_folds(documents, args.folds, args.seed)
     for name in [] if args.report_only else names:
         for f in range(args.folds):
-            run_fold(name, ROWS[name], tokenized, assignment, f, cache, args.n_jobs, args.seed)
+            run_fold(name, tokenized, assignment, f, cache, args.n_jobs, args.seed)
             print(f"{name} fold {f + 1}/{args.folds} done", file=sys.stderr, flush=True)
         write_report(out, args, names, documents, tokenized, assignment)
     if args.report_only:

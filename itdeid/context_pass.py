@@ -54,6 +54,16 @@ def _shifted(values: np.ndarray, offset: int) -> np.ndarray:
     return out
 
 
+def _max_of_others(values: np.ndarray) -> np.ndarray:
+    """Per row and column of ``values`` (at least two rows), the largest value of the *other*
+    rows: the column's maximum, or its runner-up for the row holding the maximum."""
+    order = np.argsort(-values, axis=0, kind="stable")
+    columns = np.arange(values.shape[1])
+    best, second = values[order[0], columns], values[order[1], columns]
+    holds_best = np.arange(len(values))[:, None] == order[0][None, :]
+    return np.where(holds_best, second, best)
+
+
 def _same_word(words: Sequence[str], proba: np.ndarray) -> np.ndarray:
     """Per token: how many *other* tokens of the note are the same word (lower-cased, with a
     letter or digit), the highest and mean first-pass P(PHI) among them, and the highest
@@ -69,18 +79,12 @@ def _same_word(words: Sequence[str], proba: np.ndarray) -> np.ndarray:
         if len(rows) < 2:
             continue
         rows = np.array(rows)
-        phi, classes = p_phi[rows], proba[rows, 1:]
-        # the others' maximum: the overall maximum, or the runner-up for the row holding it
-        top = np.argsort(-phi, kind="stable")
-        best, second = phi[top[0]], phi[top[1]]
-        others_max = np.where(np.arange(len(rows)) == top[0], second, best)
+        phi = p_phi[rows]
+        others = _max_of_others(np.column_stack([phi, proba[rows, 1:]]))
         out[rows, 0] = len(rows) - 1
-        out[rows, 1] = others_max
+        out[rows, 1] = others[:, 0]
         out[rows, 2] = (phi.sum() - phi) / (len(rows) - 1)
-        for c in range(classes.shape[1]):
-            col = classes[:, c]
-            order = np.argsort(-col, kind="stable")
-            out[rows, 3 + c] = np.where(np.arange(len(rows)) == order[0], col[order[1]], col[order[0]])
+        out[rows, 3:] = others[:, 1:]
     return out
 
 

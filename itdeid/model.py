@@ -69,6 +69,11 @@ def _lengths(docs: Sequence[TokenizedDocument]) -> np.ndarray:
     return np.array([len(td) for td in docs], dtype=np.int64)
 
 
+def _per_document(rows: np.ndarray, lengths: np.ndarray) -> list[np.ndarray]:
+    """``rows`` (documents one after another, ``lengths`` rows each) cut into one array a document."""
+    return np.split(rows, np.cumsum(lengths)[:-1]) if len(lengths) else []
+
+
 #: Tokens a decoding segment holds: long documents are cut into segments decoded side by side.
 SEGMENT = 256
 
@@ -300,7 +305,7 @@ class TokenModel(BaseEstimator):
         if self.previous != "none":
             # the previous classes the first pass would have decided (argmax, as it decodes)
             set_previous(X, columns, decide(oof), lengths)
-        X2 = stack_context(X, docs, np.split(oof, np.cumsum(lengths)[:-1]))
+        X2 = stack_context(X, docs, _per_document(oof, lengths))
         picked = slice(None) if rows is None else rows
         self.context_learner_ = self._new_learner().fit(X2[picked], y[picked], sample_weight=weights)
         self.feature_names_ = self.extractor_.feature_names_ + context_names()
@@ -321,9 +326,9 @@ class TokenModel(BaseEstimator):
             train = kept & ~out
             held[out] = self._new_learner().fit(X2[train], y[train], sample_weight=weight[train]) \
                 .predict_proba(X2[out])
-        self.threshold_ = threshold_for_recall(self._blend(oof, held), y, self.target_recall)
+        self.threshold_ = threshold_for_recall(self.blend_passes(oof, held), y, self.target_recall)
 
-    def _blend(self, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    def blend_passes(self, first: np.ndarray, second: np.ndarray) -> np.ndarray:
         """The model's probabilities from its two passes' (``context_weight``)."""
         w = float(self.context_weight)
         return w * second + (1.0 - w) * first
@@ -381,11 +386,16 @@ class TokenModel(BaseEstimator):
         """Per document, an (n_tokens, 9) array of label probabilities (tagging left to right)."""
         self._check_fitted()
         if getattr(self, "context_learner_", None) is None:
-            X = self.extractor_.transform(docs, trusted)
-            columns = [] if self.previous == "none" else self.extractor_.previous_columns()
-            return decode(self.learner_, X, _lengths(docs), columns, threshold=self.operating_threshold())
+            return self._first_pass(docs, trusted, self.operating_threshold())[1]
         first, second = self.pass_probabilities(docs, trusted)
-        return [self._blend(a, b) for a, b in zip(first, second)]
+        return [self.blend_passes(a, b) for a, b in zip(first, second)]
+
+    def _first_pass(self, docs, trusted, threshold):
+        """The documents' feature rows and the first model's probabilities, decoded with the
+        previous-class feature (if any) decided at ``threshold``."""
+        X = self.extractor_.transform(docs, trusted)
+        columns = [] if self.previous == "none" else self.extractor_.previous_columns()
+        return X, decode(self.learner_, X, _lengths(docs), columns, threshold=threshold)
 
     def pass_probabilities(self, docs: Sequence[TokenizedDocument], trusted=None):
         """The first and the second pass's label probabilities of a ``context_pass`` model,
@@ -393,12 +403,10 @@ class TokenModel(BaseEstimator):
         self._check_fitted()
         if getattr(self, "context_learner_", None) is None:
             raise ValueError("pass_probabilities needs a model trained with context_pass")
-        X = self.extractor_.transform(docs, trusted)
-        columns = [] if self.previous == "none" else self.extractor_.previous_columns()
         # the first pass decodes by argmax, as its out-of-fold training probabilities did
-        first = decode(self.learner_, X, _lengths(docs), columns)
+        X, first = self._first_pass(docs, trusted, None)
         second = self.context_learner_.predict_proba(stack_context(X, docs, first))
-        return first, (np.split(second, np.cumsum(_lengths(docs))[:-1]) if len(docs) else [])
+        return first, _per_document(second, _lengths(docs))
 
     def operating_threshold(self) -> float | None:
         """The P(PHI) threshold tagging uses: ``threshold`` if given, else the learned
