@@ -6,7 +6,7 @@ Run as ``python -m itdeid.gazetteers.build`` (installed) or ``python gazetteers/
 Why generated rather than hand-written: the lists are large, must be auditable (each file names
 its source package and version in a ``#`` header line), and must be reproducible byte for byte,
 so every list is sorted and nothing depends on set order or on the machine. The files are small
-(well under 3 MB together) and checked in, so the tagger and the synthetic-corpus generator never
+(about 2.3 MB together) and checked in, so the tagger and the synthetic-corpus generator never
 need these packages at run time.
 
 Files written (all UTF-8, ``#`` header comments, tab-separated tables with a header row):
@@ -27,6 +27,20 @@ Files written (all UTF-8, ``#`` header comments, tab-separated tables with a hea
 - ``nonphi_words.txt``     the ~5000 most frequent English words (wordfreq) minus the names
 - ``common_word_names.txt`` first/last names that are also frequent English words (Rose,
   Brown, May, Hunter...): the ambiguity the i2b2 surrogates had, for the generator and features
+
+For the synthetic-corpus generator only (issue H), from sources **no feature reads**, so that a
+model trained on synthetic notes cannot learn that every name is in its name lists (the old
+generator drew 96 % of its name tokens from the feature lists, real notes about half):
+
+- ``synth_names.tsv``      name, part (first/last), sex (F/M/-), locale: the first and last names
+  of faker's person providers of every locale but the US ones (Irish, Italian, Polish, Yoruba,
+  Turkish, Japanese, ...), at most SYNTH_NAMES_PER_LOCALE of each part a locale; non-Latin
+  alphabets (Cyrillic, Greek, Armenian, Georgian, Hangul) romanized by anyascii (ISC licence);
+  scripts anyascii cannot spell (Arabic, Hebrew, Indic, Thai) are left out. Real US notes
+  name people of every origin.
+- ``synth_towns.tsv``      town, state_abbr, county, zip: US towns of the ``zipcodes`` package
+  (USPS data, MIT) that are *not* in us_cities.tsv (under 15,000 people): the suburbs and
+  villages notes name, which the place features do not list.
 """
 from __future__ import annotations
 
@@ -48,6 +62,12 @@ NONPHI_TOP_N = 5000
 #: "Club" and "Well", so the everyday ones are named here.
 STREET_SUFFIXES = ("Avenue", "Circle", "Court", "Drive", "Highway", "Lane",
                    "Parkway", "Place", "Road", "Square", "Street", "Terrace", "Way")
+#: At most this many first names and this many last names a faker locale gives synth_names.tsv
+#: (every k-th of the sorted list), so large locales do not drown small ones.
+SYNTH_NAMES_PER_LOCALE = 250
+#: Faker locales left out of synth_names.tsv: the US ones the features read (first/last_names.tsv),
+#: and 'en'/'es'/'en_US'-like generic lists that are US lists under another name.
+SYNTH_NAMES_EXCLUDED = ("en", "en_US", "es")
 #: How many of the most frequent first names serve as saints' names ("St. Mary's Hospital").
 SAINTS = 40
 
@@ -223,10 +243,93 @@ def build_words(first_names: list[str], last_names: list[str]) -> None:
            ambiguous)
 
 
+def _provider_names(provider, prefix: str) -> dict[str, str]:
+    """name -> sex (F/M/-) of a faker person provider's ``<prefix>_names*`` tables (romanized
+    tables preferred where a locale has them)."""
+    out: dict[str, str] = {}
+    roman = [a for a in dir(provider) if a.startswith(f"{prefix}_romanized_names")]
+    for attr in roman or [a for a in dir(provider) if a.startswith(f"{prefix}_names")]:
+        table = getattr(provider, attr)
+        if not isinstance(table, (dict, list, tuple, set, frozenset)):
+            continue
+        sex = "F" if attr.endswith("female") else "M" if attr.endswith("male") else "-"
+        for name in table:
+            if out.get(name, "-") == "-":
+                out[name] = sex
+    return out
+
+
+#: Scripts whose letters anyascii spells as a reader would (alphabets and Hangul).
+ROMANIZED_SCRIPTS = ("CYRILLIC", "GREEK", "ARMENIAN", "GEORGIAN", "HANGUL")
+
+
+def _romanizable(name: str) -> bool:
+    import unicodedata
+
+    letters = [c for c in name if c.isalpha()]
+    return bool(letters) and all(unicodedata.name(c, "").startswith(ROMANIZED_SCRIPTS) for c in letters)
+
+
+def build_synth_names() -> None:
+    """synth_names.tsv: the generator's names, from faker locales the features never read."""
+    import importlib
+    import pkgutil
+
+    from anyascii import anyascii
+    from faker.providers import person
+
+    rows = set()
+    for locale in sorted(m.name for m in pkgutil.iter_modules(person.__path__)):
+        if locale in SYNTH_NAMES_EXCLUDED:
+            continue
+        provider = importlib.import_module(f"faker.providers.person.{locale}").Provider
+        for part in ("first", "last"):
+            names = {}
+            for name, sex in _provider_names(provider, part).items():
+                if all(ord(c) < 0x250 for c in name):
+                    latin = name
+                elif _romanizable(name):
+                    latin = anyascii(name).title()
+                else:   # abjads and abugidas: anyascii drops vowels ('Bwbkr'), no real spelling
+                    continue
+                latin = " ".join(latin.split())
+                if 1 < len(latin) <= 24 and re.fullmatch(r"[^\W\d_]+(?:['\- ][^\W\d_]+)*", latin):
+                    names.setdefault(latin, sex)
+            ordered = sorted(names)
+            step = max(1, -(-len(ordered) // SYNTH_NAMES_PER_LOCALE))
+            rows.update((name, part, names[name], locale) for name in ordered[::step])
+    _write("synth_names.tsv",
+           f"faker {_version('faker')} person providers of every locale but {', '.join(SYNTH_NAMES_EXCLUDED)}; "
+           f"non-Latin scripts romanized by anyascii {_version('anyascii')}; at most "
+           f"{SYNTH_NAMES_PER_LOCALE} of each part a locale",
+           [f"{n}\t{p}\t{s}\t{loc}" for n, p, s, loc in sorted(rows)],
+           header="name\tpart\tsex\tlocale")
+
+
+def build_synth_towns(us_cities: list[str]) -> None:
+    """synth_towns.tsv: US towns of the zipcodes package that us_cities.tsv does not hold."""
+    import zipcodes
+
+    listed = {name.lower() for name in us_cities}
+    towns = {}
+    for row in zipcodes.list_all():
+        city = row["city"].title()
+        if (row["zip_code_type"] == "STANDARD" and row["active"] and city.lower() not in listed
+                and row["county"] and _ASCII_NAME.match(city)):
+            towns.setdefault((city, row["state"]), (row["county"], row["zip_code"]))
+    _write("synth_towns.tsv",
+           f"zipcodes {_version('zipcodes')} (USPS standard ZIP codes; towns not in us_cities.tsv)",
+           [f"{city}\t{state}\t{county}\t{zip_code}"
+            for (city, state), (county, zip_code) in sorted(towns.items())],
+           header="town\tstate_abbr\tcounty\tzip")
+
+
 def main() -> int:
     first, last = build_names()
     build_census_names()
-    build_places()
+    cities = build_places()
+    build_synth_names()
+    build_synth_towns(cities)
     build_street_suffixes()
     build_hospital_parts(first)
     build_words(first, last)
