@@ -1,0 +1,76 @@
+"""Synthetic discharge summaries in the manner of the i2b2 2006 de-identification corpus.
+
+``generate(records, seed)`` returns ``records`` :class:`~itdeid.document.Document` objects with
+gold PHI spans of the eight 2006 classes. It is the project's default corpus for demos, tests and
+experiments, so it is built to be *learnable but not memorizable*:
+
+- a world of hospitals (full name, acronym, partial name, address, phone, units), their doctors
+  and patients, each patient with a timeline of admissions (increasing dates, the same name, MRN
+  and hospital, the same primary care physician and attendings);
+- five writing styles (header layout, heading case, date-format habits, list layout, signature
+  block, line wrapping, how often the patient is named in flow text), chosen per hospital with
+  some records written in another style;
+- 24 kinds of section under many surface headings, structured lines (medications with doses,
+  labs, vital signs, ranges such as '2-3' and '150-160/80-90' that look like dates), flow text from
+  a few hundred sentence templates with PHI and clinical slots (``gazetteers/clinical_terms.json``
+  and ``gazetteers/synth_phrases.json``);
+- the same entity in several surface forms within a record ('SMITH, JOHN', 'Mr. Smith',
+  'J. Smith'; 'LEARY, KEVIN M.D.', 'Dr. Leary', 'KL/ab'; 'Fairview Memorial Hospital', 'FMH',
+  'Cardiology Clinic of FMH'), names that are common words or eponyms
+  (``common_word_names.txt``), lower-case and all-caps mentions;
+- token class proportions near the 2006 test set (the paper's Table 2): doctors, dates and
+  hospitals dominate, AGE (ages over 89 only) is very rare.
+
+Text and spans are built together from ``(text, class or None)`` pieces, so every span's
+offsets are exact. Everything is drawn from one ``random.Random(seed)``: the same seed gives the
+same corpus, byte for byte.
+
+Conventions (deliberate, so a model can learn them): clock times are not PHI; header, accession
+and transcription numbers (``Batch:``, ``Job #``, ``Index No.``, document numbers) are ID, since
+they lead back to the patient's record;
+weekdays are not DATE; ages of 89 and under are not AGE; a span never includes titles or degrees
+('Dr.', 'Mr.', 'M.D.'); city, state, street and zip are separate LOCATION spans; a unit's name is
+not part of the HOSPITAL span ('Cardiology Clinic of <FMH>').
+
+One module a job, so each part can be read and changed alone (only :func:`generate` and
+:data:`STYLES` are public; the modules are the package's inside):
+
+- :mod:`~itdeid.synth.styles`: the five writing styles and the section orders (data);
+- :mod:`~itdeid.synth.sources`: the word lists drawn from, read once from ``gazetteers/``;
+- :mod:`~itdeid.synth.world`: hospitals, doctors, facilities, patients and their admissions;
+- :mod:`~itdeid.synth.dates`: month names and the date formats;
+- :mod:`~itdeid.synth.record`: one record, its choices and the order of its parts, made of the
+  mixins :mod:`~itdeid.synth.mentions` (how names, doctors, hospitals, places, phones and dates
+  are written), :mod:`~itdeid.synth.templates` (sentence templates and their slots),
+  :mod:`~itdeid.synth.content` (section bodies: headings, lists, medications, labs) and
+  :mod:`~itdeid.synth.layout` (header and signature blocks);
+- :mod:`~itdeid.synth.render`: pieces, line wrapping, and pieces to text with exact spans.
+"""
+from __future__ import annotations
+
+import random
+
+from itdeid.document import Document
+from itdeid.synth.record import Record
+from itdeid.synth.render import assemble
+from itdeid.synth.styles import STYLES
+from itdeid.synth.world import World
+
+__all__ = ["generate", "STYLES"]
+
+
+def generate(records: int, seed: int = 0) -> list[Document]:
+    """``records`` synthetic discharge summaries with gold PHI spans, the same for the same
+    ``seed``. Documents are ``<patient>-<n>`` (a patient's admissions in date order) and carry
+    ``patient``."""
+    if records < 0:
+        raise ValueError("records must be >= 0")
+    rng = random.Random(seed)
+    world = World(rng, records)
+    documents = []
+    for patient, index in world.patients(records):
+        record = Record(world, patient, index, rng)
+        text, spans = assemble(record.build())
+        documents.append(Document(f"{patient.number}-{index + 1}", text, spans,
+                                  patient=str(patient.number)))
+    return documents

@@ -1,0 +1,78 @@
+"""The word lists the generator draws from, read once a process from ``gazetteers/``.
+
+:func:`lexicon` returns one shared :class:`Lexicon`: first names by sex and last names with
+their frequencies (drawn by cumulative weight, so names common in the population are common in
+the corpus), words that are also names (``common_word_names.txt``: 'Rose', 'Baker', 'Young'), US
+cities weighted by the square root of their population, states, hospital-name parts, street
+suffixes, countries, and the clinical vocabulary and sentence templates of ``clinical_terms.json``
+(``t``) and ``synth_phrases.json`` (``x``; ``sent`` merges the sentence templates of both by key).
+
+Why a module of its own: what the records *say* lives in data files, so the vocabulary can grow
+or be corrected without touching the generator (several of these tables are read by
+:mod:`~itdeid.surrogate` and :mod:`~itdeid.featurize` too), and reading them is slow next to
+drawing from them, hence the cache: ``generate`` is called many times in one test run. Lists keep
+their file's order, which the random draws depend on: reordering a file changes the corpus.
+"""
+from __future__ import annotations
+
+from itdeid.resources import load_json, load_table, load_wordlist
+
+
+def _rows(name: str, header: str) -> list[tuple[str, ...]]:
+    """Rows of a gazetteer table, without a header row that ``load_table`` kept (the files
+    start with a comment line, which ``load_table`` takes for the header)."""
+    return [row for row in load_table("gazetteers", name) if row and row[0] != header]
+
+
+class Lexicon:
+    """Every word list the generator draws from; one a process, through :func:`lexicon`."""
+
+    def __init__(self):
+        terms = load_json("gazetteers", "clinical_terms.json")
+        extra = load_json("gazetteers", "synth_phrases.json")
+        self.t = terms
+        self.x = extra
+        self.sent: dict[str, list[str]] = {}
+        for source in (terms["sentences"], extra["sentences"]):
+            for key, values in source.items():
+                self.sent.setdefault(key, []).extend(values)
+        first = _rows("first_names.tsv", "name")
+        self.first = {"M": [r[0] for r in first if r[1] == "M"],
+                      "F": [r[0] for r in first if r[1] == "F"]}
+        self.first_w = {s: _cum([float(r[2]) for r in first if r[1] == s]) for s in "MF"}
+        self.first_sex = {r[0]: r[1] for r in first}
+        last = _rows("last_names.tsv", "name")
+        self.last = [r[0] for r in last]
+        self.last_w = _cum([float(r[1]) for r in last])
+        self.common = [w for w in load_wordlist("gazetteers", "common_word_names.txt")
+                       if w.isalpha()]
+        cities = _rows("us_cities.tsv", "city")
+        self.cities = [(r[0], r[1]) for r in cities]
+        self.cities_w = _cum([float(r[2]) ** 0.5 for r in cities])
+        self.states = {r[1]: r[0] for r in _rows("us_states.tsv", "name")}
+        parts: dict[str, list[str]] = {}
+        for kind, part in _rows("hospital_name_parts.tsv", "kind"):
+            parts.setdefault(kind, []).append(part)
+        self.parts = parts
+        self.suffixes = list(load_wordlist("gazetteers", "street_suffixes.txt"))
+        self.countries = [c for c in load_wordlist("gazetteers", "countries.txt")
+                          if "," not in c and len(c) < 20]
+        self.world = list(load_wordlist("gazetteers", "world_cities.txt"))
+
+
+def _cum(weights: list[float]) -> list[float]:
+    total, out = 0.0, []
+    for w in weights:
+        total += w
+        out.append(total)
+    return out
+
+
+_LEX: Lexicon | None = None
+
+
+def lexicon() -> Lexicon:
+    global _LEX
+    if _LEX is None:
+        _LEX = Lexicon()
+    return _LEX

@@ -1,0 +1,216 @@
+"""The world the records are written about: hospitals with their doctors, facilities, patients.
+
+:class:`World` is drawn before any record, from the same ``random.Random``: at least six
+hospitals (one more for every 25 records), each with a full name composed from parts in one of
+ten patterns ('Fairview Memorial Hospital'), an acronym ('FMH'), a partial name ('Fairview'), an
+address, a phone, a writing style (the styles in turn) and 8 to 16 doctors; a few nursing and
+rehabilitation facilities; then :meth:`World.patients`, each with a name, an MRN in one of four
+shapes, a home address and phone, an age, a primary care physician, two attendings and one to six
+admissions in date order.
+
+Why a world rather than independent records: in a real corpus the same people and places recur,
+so here too a patient's records share name, MRN, hospital and physicians, and a hospital's
+doctors appear in many records, in several contexts and surface forms. Names are drawn by
+population frequency from :mod:`~itdeid.synth.sources`, some of them common English words, so the
+corpus is learnable but not memorizable.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import random
+import re
+from dataclasses import dataclass, field
+
+from itdeid.synth.sources import lexicon
+from itdeid.synth.styles import STYLES
+
+
+@dataclass
+class Person:
+    first: str
+    last: str
+    middle: str
+    sex: str
+
+    @property
+    def initials(self) -> str:
+        return self.first[0] + self.last[0]
+
+
+@dataclass
+class Hospital:
+    name: str
+    short: str
+    partial: str
+    city: str
+    state: str
+    street: str
+    zip: str
+    phone: tuple[str, str, str]
+    style: str
+    doctors: list = field(default_factory=list)
+
+
+@dataclass
+class Patient:
+    number: int
+    person: Person
+    mrn: str
+    hospital: Hospital
+    pcp: Person
+    pcp_hospital: Hospital
+    attendings: list
+    street: str
+    city: str
+    state: str
+    zip: str
+    phone: tuple[str, str, str]
+    age: int
+    admissions: list  # (admission date, discharge date)
+
+
+class World:
+    def __init__(self, rng: random.Random, records: int):
+        self.rng = rng
+        self.lex = lexicon()
+        n_hospitals = max(6, records // 25)
+        names = set()
+        self.hospitals: list[Hospital] = []
+        styles = list(STYLES)
+        while len(self.hospitals) < n_hospitals:
+            hospital = self._hospital(styles[len(self.hospitals) % len(styles)])
+            if hospital.name in names:
+                continue
+            names.add(hospital.name)
+            hospital.doctors = [self.person() for _ in range(rng.randint(8, 16))]
+            self.hospitals.append(hospital)
+        self.facilities = [self._facility() for _ in range(max(4, n_hospitals // 2))]
+
+    # names
+    def first_name(self, sex: str) -> str:
+        if self.rng.random() < 0.08:
+            name = self.rng.choice(self.lex.common)
+            if self.lex.first_sex.get(name, sex) == sex:
+                return name
+        return self.rng.choices(self.lex.first[sex], cum_weights=self.lex.first_w[sex])[0]
+
+    def last_name(self) -> str:
+        if self.rng.random() < 0.12:
+            return self.rng.choice(self.lex.common)
+        return self.rng.choices(self.lex.last, cum_weights=self.lex.last_w)[0]
+
+    def person(self, sex: str | None = None) -> Person:
+        sex = sex or self.rng.choice("MF")
+        middle = self.rng.choice("ABCDEFGHJKLMNPRSTW")
+        first = self.first_name(sex)
+        last = self.last_name()
+        while last == first:
+            last = self.last_name()
+        return Person(first, last, middle, sex)
+
+    def city(self) -> tuple[str, str]:
+        return self.rng.choices(self.lex.cities, cum_weights=self.lex.cities_w)[0]
+
+    def street(self) -> str:
+        rng = self.rng
+        name = (rng.choice(self.lex.x["street_names"]) if rng.random() < 0.6
+                else rng.choice(self.lex.last))
+        return f"{rng.randint(1, 999) if rng.random() < 0.8 else rng.randint(1000, 9999)} " \
+               f"{name} {rng.choice(self.lex.suffixes)}"
+
+    def phone(self) -> tuple[str, str, str]:
+        rng = self.rng
+        return (rng.choice(self.lex.x["area_codes"]), f"{rng.randint(200, 989)}",
+                f"{rng.randint(0, 9999):04d}")
+
+    def zip(self) -> str:
+        return f"{self.rng.randint(1001, 99950):05d}"
+
+    def _hospital(self, style: str) -> Hospital:
+        rng, parts = self.rng, self.lex.parts
+        city, state = self.city()
+        suffix = rng.choice(parts["suffix"])
+        kind = rng.random()
+        if kind < 0.18:
+            partial = rng.choice(parts["adjective"]) + rng.choice(parts["landform"]).lower()
+            name = f"{partial} {suffix}"
+        elif kind < 0.27:
+            partial = f"{rng.choice(parts['adjective'])} {rng.choice(parts['landform'])}"
+            name = f"{partial} {suffix}"
+        elif kind < 0.37:
+            partial = f"St. {rng.choice(parts['saint'])}'s"
+            name = f"{partial} {rng.choice(['Hospital', 'Medical Center', 'Hospital Center', 'Health Center'])}"
+        elif kind < 0.52 and len(city.split()) <= 2:
+            partial = city
+            name = f"{partial} {rng.choice(parts['descriptor'])} {suffix}"
+        elif kind < 0.59:
+            partial = rng.choice(parts["descriptor"])
+            name = f"{partial} {suffix}"
+        elif kind < 0.67:
+            partial = rng.choice(self.lex.last)
+            name = f"{partial} {suffix}"
+        elif kind < 0.75:
+            # named after benefactors: 'Anna Whitfield Memorial Hospital', 'Kessler-Dunn Clinic'
+            a, b = rng.choice(self.lex.last), rng.choice(self.lex.last)
+            partial = rng.choice((f"{self.first_name(rng.choice('MF'))} {a}", f"{a}-{b}", f"{a} and {b}"))
+            name = f"{partial} {rng.choice(('Memorial Hospital', 'Clinic', 'Hospital', 'Medical Center'))}"
+        elif kind < 0.82:
+            state_name = self.lex.states.get(state, state)
+            partial = rng.choice((f"University of {state_name}", f"{state_name} University"))
+            name = f"{partial} {rng.choice(('Hospital', 'Medical Center', 'Hospitals'))}"
+        elif kind < 0.9 and len(city.split()) <= 2:
+            partial = rng.choice((f"{city} County", f"{rng.choice(self.lex.last)} County", city))
+            name = f"{partial} {rng.choice(('Hospital', 'Medical Center', 'General Hospital', 'Regional Hospital'))}"
+        else:
+            partial = city.split()[0] if rng.random() < 0.5 else rng.choice(parts["landform"])
+            name = f"{partial} {rng.choice(parts['suffix'])}"
+        words = [w for w in re.split(r"[\s-]+", name) if w[:1].isupper()]
+        short = "".join(w[0] for w in words)
+        if len(short) < 2:
+            short = name[:3].upper()
+        return Hospital(name, short, partial, city, state, self.street(), self.zip(),
+                        self.phone(), style)
+
+    def _facility(self) -> str:
+        rng, parts = self.rng, self.lex.parts
+        if rng.random() < 0.5:
+            head = rng.choice(parts["adjective"]) + rng.choice(parts["landform"]).lower()
+        else:
+            head = f"{rng.choice(parts['adjective'])} {rng.choice(parts['landform'])}"
+        return f"{head} {rng.choice(parts['facility'])}"
+
+    def patients(self, records: int) -> list[tuple[Patient, int]]:
+        """(patient, admission index) for every record, a patient's records together."""
+        rng = self.rng
+        out: list[tuple[Patient, int]] = []
+        number = 100
+        while len(out) < records:
+            number += rng.randint(1, 9)
+            k = min(records - len(out), rng.choice((1, 2, 2, 3, 3, 3, 4, 4, 5, 6)))
+            hospital = rng.choice(self.hospitals)
+            pcp_hospital = hospital if rng.random() < 0.75 else rng.choice(self.hospitals)
+            attendings = rng.sample(hospital.doctors, 2)
+            pcp = rng.choice([d for d in pcp_hospital.doctors if d not in attendings])
+            city, state = (hospital.city, hospital.state) if rng.random() < 0.5 else self.city()
+            age = rng.randint(90, 99) if rng.random() < 0.006 else rng.randint(24, 86)
+            start = _dt.date(rng.randint(1992, 2012), 1, 1) + _dt.timedelta(rng.randint(0, 364))
+            admissions, day = [], start
+            for _ in range(k):
+                stay = rng.choice((1, 2, 3, 3, 4, 5, 6, 7, 9, 12, 16))
+                admissions.append((day, day + _dt.timedelta(stay)))
+                day = day + _dt.timedelta(stay + rng.randint(20, 500))
+            form = rng.random()
+            if form < 0.55:
+                mrn = f"{rng.randint(1000000, 99999999)}"
+            elif form < 0.75:
+                mrn = f"{rng.randint(100, 999)}-{rng.randint(10, 99)}-{rng.randint(10, 99)}"
+            elif form < 0.85:
+                mrn = f"{rng.randint(1, 999999):0{rng.choice((7, 8, 9))}d}"
+            else:   # hospital-prefixed: 'BH4471203', 'MR-230117'
+                letters = "".join(rng.choice("ABCDEFGHJKLMNPRSTWXY") for _ in range(rng.choice((1, 2, 2, 3))))
+                mrn = f"{letters}{rng.choice(('', '', '-'))}{rng.randint(100000, 9999999)}"
+            patient = Patient(number, self.person(), mrn, hospital, pcp, pcp_hospital,
+                              attendings, self.street(), city, state, self.zip(), self.phone(),
+                              age, admissions)
+            out += [(patient, i) for i in range(k)]
+        return out
