@@ -17,6 +17,12 @@ from __future__ import annotations
 
 from itdeid.resources import load_json, load_table, load_wordlist
 
+#: Census names are drawn with weight ``percent ** CENSUS_FLATTEN``: 1 would draw as the
+#: population does (mostly names of the feature list), 0 uniformly (mostly names no note has).
+#: 0.8 puts about half the name tokens in the feature list, as in real notes
+#: (tests/test_synth.py::test_names_are_as_often_in_the_feature_lists_as_real_names).
+CENSUS_FLATTEN = 0.9
+
 
 def _rows(name: str, header: str) -> list[tuple[str, ...]]:
     """Rows of a gazetteer table, without a header row that ``load_table`` kept (the files
@@ -58,6 +64,22 @@ class Lexicon:
         self.countries = [c for c in load_wordlist("gazetteers", "countries.txt")
                           if "," not in c and len(c) < 20]
         self.world = list(load_wordlist("gazetteers", "world_cities.txt"))
+        # Names and towns from sources no feature reads (issue H): the 1990 census lists with
+        # flattened weights (real notes' names are mostly census names, but not mostly the
+        # frequent ones the feature list 'first_names.tsv' holds), faker's non-US locales, and
+        # towns under 15,000 people.
+        census_first = _rows("census_first_names.tsv", "name")
+        self.census_first = {s: [r[0] for r in census_first if r[1] == s] for s in "MF"}
+        self.census_first_w = {s: _cum([float(r[2]) ** CENSUS_FLATTEN for r in census_first
+                                        if r[1] == s]) for s in "MF"}
+        census_last = _rows("census_last_names.tsv", "name")
+        self.census_last = [r[0] for r in census_last]
+        self.census_last_w = _cum([float(r[1]) ** CENSUS_FLATTEN for r in census_last])
+        world_names = _rows("synth_names.tsv", "name")
+        self.world_first = {s: [r[0] for r in world_names if r[1] == "first" and r[2] in (s, "-")]
+                            for s in "MF"}
+        self.world_last = [r[0] for r in world_names if r[1] == "last"]
+        self.towns = [(r[0], r[1], r[2], r[3]) for r in _rows("synth_towns.tsv", "town")]
 
 
 def _cum(weights: list[float]) -> list[float]:

@@ -19,10 +19,24 @@ from __future__ import annotations
 import datetime as _dt
 import random
 import re
+import unicodedata
 from dataclasses import dataclass, field
 
 from itdeid.synth.sources import lexicon
 from itdeid.synth.styles import STYLES
+
+#: Where a name comes from. Real notes name people of every origin, about half of them outside
+#: the feature name list (issue H): a first name is a word-name ('Hope', 'May') with probability
+#: WORD_FIRST_NAMES, a name of faker's non-US locales (``synth_names.tsv``) with WORLD_NAMES, else a
+#: 1990 census name (flattened weights, :data:`~itdeid.synth.sources.CENSUS_FLATTEN`); last names
+#: likewise with WORD_LAST_NAMES. KEEP_ACCENTS: share of accented names written with the accents.
+WORD_FIRST_NAMES = 0.08
+WORD_LAST_NAMES = 0.12
+WORLD_NAMES = 0.25
+KEEP_ACCENTS = 0.2
+#: Share of places that are towns under 15,000 people (``synth_towns.tsv``), which no place
+#: feature lists; the rest are the cities of ``us_cities.tsv`` by population.
+TOWNS = 0.5
 
 
 @dataclass
@@ -88,16 +102,30 @@ class World:
 
     # names
     def first_name(self, sex: str) -> str:
-        if self.rng.random() < 0.08:
-            name = self.rng.choice(self.lex.common)
+        rng = self.rng
+        kind = rng.random()
+        if kind < WORD_FIRST_NAMES:
+            name = rng.choice(self.lex.common)
             if self.lex.first_sex.get(name, sex) == sex:
                 return name
-        return self.rng.choices(self.lex.first[sex], cum_weights=self.lex.first_w[sex])[0]
+        if kind < WORD_FIRST_NAMES + WORLD_NAMES:
+            return self._spelled(rng.choice(self.lex.world_first[sex]))
+        return rng.choices(self.lex.census_first[sex], cum_weights=self.lex.census_first_w[sex])[0]
 
     def last_name(self) -> str:
-        if self.rng.random() < 0.12:
-            return self.rng.choice(self.lex.common)
-        return self.rng.choices(self.lex.last, cum_weights=self.lex.last_w)[0]
+        rng = self.rng
+        kind = rng.random()
+        if kind < WORD_LAST_NAMES:
+            return rng.choice(self.lex.common)
+        if kind < WORD_LAST_NAMES + WORLD_NAMES:
+            return self._spelled(rng.choice(self.lex.world_last))
+        return rng.choices(self.lex.census_last, cum_weights=self.lex.census_last_w)[0]
+
+    def _spelled(self, name: str) -> str:
+        """``name`` as a US record writes it: accents dropped, except now and then."""
+        if self.rng.random() < KEEP_ACCENTS:
+            return name
+        return "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c))
 
     def person(self, sex: str | None = None) -> Person:
         sex = sex or self.rng.choice("MF")
@@ -109,6 +137,10 @@ class World:
         return Person(first, last, middle, sex)
 
     def city(self) -> tuple[str, str]:
+        """A (city, state abbreviation): a town no place feature lists, or a city of 15,000+."""
+        if self.rng.random() < TOWNS:
+            town, state, _county, _zip = self.rng.choice(self.lex.towns)
+            return town, state
         return self.rng.choices(self.lex.cities, cum_weights=self.lex.cities_w)[0]
 
     def street(self) -> str:
