@@ -44,7 +44,7 @@ def test_corpus_pinned():
         digest.update(doc.text.encode())
         digest.update(repr([(s.start, s.end, s.type) for s in doc.spans]).encode())
         digest.update(str(doc.patient).encode())
-    assert digest.hexdigest() == "e23c530efe62ee1c86c2f7f0d09c5c82b0e2a42f3b16cf45943951b84178bd88"
+    assert digest.hexdigest() == "f62f12f30847317cc651ae1e489ea170d191c7a1526d4e37c496070656ba5f6b"
 
 
 def _name_tokens_in_feature_lists(documents) -> float:
@@ -148,3 +148,29 @@ def test_cli_synth_then_stats(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "DOCTOR" in out and "ratio" in out and "headings" in out
     assert len(read_corpus(path)) == 20
+
+
+def test_spaced_sets_off_punctuation_and_keeps_spans_exact():
+    """The 2006 files' spacing ('OBRIEN , NATHANIEL', 'DATE :', '( FMH )', '06/25/2005 .'),
+    with spaces at a PHI piece's edge put outside the span and number shapes left whole."""
+    from itdeid.synth.render import assemble, spaced
+    pieces = [("NAME: ", None), ("OBRIEN, NATHANIEL", "PATIENT"), (" UNIT: ", None),
+              ("549-47-16", "ID"), ("\nSeen by Dr. ", None), ("Smith", "DOCTOR"), (", MD (", None),
+              ("FMH", "HOSPITAL"), (") on ", None), ("06/25/2005", "DATE"),
+              (". 1. Dose 2.5 mg at 12:30. Mrs. ", None), ("Jones", "PATIENT"), ("'s son.", None)]
+    text, spans = assemble(spaced(pieces))
+    assert text == ("NAME : OBRIEN , NATHANIEL UNIT : 549-47-16\nSeen by Dr. Smith , MD ( FMH ) "
+                    "on 06/25/2005 . 1. Dose 2.5 mg at 12:30. Mrs. Jones 's son .")
+    assert [(text[s.start:s.end], s.type) for s in spans] == [
+        ("OBRIEN , NATHANIEL", "PATIENT"), ("549-47-16", "ID"), ("Smith", "DOCTOR"),
+        ("FMH", "HOSPITAL"), ("06/25/2005", "DATE"), ("Jones", "PATIENT")]
+
+
+def test_i2b2_style_writes_the_2006_header_and_footer(corpus):
+    """Issue H item 2: some records have the distributed 2006 files' shape."""
+    shaped = [d for d in corpus if "UNIT NUMBER :\n" in d.text and "\nBatch :\n" in d.text]
+    assert len(shaped) >= 10
+    for doc in shaped[:5]:
+        types = [s.type for s in doc.spans]
+        assert types[:4] == ["ID", "HOSPITAL", "ID", "ID"]     # record number, acronym, MRN, account
+        assert "Index No. " in doc.text and " , " in doc.text

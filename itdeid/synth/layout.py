@@ -4,10 +4,12 @@ The top and the bottom of a discharge summary are where most IDs sit, beside the
 name, the admission and discharge dates and the attending's name, laid out the way the hospital's
 system prints them. :meth:`Layout.header` has one branch a header layout: a pipe-separated line in
 the manner of the i2b2 2006 records ('pipe'), a block of upper-case labels ('block'), labelled
-fields ('labeled'), a letter to the primary care physician ('letter'), a terse note ('terse');
+fields ('labeled'), a letter to the primary care physician ('letter'), a terse note ('terse'),
+the distributed 2006 files' one-field-a-line block ('i2b2');
 :meth:`Layout.signature` one a signature kind: dictated by, with transcriptionist initials,
 dates, batch and document numbers ('dictated', 'dictated2'), an electronic signature ('esign'), a
-letter's closing ('letter'), initials only ('initials'). The style chooses among them
+letter's closing ('letter'), initials only ('initials'), the 2006 files' footer with signature
+codes, batch and index numbers ('i2b2'). The style chooses among them
 (:data:`~itdeid.synth.styles.STYLES`); field labels come from ``synth_phrases.json``.
 
 Why apart: layouts are the line-oriented, most style-specific part of a record, the part a new
@@ -70,6 +72,8 @@ class Layout:
             if self.chance(0.5):
                 out += [(f"\nSERVICE: {self.service.upper()}", None)]
             return out + [("\n\n", None)]
+        if layout == "i2b2":
+            return self._i2b2_header()
         if layout == "block":
             out += [(h.name.upper(), "HOSPITAL"), ("\n", None)]
             if self.chance(0.3):
@@ -158,6 +162,60 @@ class Layout:
         out += [("\n\n", None)]
         return out
 
+    def _i2b2_header(self) -> list[Piece]:
+        """The distributed 2006 files' header: record number and hospital acronym, MRN,
+        account, admission date-time and diagnosis one a line, then labelled fields whose
+        values sit on the next line ('ADMISSION DATE :' / '06/21/2005')."""
+        rng, p, h = self.rng, self.p, self.hospital
+        out: list[Piece] = [(f"{rng.randint(100000000, 999999999)}", "ID"), (" ", None),
+                            (h.short, "HOSPITAL"), ("\n", None), (p.mrn.replace("-", ""), "ID"),
+                            ("\n", None), (f"{rng.randint(1000000, 9999999)}", "ID"), ("\n", None)]
+        out += self.date(self.adm, "mdy4z")[-1:]
+        out += [(f" 12:00:00 AM\n{self.ch(self.lex.t['diagnoses']).upper()}\n", None)]
+        if self.chance(0.3):
+            out += [("Unsigned\nDIS\nReport Status :\nUnsigned\n", None)]
+        out += [(f"{self.label('title').upper()} NAME :\n", None)] + self.patient_name("header")
+        out += [(" UNIT NUMBER :\n", None), (p.mrn, "ID")]
+        out += [("\nADMISSION DATE :\n", None)] + self.date(self.adm, "mdy4z")[-1:]
+        out += [("\nDISCHARGE DATE :\n", None)] + self.date(self.dis, "mdy4z")[-1:]
+        if self.chance(0.5):
+            out += [("\nATTENDING PHYSICIAN :\n", None)] + self.doctor(self.attending, "sig")
+        return out + [("\n", None)]
+
+    def _signature_code(self) -> str:
+        """A dictation system's code after a signing doctor's name ('BY54', 'UN497/3451')."""
+        rng = self.rng
+        letters = "".join(rng.choice("ABCDEFGHJKLMNPRSTUVWXYZ") for _ in range(2))
+        if self.chance(0.5):
+            return f"{letters}{rng.randint(1, 99)}"
+        return f"{letters}{rng.randint(100, 999)}/{rng.randint(1000, 9999)}"
+
+    def _i2b2_signature(self) -> list[Piece]:
+        """The 2006 files' footer: dictating and attending doctors with signature codes (ID),
+        batch and index numbers, D and T dates one a line, the transcriptionist's initials,
+        a cc list of doctors and clinics."""
+        rng, d = self.rng, self.dictator
+        dd = self.dis + _dt.timedelta(rng.randint(0, 2))
+        td = dd + _dt.timedelta(rng.randint(0, 3))
+        out: list[Piece] = [("\n\nDictated By :\n", None)] + self.doctor(d, "sig")[:1]
+        out += [("\nAttending :\n", None)] + self.doctor(self.attending, "sig")[:1]
+        out += [(f" {self.ch(('M.D.', 'MD', 'M.D.'))} ", None), (self._signature_code(), "ID")]
+        if self.chance(0.6):
+            out += [("\n", None), (self._signature_code(), "ID")]
+        out += [("\nBatch :\n", None), (f"{rng.randint(1000, 99999)}", "ID")]
+        out += [("\nIndex No. ", None),
+                ("".join(rng.choice("ABCDEFGHJKLMNPRSTVWXYZ0123456789") for _ in range(10)), "ID")]
+        out += [("\nD :\n", None)] + self.date(dd, "mdy2")[-1:]
+        out += [("\nT :\n", None)] + self.date(td, "mdy2")[-1:]
+        if self.chance(0.5):
+            out += [(f"\nTR :\n{self.ch(self.lex.x['transcriptionists'])}", None)]
+        if self.chance(0.6):
+            out += [("\nCC :\n", None)] + self.doctor(self.p.pcp, "sig")[:1]
+            if self.chance(0.4):
+                out += [("\n", None), (self.ch(("Cardiology", "Renal", "Oncology", "Medical")), None),
+                        (self.ch((" Clinic , ", " Clinic of ")), None)] + self.hosp(kind="short")
+        return out
+
     def signature(self) -> list[Piece]:
         rng = self.rng
         kind = self.ch(self.s["signatures"])
@@ -166,6 +224,8 @@ class Layout:
         dd = self.dis + _dt.timedelta(rng.randint(0, 2))
         td = dd + _dt.timedelta(rng.randint(0, 3))
         fmt = self.ch(("mdy2", "mdy4", "mdy2n"))
+        if kind == "i2b2":
+            return self._i2b2_signature()
         out: list[Piece] = [("\n\n", None)]
         if kind == "dictated":
             out += [(self.label("dictated") + ": ", None)] + self.doctor(d, "sig")

@@ -5,7 +5,8 @@ A :class:`Record` is drawn for one admission of one patient of the
 attending, consultants, dictating doctor, service, other hospitals it may mention, pronouns and
 date-format weights. :meth:`Record.build` then writes the header, the sections in the style's
 order (the core ones always, each other one with probability :data:`~itdeid.synth.styles.KEEP`),
-wrapped or upper-cased as the style says, and the signature: one list of pieces.
+wrapped or upper-cased as the style says, and the signature: one list of pieces, now and then
+with punctuation set off by spaces (:func:`~itdeid.synth.render.spaced`).
 
 What each part looks like lives in the mixins a Record is made of, one module a job:
 :mod:`~itdeid.synth.mentions` (how names, doctors, hospitals, places, phones and dates are
@@ -25,10 +26,15 @@ import random
 from itdeid.synth.content import Content
 from itdeid.synth.layout import Layout
 from itdeid.synth.mentions import Mentions
-from itdeid.synth.render import Piece, wrap
+from itdeid.synth.render import Piece, spaced, wrap
 from itdeid.synth.styles import CORE, KEEP, ORDERS, STYLES
 from itdeid.synth.templates import Templates
 from itdeid.synth.world import Patient, World
+
+
+#: Probability that a record of a style that does not say otherwise is written with punctuation
+#: set off by spaces, as the distributed 2006 files are (``spaced`` in a style).
+SPACED = 0.05
 
 
 class Record(Layout, Content, Templates, Mentions):
@@ -86,4 +92,4 @@ class Record(Layout, Content, Templates, Mentions):
             first = False
         out += self.signature()
         out.append(("\n\n[ report_end ]\n", None))
-        return out
+        return spaced(out) if self.chance(self.s.get("spaced", SPACED)) else out

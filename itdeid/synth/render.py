@@ -20,6 +20,47 @@ from itdeid.document import Span
 Piece = tuple[str, "str | None"]
 
 
+#: Where the 2006 files put a space: before , ; : ? ! ) and 's that end a word, after ( that
+#: starts one, and before a sentence's final period (not an abbreviation's or an initial's).
+_SPACE_BEFORE = re.compile(r"(?<=\S)(?=[,;:?!)](?:\s|$))|(?<=\S)(?='s(?:\s|$))|(?:(?<=[^\W\d_]{3})|(?<=\d{3}))(?=\.(?:\s|$))")
+_SPACE_AFTER = re.compile(r"(?:(?<=\s)|^)\((?=\S)")
+#: Words whose period stays: titles, degrees, 'No.', initials (one letter) are handled by the
+#: three-letter lookbehind; these are the longer ones.
+_ABBREVIATIONS = ("Mrs", "Drs", "Dept", "Ph.D", "approx", "etc")
+
+
+def spaced(pieces: list[Piece]) -> list[Piece]:
+    """``pieces`` written as the distributed i2b2 2006 files are: punctuation set off by spaces
+    ('OBRIEN , NATHANIEL', 'ADMISSION DATE :', '( FMH )', 'on 06/25/2005 .'); number shapes
+    ('06/21/2005', '555-1212', '12:30') are untouched. A space that falls at the edge of a PHI
+    piece goes into the neighbouring non-PHI piece, so no span gains whitespace."""
+    text = "".join(t for t, _ in pieces)
+    cuts = {m.start() for m in _SPACE_BEFORE.finditer(text)
+            if not (text[m.start()] == "." and text[:m.start()].endswith(_ABBREVIATIONS))}
+    cuts |= {m.end() for m in _SPACE_AFTER.finditer(text)}
+    out: list[Piece] = []
+    position = 0
+    for i, (piece, cls) in enumerate(pieces):
+        inner = [c - position for c in sorted(cuts) if position < c < position + len(piece)]
+        if position in cuts and position > 0:
+            if cls is None:
+                inner = [0] + inner
+            elif out and out[-1][1] is None:
+                out[-1] = (out[-1][0] + " ", None)
+            else:
+                out.append((" ", None))
+        parts, last = [], 0
+        for c in inner:
+            parts.append(piece[last:c])
+            last = c
+        parts.append(piece[last:])
+        out.append((" ".join(parts), cls))
+        position += len(piece)
+    if position in cuts:
+        out.append((" ", None))
+    return out
+
+
 def wrap(pieces: list[Piece], width: int) -> list[Piece]:
     """``pieces`` with spaces of non-PHI text turned into line breaks where a line would pass
     ``width`` (a PHI piece is never broken)."""

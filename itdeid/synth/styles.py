@@ -1,6 +1,6 @@
 """The writing styles of the synthetic corpus, and the order of a record's sections.
 
-Every hospital of the world writes in one of the five styles of :data:`STYLES` (one record in
+Every hospital of the world writes in one of the six styles of :data:`STYLES` (one record in
 five in another), so a style is the generator's unit of layout variation: which header and
 signature layouts it uses (:mod:`~itdeid.synth.layout`), how headings are cased, which date
 formats flow text favours (:mod:`~itdeid.synth.dates`), how lists are laid out, how often the
@@ -17,7 +17,8 @@ from __future__ import annotations
 #: ``heading_case``: upper, as-is or title; ``heading_newline``: probability the section body
 #: starts on the next line; ``dates``: weights of date formats in flow text, ``header_date``: the
 #: header's format; ``pt_named``: probability that a ``{Pt}`` slot names the patient; ``wrap``:
-#: line width or 0.
+#: line width or 0; ``spaced``: probability the record is written with punctuation set off by
+#: spaces, as the distributed 2006 files are (:func:`~itdeid.synth.render.spaced`; default 0.05).
 STYLES: dict[str, dict] = {
     "partners": dict(
         header="pipe", signatures=("dictated", "dictated", "initials"), heading_case="upper",
@@ -46,6 +47,13 @@ STYLES: dict[str, dict] = {
         heading_newline=0.0, header_date="dash2", wrap=0, caps_section=0.1, list="dash",
         order="chrono", pt_named=0.15, meds_inline=0.5, labs_prose=0.1,
         dates={"dash2": 4, "md": 4, "mdy2": 2, "iso": 1, "abbr": 1, "year": 1}),
+    # The distributed i2b2 2006 files: the header one field a line, the dictation footer with
+    # signature codes, and punctuation set off by spaces ('OBRIEN , NATHANIEL', 'DATE :').
+    "i2b2": dict(
+        header="i2b2", signatures=("i2b2", "i2b2", "dictated"), heading_case="upper",
+        heading_newline=0.5, header_date="mdy4z", wrap=0, caps_section=0.3, list="numbered",
+        order="dx_first", pt_named=0.2, meds_inline=0.4, labs_prose=0.5, spaced=1.0,
+        dates={"mdy4z": 4, "mdy2": 3, "md": 2, "long": 1, "month_year": 1, "year": 1}),
 }
 
 ORDERS = {
