@@ -38,6 +38,11 @@ generator drew 96 % of its name tokens from the feature lists, real notes about 
   alphabets (Cyrillic, Greek, Armenian, Georgian, Hangul) romanized by anyascii (ISC licence);
   scripts anyascii cannot spell (Arabic, Hebrew, Indic, Thai) are left out. Real US notes
   name people of every origin.
+- ``synth_word_names.txt`` 1990 census surnames that are everyday or clinical English words
+  (wordfreq Zipf frequency SYNTH_WORD_ZIPF, three letters or more, not a census first name or
+  a listed place, not in first/last_names.tsv:
+  'Stable', 'Shoulder', 'Bone', 'Pride'): the i2b2 2006 surrogates' deliberate ambiguity
+  ('Dr. He'), so a model learns a name from its context rather than from its spelling.
 - ``synth_towns.tsv``      town, state_abbr, county, zip: US towns of the ``zipcodes`` package
   (USPS data, MIT) that are *not* in us_cities.tsv (under 15,000 people): the suburbs and
   villages notes name, which the place features do not list.
@@ -259,6 +264,10 @@ def _provider_names(provider, prefix: str) -> dict[str, str]:
     return out
 
 
+#: The Zipf-frequency band (wordfreq, English) of the words synth_word_names.txt keeps: frequent
+#: enough to be everyday words, below the function words ('to', 'in') no record would use.
+SYNTH_WORD_ZIPF = (3.0, 5.0)
+
 #: Scripts whose letters anyascii spells as a reader would (alphabets and Hangul).
 ROMANIZED_SCRIPTS = ("CYRILLIC", "GREEK", "ARMENIAN", "GEORGIAN", "HANGUL")
 
@@ -306,6 +315,29 @@ def build_synth_names() -> None:
            header="name\tpart\tsex\tlocale")
 
 
+def build_synth_word_names(first_names: list[str], last_names: list[str]) -> None:
+    """synth_word_names.txt: census surnames that are everyday or clinical English words."""
+    import names
+    from wordfreq import zipf_frequency
+
+    data = Path(names.__file__).resolve().parent
+    listed = {name.lower() for name in first_names} | {name.lower() for name in last_names}
+    # census first names and place names are names whatever wordfreq counts ('Irene', 'Albany')
+    listed |= {name.lower() for file in ("dist.female.first", "dist.male.first")
+               for name, _ in _census_rows(data / file)}
+    listed |= {line.split("\t")[0].lower() for file in ("us_cities.tsv", "us_states.tsv")
+               for line in (HERE / file).read_text(encoding="utf-8").splitlines()[2:]}
+    listed |= {line.lower() for line in (HERE / "world_cities.txt").read_text(encoding="utf-8").splitlines()[1:]}
+    census = _census_rows(data / "dist.all.last")
+    low, high = SYNTH_WORD_ZIPF
+    words = sorted(name for name, _ in census
+                   if len(name) >= 3 and name.lower() not in listed
+                   and low <= zipf_frequency(name.lower(), "en") <= high)
+    _write("synth_word_names.txt",
+           f"names {_version('names')} (1990 census surnames) with wordfreq {_version('wordfreq')} "
+           f"English Zipf frequency in [{low}, {high}], minus first/last_names.tsv", words)
+
+
 def build_synth_towns(us_cities: list[str]) -> None:
     """synth_towns.tsv: US towns of the zipcodes package that us_cities.tsv does not hold."""
     import zipcodes
@@ -329,6 +361,7 @@ def main() -> int:
     build_census_names()
     cities = build_places()
     build_synth_names()
+    build_synth_word_names(first, last)
     build_synth_towns(cities)
     build_street_suffixes()
     build_hospital_parts(first)

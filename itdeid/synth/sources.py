@@ -79,6 +79,7 @@ class Lexicon:
         self.world_first = {s: [r[0] for r in world_names if r[1] == "first" and r[2] in (s, "-")]
                             for s in "MF"}
         self.world_last = [r[0] for r in world_names if r[1] == "last"]
+        self.word_names = list(load_wordlist("gazetteers", "synth_word_names.txt"))
         self.towns = [(r[0], r[1], r[2], r[3]) for r in _rows("synth_towns.tsv", "town")]
 
 

@@ -29,10 +29,14 @@ from itdeid.synth.styles import STYLES
 #: the feature name list (issue H): a first name is a word-name ('Hope', 'May') with probability
 #: WORD_FIRST_NAMES, a name of faker's non-US locales (``synth_names.tsv``) with WORLD_NAMES, else a
 #: 1990 census name (flattened weights, :data:`~itdeid.synth.sources.CENSUS_FLATTEN`); last names
-#: likewise with WORD_LAST_NAMES. KEEP_ACCENTS: share of accented names written with the accents.
+#: likewise with WORD_LAST_NAMES, half of those census surnames that are everyday or clinical
+#: words ('Stable', 'Marrow': ``synth_word_names.txt``, the i2b2 surrogates' ambiguity), and
+#: HYPHENATED of them two surnames joined. KEEP_ACCENTS: share of accented names written with
+#: the accents.
 WORD_FIRST_NAMES = 0.08
 WORD_LAST_NAMES = 0.12
 WORLD_NAMES = 0.25
+HYPHENATED = 0.04
 KEEP_ACCENTS = 0.2
 #: Share of places that are towns under 15,000 people (``synth_towns.tsv``), which no place
 #: feature lists; the rest are the cities of ``us_cities.tsv`` by population.
@@ -112,11 +116,13 @@ class World:
             return self._spelled(rng.choice(self.lex.world_first[sex]))
         return rng.choices(self.lex.census_first[sex], cum_weights=self.lex.census_first_w[sex])[0]
 
-    def last_name(self) -> str:
+    def last_name(self, hyphenated: bool = True) -> str:
         rng = self.rng
+        if hyphenated and rng.random() < HYPHENATED:
+            return f"{self.last_name(False)}-{self.last_name(False)}"
         kind = rng.random()
         if kind < WORD_LAST_NAMES:
-            return rng.choice(self.lex.common)
+            return rng.choice(self.lex.common if rng.random() < 0.5 else self.lex.word_names)
         if kind < WORD_LAST_NAMES + WORLD_NAMES:
             return self._spelled(rng.choice(self.lex.world_last))
         return rng.choices(self.lex.census_last, cum_weights=self.lex.census_last_w)[0]
