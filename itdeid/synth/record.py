@@ -49,12 +49,12 @@ class Record(Layout, Content, Templates, Mentions):
         self.adm, self.dis = patient.admissions[index]
         self.index = index
         self.attending = patient.attendings[0] if rng.random() < 0.7 else patient.attendings[1]
-        self.consultants = rng.sample(hospital.doctors, 3)
-        self.dictator = self.attending if rng.random() < 0.5 else rng.choice(hospital.doctors)
+        self.consultants = world.popular(hospital.doctors, 3)
+        self.dictator = self.attending if rng.random() < 0.5 else world.popular(hospital.doctors)
         self.age = patient.age + (self.adm - patient.admissions[0][0]).days // 365
         self.drug = None
         self.service = rng.choice(self.lex.t["services"])
-        self.other_hospitals = [h for h in rng.sample(world.hospitals, 3) if h is not hospital]
+        self.other_hospitals = [h for h in world.popular(world.hospitals, 3) if h is not hospital]
         he = patient.person.sex == "M"
         self.pron = {"he": "he" if he else "she", "his": "his" if he else "her",
                      "him": "him" if he else "her", "man": "man" if he else "woman",

@@ -1,16 +1,18 @@
 """The world the records are written about: hospitals with their doctors, facilities, patients.
 
 :class:`World` is drawn before any record, from the same ``random.Random``: at least six
-hospitals (one more for every 25 records), each with a full name composed from parts in one of
-ten patterns ('Fairview Memorial Hospital'), an acronym ('FMH'), a partial name ('Fairview'), an
-address, a phone, a writing style (the styles in turn) and 8 to 16 doctors; a few nursing and
-rehabilitation facilities; then :meth:`World.patients`, each with a name, an MRN in one of four
+hospitals (one more for every RECORDS_PER_HOSPITAL records), each with a full name composed from
+parts in one of ten patterns ('Fairview Memorial Hospital'), an acronym ('FMH'), a partial name
+('Fairview'), an address, a phone, a writing style (the styles in turn) and 8 to 40 doctors; a
+few nursing and rehabilitation facilities; then :meth:`World.patients`, each with a name, an MRN in one of four
 shapes, a home address and phone, an age, a primary care physician, two attendings and one to six
 admissions in date order.
 
 Why a world rather than independent records: in a real corpus the same people and places recur,
 so here too a patient's records share name, MRN, hospital and physicians, and a hospital's
-doctors appear in many records, in several contexts and surface forms. Names are drawn by
+doctors appear in many records, in several contexts and surface forms. Popularity is long-tailed
+(:meth:`World.popular`, rank weights): a few hospitals and doctors recur in many records, most
+in a few, as in a real corpus, so a model cannot rely on having seen a name before. Names are drawn by
 population frequency from :mod:`~itdeid.synth.sources`, some of them common English words, so the
 corpus is learnable but not memorizable.
 """
@@ -38,6 +40,9 @@ WORD_LAST_NAMES = 0.12
 WORLD_NAMES = 0.25
 HYPHENATED = 0.04
 KEEP_ACCENTS = 0.2
+#: Records per hospital of the world (at least six hospitals): with rank-weighted draws
+#: (:meth:`World.popular`) a few hospitals take most records and many appear in a few.
+RECORDS_PER_HOSPITAL = 10
 #: Share of places that are towns under 15,000 people (``synth_towns.tsv``), which no place
 #: feature lists; the rest are the cities of ``us_cities.tsv`` by population.
 TOWNS = 0.5
@@ -87,11 +92,20 @@ class Patient:
     admissions: list  # (admission date, discharge date)
 
 
+def _rank_weights(n: int) -> list[float]:
+    """Cumulative weights 1/1, 1/2, ... 1/n (Zipf's law with exponent 1)."""
+    total, out = 0.0, []
+    for rank in range(n):
+        total += 1.0 / (rank + 1)
+        out.append(total)
+    return out
+
+
 class World:
     def __init__(self, rng: random.Random, records: int):
         self.rng = rng
         self.lex = lexicon()
-        n_hospitals = max(6, records // 25)
+        n_hospitals = max(6, records // RECORDS_PER_HOSPITAL)
         names = set()
         self.hospitals: list[Hospital] = []
         styles = list(STYLES)
@@ -100,9 +114,21 @@ class World:
             if hospital.name in names:
                 continue
             names.add(hospital.name)
-            hospital.doctors = [self.person() for _ in range(rng.randint(8, 16))]
+            hospital.doctors = [self.person() for _ in range(rng.randint(8, 40))]
             self.hospitals.append(hospital)
         self.facilities = [self._facility() for _ in range(max(4, n_hospitals // 2))]
+
+    def popular(self, items: list, k: int | None = None):
+        """One item of ``items`` (or ``k`` distinct ones), the first ones far more often: rank
+        weights 1/(rank + 1), so a few hospitals and doctors are in many records and most in few."""
+        if k is None:
+            return self.rng.choices(items, cum_weights=_rank_weights(len(items)))[0]
+        chosen: list = []
+        while len(chosen) < k:
+            item = self.popular(items)
+            if item not in chosen:
+                chosen.append(item)
+        return chosen
 
     # names
     def first_name(self, sex: str) -> str:
@@ -225,10 +251,10 @@ class World:
         while len(out) < records:
             number += rng.randint(1, 9)
             k = min(records - len(out), rng.choice((1, 2, 2, 3, 3, 3, 4, 4, 5, 6)))
-            hospital = rng.choice(self.hospitals)
-            pcp_hospital = hospital if rng.random() < 0.75 else rng.choice(self.hospitals)
-            attendings = rng.sample(hospital.doctors, 2)
-            pcp = rng.choice([d for d in pcp_hospital.doctors if d not in attendings])
+            hospital = self.popular(self.hospitals)
+            pcp_hospital = hospital if rng.random() < 0.75 else self.popular(self.hospitals)
+            attendings = self.popular(hospital.doctors, 2)
+            pcp = self.popular([d for d in pcp_hospital.doctors if d not in attendings])
             city, state = (hospital.city, hospital.state) if rng.random() < 0.5 else self.city()
             age = rng.randint(90, 99) if rng.random() < 0.006 else rng.randint(24, 86)
             start = _dt.date(rng.randint(1992, 2012), 1, 1) + _dt.timedelta(rng.randint(0, 364))
