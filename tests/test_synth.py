@@ -44,7 +44,7 @@ def test_corpus_pinned():
         digest.update(doc.text.encode())
         digest.update(repr([(s.start, s.end, s.type) for s in doc.spans]).encode())
         digest.update(str(doc.patient).encode())
-    assert digest.hexdigest() == "b1b80be4684258964b127fe91827d4e4d7f3dd1ebf57083b7c29dd33f16a8c16"
+    assert digest.hexdigest() == "ef7cdad5680b4003066c9395cb8359e7b94f0ead0999d7f5f01e5fc1773dc639"
 
 
 def _name_tokens_in_feature_lists(documents) -> float:
@@ -174,3 +174,87 @@ def test_i2b2_style_writes_the_2006_header_and_footer(corpus):
         types = [s.type for s in doc.spans]
         assert types[:4] == ["ID", "HOSPITAL", "ID", "ID"]     # record number, acronym, MRN, account
         assert "Index No. " in doc.text and " , " in doc.text
+
+
+def _records(n: int, seed: int):
+    """``n`` Records of one world, as ``generate`` draws them (not built)."""
+    import random
+
+    from itdeid.synth.record import Record
+    from itdeid.synth.world import World
+    rng = random.Random(seed)
+    world = World(rng, n)
+    return [Record(world, patient, index, rng) for patient, index in world.patients(n)]
+
+
+def test_problem_data_is_complete_and_its_templates_render():
+    """Issue H item 5: every problem of synth_problems.json has what the generator reads, its
+    drugs are in the drug list, and each of its templates (and the systems') fills."""
+    from itdeid.synth.render import assemble
+    from itdeid.synth.sources import lexicon
+    lex = lexicon()
+    assert 20 <= len(lex.problems) <= 30
+    record = _records(1, 0)[0]
+    templates = [t for system in lex.systems.values() for t in system["sentences"]]
+    for key, problem in lex.problems.items():
+        for field in ("names", "complaints", "symptoms", "hpi", "studies", "workup", "treatment",
+                      "course", "drugs", "followup", "dispositions", "services"):
+            assert problem[field], (key, field)
+        assert problem["system"] in lex.systems
+        assert all(drug in lex.drug for drug in problem["drugs"]), key
+        assert all(place in lex.t["dispositions"] for place in problem["dispositions"]), key
+        templates += [t for field in ("complaints", "hpi", "workup", "treatment", "course",
+                                      "complications", "followup") for t in problem[field]]
+    for template in templates:
+        record.problem = lex.problems[list(lex.problems)[len(template) % len(lex.problems)]]
+        text, spans = assemble(record.render(template))
+        assert "{" not in text and text[:1] == text[:1].upper(), template
+
+
+def test_a_record_tells_one_problem():
+    """Issue H item 5: the principal diagnosis and the hospital course come from the record's
+    one problem: the diagnosis line is one of its names, and most of the course's sentences
+    are its work-up, treatment, complications and course."""
+    from itdeid.synth.render import assemble
+    own_share = []
+    for record in _records(60, 4):
+        problem = record.problem
+        dx = assemble(record.section("principal_dx"))[0]
+        assert dx.lower() in [name.lower() for name in problem["names"]], (dx, record.problem_key)
+        before = len(record.drawn)
+        record.section("course")
+        course = record.drawn[before:]
+        own = {t for field in ("workup", "treatment", "course", "complications")
+               for t in problem[field]}
+        assert any(t in own for t in course), record.problem_key
+        own_share.append(sum(t in own for t in course) / len(course))
+    assert sum(own_share) / len(own_share) > 0.4
+
+
+def test_no_template_repeats_within_a_record():
+    """Issue H item 5: a record draws each sentence template once (checked on the templates
+    drawn, and on the text: no sentence of 40 characters or more occurs twice in a record)."""
+    for record in _records(100, 7):
+        record.build()
+        repeated = [t for t, k in Counter(record.drawn).items() if k > 1]
+        assert not repeated, (record.problem_key, repeated)
+    for doc in generate(100, seed=11):
+        sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+|\n", doc.text)]
+        counts = Counter(s for s in sentences if len(s) >= 40)
+        assert max(counts.values(), default=1) == 1, (doc.id, counts.most_common(1))
+
+
+def test_hospital_courses_have_a_long_tail():
+    """Issue H item 5: most courses are 4-12 sentences, about 15 % are 20-40 (in paragraphs
+    by problem or by day)."""
+    import statistics
+    lengths = []
+    for record in _records(300, 5):
+        before = len(record.drawn)
+        record.section("course")
+        lengths.append(len(record.drawn) - before)
+    median = statistics.median(lengths)
+    long = sum(n >= 20 for n in lengths) / len(lengths)
+    assert 6 <= median <= 12, median
+    assert 0.08 <= long <= 0.25, long
+    assert max(lengths) >= 3 * median

@@ -12,8 +12,13 @@ experiments, so it is built to be *learnable but not memorizable*:
   some records written in another style;
 - 24 kinds of section under many surface headings, structured lines (medications with doses,
   labs, vital signs, ranges such as '2-3' and '150-160/80-90' that look like dates), flow text from
-  a few hundred sentence templates with PHI and clinical slots (``gazetteers/clinical_terms.json``
-  and ``gazetteers/synth_phrases.json``);
+  several hundred sentence templates with PHI and clinical slots (``gazetteers/clinical_terms.json``
+  and ``gazetteers/synth_phrases.json``), none used twice in a record;
+- one principal problem a record (``gazetteers/synth_problems.json``: CHF exacerbation,
+  pneumonia, hip fracture, ...) that drives its chief complaint, history, diagnosis, work-up,
+  treatment, course, discharge medications, follow-up and disposition; hospital courses of
+  long-tailed length (most 4-12 sentences, about 15 % of 20-40 in paragraphs by problem or by
+  day, where the same doctors and hospital come back again and again);
 - the same entity in several surface forms within a record ('SMITH, JOHN', 'Mr. Smith',
   'J. Smith'; 'LEARY, KEVIN M.D.', 'Dr. Leary', 'KL/ab'; 'Fairview Memorial Hospital', 'FMH',
   'Cardiology Clinic of FMH'), names that are common words or eponyms
@@ -42,7 +47,8 @@ One module a job, so each part can be read and changed alone (only :func:`genera
 - :mod:`~itdeid.synth.record`: one record, its choices and the order of its parts, made of the
   mixins :mod:`~itdeid.synth.mentions` (how names, doctors, hospitals, places, phones and dates
   are written), :mod:`~itdeid.synth.templates` (sentence templates and their slots),
-  :mod:`~itdeid.synth.content` (section bodies: headings, lists, medications, labs) and
+  :mod:`~itdeid.synth.problems` (the principal problem and the sections it writes),
+  :mod:`~itdeid.synth.content` (the other section bodies: headings, lists, medications, labs) and
   :mod:`~itdeid.synth.layout` (header and signature blocks);
 - :mod:`~itdeid.synth.render`: pieces, line wrapping, and pieces to text with exact spans.
 """

@@ -1,8 +1,10 @@
 """The bodies of a record's sections: headings, sentences, lists, medications, labs.
 
-:meth:`Content.section` has one branch a section kind (24: chief complaint, history, past
-history, medications, allergies, exam, labs, hospital course, diagnoses, disposition, follow-up,
-code status, ...); :meth:`Content.heading` writes a section's heading in one of its surface forms
+:meth:`Content.section` hands the sections the record's principal problem writes (chief
+complaint, history, principal diagnosis, hospital course, procedures, discharge medications,
+follow-up, disposition) to :mod:`~itdeid.synth.problems` and has one branch for each other kind
+(past history, admission medications, allergies, social and family history, exam, labs,
+studies, consults, other diagnoses, diet, code status, ...); :meth:`Content.heading` writes a section's heading in one of its surface forms
 and the style's case; :meth:`Content.listing` lays items out numbered, dashed, plain or inline;
 :meth:`Content.med` and :meth:`Content.labs` write the structured lines (drug, dose, route and
 frequency; lab values in prose or abbreviated).
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import re
 
+from itdeid.synth.problems import FOCUS, PROBLEM_SECTIONS
 from itdeid.synth.render import Piece
 from itdeid.synth.templates import cap
 
@@ -61,8 +64,9 @@ class Content:
             out += item
         return out
 
-    def med(self) -> list[Piece]:
-        name, doses, unit = self.ch(self.lex.t["drugs"])
+    def med(self, drug=None) -> list[Piece]:
+        """A medication line: ``drug`` (an entry of the drugs list) or a random one."""
+        name, doses, unit = drug or self.ch(self.lex.t["drugs"])
         dose = self.ch(doses)
         text = f"{name} {dose}{'' if self.chance(0.8) else ''} {unit}" if self.chance(0.85) \
             else f"{name} {dose}{unit}"
@@ -91,16 +95,16 @@ class Content:
                      None)]
         return out
 
-    def section(self, key: str) -> list[Piece]:  # noqa: C901 - one branch a section
+    def section(self, key: str) -> list[Piece]:
+        """The body of section ``key``: the problem's (:mod:`~itdeid.synth.problems`) or one of
+        the others; generic slots lean to the problem in the sections of ``FOCUS``."""
+        self.focus = key if key in FOCUS else None
+        out = self.problem_section(key) if key in PROBLEM_SECTIONS else self.other_section(key)
+        self.focus = None
+        return out
+
+    def other_section(self, key: str) -> list[Piece]:  # noqa: C901 - one branch a section
         rng, t, x = self.rng, self.lex.t, self.lex.x
-        if key == "cc":
-            return self.render(self.template(x["chief_complaints"]))
-        if key == "hpi":
-            out = self.render(self.template(self.lex.sent["hpi_open"]))
-            out += [(" ", None)] + self.sentences("hpi", rng.randint(4, 8))
-            if self.chance(0.4):
-                out += [("\n\n", None)] + self.sentences("hpi", rng.randint(2, 4))
-            return out
         if key == "pmh":
             items = []
             for _ in range(rng.randint(3, 7)):
@@ -114,7 +118,7 @@ class Content:
                                           "{Proc} at {other_hosp}")))
                      for _ in range(rng.randint(1, 3))]
             return self.listing(items, inline=self.chance(0.5))
-        if key in ("adm_meds", "dis_meds"):
+        if key == "adm_meds":
             items = [self.med() for _ in range(rng.randint(4, 12))]
             return self.listing(items, inline=self.chance(self.s["meds_inline"]))
         if key == "allergies":
@@ -140,49 +144,19 @@ class Content:
         if key == "studies":
             return self.listing([self.render(self.template(self.lex.sent["studies"]))
                                  for _ in range(rng.randint(1, 4))])
-        if key == "course":
-            if self.chance(0.35):
-                out = []
-                for i in range(rng.randint(2, 5)):
-                    if i:
-                        out.append(("\n\n" if self.chance(0.6) else "\n", None))
-                    out += self.render(self.template(self.lex.sent["course_problem"]))
-                return out
-            out = self.sentences("course", rng.randint(5, 10))
-            if self.chance(0.5):
-                out += [("\n\n", None)] + self.sentences("course", rng.randint(2, 5))
-            return out
         if key == "consults":
             return self.listing([self.render(self.template(self.lex.sent["consults"]))
                                  for _ in range(rng.randint(1, 3))])
-        if key == "procedures":
-            items = []
-            for _ in range(rng.randint(1, 3)):
-                item: list[Piece] = []
-                if self.chance(0.6):
-                    item += self.date(self.during()) + [(self.ch((" ", " - ", ": ")), None)]
-                item.append((self.ch(t["procedures"]), None))
-                items.append(item)
-            return self.listing(items)
-        if key == "principal_dx":
-            return [(cap(self.ch(t["diagnoses"])), None)]
         if key == "other_dx":
-            return self.listing([[(cap(self.ch(t["diagnoses"])), None)]
+            pool = [dx for dx in t["diagnoses"] if dx not in self.problem["names"]]
+            return self.listing([[(cap(self.ch(pool)), None)]
                                  for _ in range(rng.randint(2, 5))], inline=self.chance(0.3))
         if key == "condition":
             return [(self.ch(t["conditions"]) + self.ch(("", ".")), None)]
-        if key == "disposition":
-            out = self.render(self.template(self.lex.sent["disposition"]))
-            if self.chance(0.4):
-                out += [(" ", None)] + self._sentences_from(x["sentences"]["instructions"],
-                                                           rng.randint(1, 3))
-            return out
         if key == "diet":
             return [(self.ch(t["diets"]), None)]
         if key == "activity":
             return [(self.ch(t["activities"]), None)]
-        if key == "followup":
-            return self.sentences("followup", rng.randint(1, 3))
         if key == "code":
             return [(self.ch(x["code_status"]), None)]
         raise KeyError(key)

@@ -58,7 +58,7 @@ class Layout:
                     (h.short, "HOSPITAL"), (" | ", None), (p.mrn.replace("-", ""), "ID"),
                     (" | | ", None), (f"{rng.randint(1000000, 9999999)}", "ID"), (" | ", None)]
             out += self.date(self.adm, "mdy4")[-1:]
-            out += [(f" 12:00:00 AM | {self.ch(self.lex.t['diagnoses']).upper()} | "
+            out += [(f" 12:00:00 AM | {self.ch(self.problem['names']).upper()} | "
                      f"{self.ch(self.lex.x['pipe_status'])} | {self.ch(self.lex.x['pipe_codes'])} | "
                      f"Admission Date: ", None)]
             out += self.date(self.adm, "mdy4")[-1:]
@@ -171,7 +171,7 @@ class Layout:
                             (h.short, "HOSPITAL"), ("\n", None), (p.mrn.replace("-", ""), "ID"),
                             ("\n", None), (f"{rng.randint(1000000, 9999999)}", "ID"), ("\n", None)]
         out += self.date(self.adm, "mdy4z")[-1:]
-        out += [(f" 12:00:00 AM\n{self.ch(self.lex.t['diagnoses']).upper()}\n", None)]
+        out += [(f" 12:00:00 AM\n{self.ch(self.problem['names']).upper()}\n", None)]
         if self.chance(0.3):
             out += [("Unsigned\nDIS\nReport Status :\nUnsigned\n", None)]
         out += [(f"{self.label('title').upper()} NAME :\n", None)] + self.patient_name("header")

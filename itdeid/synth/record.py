@@ -2,8 +2,9 @@
 
 A :class:`Record` is drawn for one admission of one patient of the
 :class:`~itdeid.synth.world.World`: its style (the hospital's, one record in five another's),
-attending, consultants, dictating doctor, service, other hospitals it may mention, pronouns and
-date-format weights. :meth:`Record.build` then writes the header, the sections in the style's
+attending, consultants, dictating doctor, principal problem (:mod:`~itdeid.synth.problems`),
+service, other hospitals it may mention, pronouns and date-format weights; it remembers the
+templates it has drawn (``used``, ``drawn``), so that none is drawn twice. :meth:`Record.build` then writes the header, the sections in the style's
 order (the core ones always, each other one with probability :data:`~itdeid.synth.styles.KEEP`),
 wrapped or upper-cased as the style says, and the signature: one list of pieces, now and then
 with punctuation set off by spaces (:func:`~itdeid.synth.render.spaced`).
@@ -11,7 +12,8 @@ with punctuation set off by spaces (:func:`~itdeid.synth.render.spaced`).
 What each part looks like lives in the mixins a Record is made of, one module a job:
 :mod:`~itdeid.synth.mentions` (how names, doctors, hospitals, places, phones and dates are
 written), :mod:`~itdeid.synth.templates` (sentence templates and their slots),
-:mod:`~itdeid.synth.content` (section bodies), :mod:`~itdeid.synth.layout` (header and signature
+:mod:`~itdeid.synth.problems` (the principal problem and the sections it writes),
+:mod:`~itdeid.synth.content` (the other section bodies), :mod:`~itdeid.synth.layout` (header and signature
 blocks). Why mixins over one object rather than functions: the parts share the record's state
 and its one random stream and call one another freely (a slot writes a date, a header renders a
 template), so the state lives here and this module is where to look for what a record knows.
@@ -26,6 +28,7 @@ import random
 from itdeid.synth.content import Content
 from itdeid.synth.layout import Layout
 from itdeid.synth.mentions import Mentions
+from itdeid.synth.problems import Problems
 from itdeid.synth.render import Piece, spaced, wrap
 from itdeid.synth.styles import CORE, KEEP, ORDERS, STYLES
 from itdeid.synth.templates import Templates
@@ -37,7 +40,7 @@ from itdeid.synth.world import Patient, World
 SPACED = 0.05
 
 
-class Record(Layout, Content, Templates, Mentions):
+class Record(Layout, Content, Problems, Templates, Mentions):
     """Draws one record's pieces: a list of ``(text, class or None)``."""
 
     def __init__(self, world: World, patient: Patient, index: int, rng: random.Random):
@@ -53,11 +56,19 @@ class Record(Layout, Content, Templates, Mentions):
         self.dictator = self.attending if rng.random() < 0.5 else world.popular(hospital.doctors)
         self.age = patient.age + (self.adm - patient.admissions[0][0]).days // 365
         self.drug = None
-        self.service = rng.choice(self.lex.t["services"])
+        self.used: set[str] = set()     # templates drawn or barred: none is drawn twice
+        self.drawn: list[str] = []      # templates drawn, in order
+        self.focus = None               # the section whose generic slots lean to the problem
+        self.cursor = None              # while a course is written, its last date (problems.py)
+        self.pace = 0
+        self.draw_problem()
+        services = self.problem["services"] if rng.random() < 0.7 else self.lex.t["services"]
+        self.service = rng.choice(services)
         self.other_hospitals = [h for h in world.popular(world.hospitals, 3) if h is not hospital]
         he = patient.person.sex == "M"
         self.pron = {"he": "he" if he else "she", "his": "his" if he else "her",
-                     "him": "him" if he else "her", "man": "man" if he else "woman",
+                     "him": "him" if he else "her", "himself": "himself" if he else "herself",
+                     "man": "man" if he else "woman",
                      "gentleman": "gentleman" if he else "lady"}
         self.date_weights = (list(self.s["dates"]), list(self.s["dates"].values()))
         precise = {k: v for k, v in self.s["dates"].items() if k not in ("year", "month_year")}

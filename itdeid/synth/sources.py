@@ -4,8 +4,9 @@
 their frequencies (drawn by cumulative weight, so names common in the population are common in
 the corpus), words that are also names (``common_word_names.txt``: 'Rose', 'Baker', 'Young'), US
 cities weighted by the square root of their population, states, hospital-name parts, street
-suffixes, countries, and the clinical vocabulary and sentence templates of ``clinical_terms.json``
-(``t``) and ``synth_phrases.json`` (``x``; ``sent`` merges the sentence templates of both by key).
+suffixes, countries, the clinical vocabulary and sentence templates of ``clinical_terms.json``
+(``t``) and ``synth_phrases.json`` (``x``; ``sent`` merges the sentence templates of both by key),
+and the principal problems of ``synth_problems.json`` (``problems``, ``systems``).
 
 Why a module of its own: what the records *say* lives in data files, so the vocabulary can grow
 or be corrected without touching the generator (several of these tables are read by
@@ -38,6 +39,14 @@ class Lexicon:
         extra = load_json("gazetteers", "synth_phrases.json")
         self.t = terms
         self.x = extra
+        # The principal problems a record is about (synth_problems.json; itdeid.synth.problems),
+        # drawn by weight, the organ systems a long course is written by, and drugs by name.
+        problems = load_json("gazetteers", "synth_problems.json")
+        self.problems: dict[str, dict] = problems["problems"]
+        self.problem_keys = list(self.problems)
+        self.problem_w = _cum([float(p["weight"]) for p in self.problems.values()])
+        self.systems: dict[str, dict] = problems["systems"]
+        self.drug = {entry[0]: entry for entry in terms["drugs"]}
         self.sent: dict[str, list[str]] = {}
         for source in (terms["sentences"], extra["sentences"]):
             for key, values in source.items():

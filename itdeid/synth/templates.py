@@ -5,9 +5,13 @@ in ``clinical_terms.json`` and ``synth_phrases.json`` with slots such as ``{pt}`
 ``{adm_date}``, ``{dx}``, ``{drug}``, ``{bp}``. :meth:`Templates.render` fills a template into
 pieces (a capitalized slot, ``{Pt}``, capitalizes its value); :meth:`Templates.slot` is the one
 table of what each slot draws: a PHI mention (:mod:`~itdeid.synth.mentions`) or clinical words and
-numbers that are not PHI; :meth:`Templates.template` draws a template, keeping one with PHI slots
-only with probability :data:`_ACCEPT` a slot, the knob that sets the class proportions near the
-2006 test set's.
+numbers that are not PHI (the few slots of the record's principal problem, ``{problem}``,
+``{presenting}``, ..., are :meth:`~itdeid.synth.problems.Problems.problem_slot`'s; in the
+problem's sections ``{symptom}``, ``{proc}``, ``{drug}`` lean to its words, and a ``{finding}``
+is the finding of the study just named); :meth:`Templates.template` draws a template the record
+has not used yet (no sentence repeats within a record), keeping one with PHI slots only with
+probability :data:`_ACCEPT` a slot, the knob that sets the class proportions near the 2006 test
+set's.
 
 Why apart: templates are where PHI meets clinical language in running text, and the slot table
 is the single list of what a template may ask for, so a new slot is added here and in the JSON,
@@ -37,6 +41,8 @@ _SLOT_CLASS = {
     **dict.fromkeys(("accession", "mrn"), "ID"),
 }
 _ACCEPT = {"DOCTOR": 0.5, "HOSPITAL": 0.5, "DATE": 0.75, "LOCATION": 0.4, "PHONE": 0.15}
+#: Draws of a template before the last one not yet used is taken (used ones are drawn again).
+_TRIES = 6
 
 
 def cap(text: str) -> str:
@@ -83,13 +89,15 @@ class Templates:
         if name == "dx":
             return self.ch(t["diagnoses"])
         if name == "symptom":
-            return self.ch(t["symptoms"])
+            return self.lean("symptoms") or self.ch(t["symptoms"])
         if name == "proc":
-            return self.ch(t["procedures"])
-        if name == "finding":
-            return self.ch(t["findings"])
+            return self.lean_proc() or self.ch(t["procedures"])
+        if name == "finding":           # the finding of the study just named, if any
+            finding, self.finding = self.finding, None
+            return finding or self.ch(t["findings"])
         if name == "drug":
-            self.drug = self.ch(t["drugs"])
+            drug = self.lean("drugs")
+            self.drug = self.lex.drug[drug] if drug else self.ch(t["drugs"])
             return self.drug[0]
         if name == "dose":
             drug = self.drug or self.ch(t["drugs"])
@@ -107,7 +115,7 @@ class Templates:
         if name == "service":
             return self.service
         if name == "disposition_place":
-            return self.ch(t["dispositions"]).lower()
+            return (self.lean("dispositions") or self.ch(t["dispositions"])).lower()
         if name == "duration":
             return self.ch(x["durations"])
         if name == "clock":
@@ -146,8 +154,8 @@ class Templates:
         if name in ("clinic_phone", "pcp_phone"):
             return self.phone(self.hospital.phone if name == "clinic_phone" and self.chance(0.5)
                               else None)
-        if name == "date":
-            return self.date(self.during())
+        if name == "date":             # in a course, in order (problems.py)
+            return self.date(self.course_date() if self.cursor else self.during())
         if name == "adm_date":
             return self.date(self.adm)
         if name == "dis_date":
@@ -194,6 +202,8 @@ class Templates:
             return f"{rng.randint(6, 40) / 10:.1f}"
         if name == "hct":
             return f"{rng.randint(200, 450) / 10:.1f}"
+        if name == "hct_low":       # a hematocrit that calls for a transfusion
+            return f"{rng.randint(195, 270) / 10:.1f}"
         if name == "inr":
             return f"{rng.randint(9, 45) / 10:.1f}"
         if name == "n_small":
@@ -209,7 +219,7 @@ class Templates:
             return str(rng.randint(45, 85))
         if name == "course":
             return self.render(self.template(self.lex.sent["course"]))
-        raise KeyError(f"unknown template slot {{{name}}}")
+        return self.problem_slot(name)     # the principal problem's slots (problems.py)
 
     def _doc(self, role: str) -> Person:
         if role == "pcp":
@@ -219,13 +229,24 @@ class Templates:
         return self.ch(self.consultants)
 
     def template(self, templates: list[str]) -> str:
-        """A template of ``templates``, drawn so that templates with PHI slots are kept with
-        probability :data:`_ACCEPT` per slot (this tunes the class proportions)."""
-        for _ in range(4):
+        """A template of ``templates`` this record has not used (while there is one), drawn so
+        that templates with PHI slots are kept with probability :data:`_ACCEPT` per slot (this
+        tunes the class proportions). The record remembers it (``used``, ``drawn``)."""
+        self.finding = None
+        fresh = None
+        for _ in range(_TRIES):
             template = self.ch(templates)
+            if template in self.used:
+                continue
+            fresh = template
             keep = 1.0
             for slot in _SLOT.findall(template):
                 keep *= _ACCEPT.get(_SLOT_CLASS.get(slot.lower()), 1.0)
             if self.rng.random() < keep:
-                return template
-        return template
+                break
+        if fresh is None:
+            left = [template for template in templates if template not in self.used]
+            fresh = self.ch(left) if left else template
+        self.used.add(fresh)
+        self.drawn.append(fresh)
+        return fresh
