@@ -108,7 +108,7 @@ class Content:
         if key == "pmh":
             items = []
             for _ in range(rng.randint(3, 7)):
-                if self.chance(0.3):
+                if self.chance(0.3) and self.fresh(self.lex.sent["pmh_year"]):
                     items.append(self.render(self.template(self.lex.sent["pmh_year"])))
                 else:
                     items.append([(cap(self.ch(t["diagnoses"])), None)])

@@ -177,16 +177,18 @@ class Problems:
         return pools
 
     def sentences_of(self, pools: list) -> list[Piece]:
-        """A sentence of each pool (or of each template drawn already), one space between."""
+        """A sentence of each pool (or of each template drawn already), one space between; a
+        pool with no template left (two pools may share one) gives none."""
         out: list[Piece] = []
-        for i, pool in enumerate(pools):
-            if i:
-                out.append((" ", None))
+        for pool in pools:
             if isinstance(pool, str):
                 self.finding = None
-                out += self.render(pool)
+                sentence = self.render(pool)
+            elif self.fresh(pool):
+                sentence = self.render(self.template(pool))
             else:
-                out += self.render(self.template(pool))
+                continue
+            out += ([(" ", None)] if out else []) + sentence
         return out
 
     # ---- the hospital course
