@@ -182,6 +182,10 @@ class Layout:
             out += [("\nATTENDING PHYSICIAN :\n", None)] + self.doctor(self.attending, "sig")
         return out + [("\n", None)]
 
+    def _index_number(self) -> str:
+        """A dictation system's index number ('VZTPWD9D0E'), after 'Index No.'."""
+        return "".join(self.rng.choice("ABCDEFGHJKLMNPRSTVWXYZ0123456789") for _ in range(10))
+
     def _signature_code(self) -> str:
         """A dictation system's code after a signing doctor's name ('BY54', 'UN497/3451')."""
         rng = self.rng
@@ -204,7 +208,7 @@ class Layout:
             out += [("\n", None), (self._signature_code(), "ID")]
         out += [("\nBatch :\n", None), (f"{rng.randint(1000, 99999)}", "ID")]
         out += [("\nIndex No. ", None),
-                ("".join(rng.choice("ABCDEFGHJKLMNPRSTVWXYZ0123456789") for _ in range(10)), "ID")]
+                (self._index_number(), "ID")]
         out += [("\nD :\n", None)] + self.date(dd, "mdy2")[-1:]
         out += [("\nT :\n", None)] + self.date(td, "mdy2")[-1:]
         if self.chance(0.5):
@@ -242,7 +246,7 @@ class Layout:
                 out += [("\nBatch: ", None), (f"{rng.randint(1000, 99999)}", "ID")]
                 if self.chance(0.5):
                     out += [(" Index No. ", None),
-                            ("".join(rng.choice("ABCDEFGHJKLMNPRSTVWXYZ0123456789") for _ in range(10)), "ID")]
+                            (self._index_number(), "ID")]
             if self.chance(0.5):
                 out += [("\n" + self.ch(("Document", "DICTATION ID", "Dictation #", "eScription document")) + ": ", None),
                         (f"{rng.randint(100000, 9999999)}", "ID")]

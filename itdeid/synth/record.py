@@ -73,7 +73,6 @@ class Record(Layout, Content, Problems, Templates, Mentions):
         self.date_weights = (list(self.s["dates"]), list(self.s["dates"].values()))
         precise = {k: v for k, v in self.s["dates"].items() if k not in ("year", "month_year")}
         self.precise_weights = (list(precise), list(precise.values()))
-        self.out: list[Piece] = []
 
     # ---- small drawing helpers
     def ch(self, items):

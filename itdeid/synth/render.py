@@ -14,6 +14,7 @@ gold spans are joined, and the place to look when a span is wrong.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 
 from itdeid.document import Span
 
@@ -36,12 +37,14 @@ def spaced(pieces: list[Piece]) -> list[Piece]:
     piece goes into the neighbouring non-PHI piece, so no span gains whitespace."""
     text = "".join(t for t, _ in pieces)
     cuts = {m.start() for m in _SPACE_BEFORE.finditer(text)
-            if not (text[m.start()] == "." and text[:m.start()].endswith(_ABBREVIATIONS))}
+            if not (text[m.start()] == "." and text.endswith(_ABBREVIATIONS, 0, m.start()))}
     cuts |= {m.end() for m in _SPACE_AFTER.finditer(text)}
+    ordered = sorted(cuts)
     out: list[Piece] = []
     position = 0
-    for i, (piece, cls) in enumerate(pieces):
-        inner = [c - position for c in sorted(cuts) if position < c < position + len(piece)]
+    for piece, cls in pieces:
+        inner = [c - position for c in ordered[bisect_right(ordered, position):
+                                               bisect_left(ordered, position + len(piece))]]
         if position in cuts and position > 0:
             if cls is None:
                 inner = [0] + inner

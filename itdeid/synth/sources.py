@@ -1,9 +1,10 @@
 """The word lists the generator draws from, read once a process from ``gazetteers/``.
 
-:func:`lexicon` returns one shared :class:`Lexicon`: first names by sex and last names with
-their frequencies (drawn by cumulative weight, so names common in the population are common in
-the corpus), words that are also names (``common_word_names.txt``: 'Rose', 'Baker', 'Young'), US
-cities weighted by the square root of their population, states, hospital-name parts, street
+:func:`lexicon` returns one shared :class:`Lexicon`: the 1990 census first names by sex and
+surnames with flattened frequencies (:data:`CENSUS_FLATTEN`), names of faker's non-US locales
+(``synth_names.tsv``), words that are also names (``common_word_names.txt``: 'Rose', 'Baker',
+'Young'; ``synth_word_names.txt``: 'Stable', 'Marrow'), US cities weighted by the square root of
+their population and towns under 15,000 people (``synth_towns.tsv``), states, hospital-name parts, street
 suffixes, countries, the clinical vocabulary and sentence templates of ``clinical_terms.json``
 (``t``) and ``synth_phrases.json`` (``x``; ``sent`` merges the sentence templates of both by key),
 and the principal problems of ``synth_problems.json`` (``problems``, ``systems``).
@@ -51,14 +52,10 @@ class Lexicon:
         for source in (terms["sentences"], extra["sentences"]):
             for key, values in source.items():
                 self.sent.setdefault(key, []).extend(values)
-        first = _rows("first_names.tsv", "name")
-        self.first = {"M": [r[0] for r in first if r[1] == "M"],
-                      "F": [r[0] for r in first if r[1] == "F"]}
-        self.first_w = {s: _cum([float(r[2]) for r in first if r[1] == s]) for s in "MF"}
-        self.first_sex = {r[0]: r[1] for r in first}
-        last = _rows("last_names.tsv", "name")
-        self.last = [r[0] for r in last]
-        self.last_w = _cum([float(r[1]) for r in last])
+        # the feature name lists serve only the sex of a word-name and the surnames streets
+        # and hospitals are named after; people are named from the lists below
+        self.first_sex = {r[0]: r[1] for r in _rows("first_names.tsv", "name")}
+        self.last = [r[0] for r in _rows("last_names.tsv", "name")]
         self.common = [w for w in load_wordlist("gazetteers", "common_word_names.txt")
                        if w.isalpha()]
         cities = _rows("us_cities.tsv", "city")
@@ -72,7 +69,6 @@ class Lexicon:
         self.suffixes = list(load_wordlist("gazetteers", "street_suffixes.txt"))
         self.countries = [c for c in load_wordlist("gazetteers", "countries.txt")
                           if "," not in c and len(c) < 20]
-        self.world = list(load_wordlist("gazetteers", "world_cities.txt"))
         # Names and towns from sources no feature reads (issue H): the 1990 census lists with
         # flattened weights (real notes' names are mostly census names, but not mostly the
         # frequent ones the feature list 'first_names.tsv' holds), faker's non-US locales, and
