@@ -69,6 +69,8 @@ ROWS: dict[str, dict] = {
     "CONTEXT": dict(_CONTEXT, context_weight=1.0, target_recall=0.97, argmax=True),
     "CONTEXT_MEAN": dict(_CONTEXT, context_weight=0.5, target_recall=0.97, argmax=True),
     "CONTEXT_R97_IDS": dict(_CONTEXT, context_weight=0.5, target_recall=0.97, identifiers=True),
+    # the trial group itdeid.spelling (misspelled ordinary words, announcing words themselves)
+    "SPELLING": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon", "spelling")),
     # lever 4: one re-substituted copy of each training note with PHI
     "RESUB1": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"), resubstitutions=1),
 }

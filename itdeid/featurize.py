@@ -40,6 +40,13 @@ lexicon    the training notes' own vocabulary: ordinary-occurrence counts agains
            frequency, and how often the word before or after was PHI (:mod:`itdeid.lexicon`)
 ========== ===================================================================================
 
+Groups on trial (:data:`TRIAL_GROUPS`), measured in issue G's ablation before any preset uses them:
+
+========== ===================================================================================
+spelling   one edit from a common English word; the token itself an announcing word, even
+           misspelled (:mod:`itdeid.spelling`)
+========== ===================================================================================
+
 Attributes of the tokens in a window of ``window`` tokens each side are added for a subset of
 columns (the cheap, local ones), the way the paper described each token by its neighbours.
 """
@@ -58,6 +65,7 @@ from itdeid.casing import CASING_COLUMNS, casing_columns
 from itdeid.document import LABELS, PHI_CLASSES, Document
 from itdeid.folds import group_key
 from itdeid.lexicon import LEXICON_COLUMNS, Lexicon, fold_lexicons
+from itdeid.spelling import SPELLING_COLUMNS, spelling_columns
 from itdeid.resources import load_json, load_table, load_wordlist
 from itdeid.spans import token_labels
 from itdeid.structure import Structure, analyze
@@ -70,6 +78,8 @@ GROUPS: tuple[str, ...] = (
 )
 #: Issue G's groups, not in the paper's set (see the module docstring).
 RECALL_GROUPS: tuple[str, ...] = ("casing", "census", "lexicon")
+#: Groups being measured (issue G's ablation), known to the extractor but in no preset yet.
+TRIAL_GROUPS: tuple[str, ...] = ("spelling",)
 #: Inner folds of the lexicon's out-of-fold statistics for training rows.
 LEXICON_FOLDS = 5
 LABEL_CODE = {label: i for i, label in enumerate(LABELS)}
@@ -448,7 +458,7 @@ _STATIC_GROUPS = {
     "heading": _heading_columns, "regex": _regex_columns, "location": _location_columns,
     "sentence": _sentence_columns, "context": _context_columns,
     "firstnames": _firstnames_columns, "nonphi": _nonphi_columns,
-    "casing": casing_columns, "census": _census_columns,
+    "casing": casing_columns, "census": _census_columns, "spelling": spelling_columns,
 }
 
 
@@ -462,7 +472,7 @@ def static_columns(td: TokenizedDocument, group: str) -> dict[str, np.ndarray]:
 
 def check_groups(groups: Sequence[str]) -> None:
     """A ValueError naming any group that is not one of :data:`GROUPS` (or ``trusted``)."""
-    unknown = set(groups) - set(GROUPS) - set(RECALL_GROUPS) - {"trusted"}
+    unknown = set(groups) - set(GROUPS) - set(RECALL_GROUPS) - set(TRIAL_GROUPS) - {"trusted"}
     if unknown:
         raise ValueError(f"unknown feature groups: {', '.join(sorted(unknown))}")
 
@@ -645,6 +655,9 @@ class FeatureExtractor:
         if "lexicon" in g:
             names += list(LEXICON_COLUMNS)
             windowed += ["notes_vs_english", "left_phi_rate", "right_phi_rate"]
+        if "spelling" in g:
+            names += list(SPELLING_COLUMNS)
+            windowed += ["announcer_self"]
         return names, windowed
 
     def _names(self) -> list[str]:

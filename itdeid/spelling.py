@@ -1,0 +1,93 @@
+"""Misspellings of ordinary words, which a model of real notes mistakes for names.
+
+Nursing notes are typed fast: 'NEICE', 'DAUGHER', 'PASIING', 'AWATING', 'quickley'. To the trees
+such a token looks like a name: it is rare in English, it is absent from the training notes'
+vocabulary (another patient's nurse did not make the same slip), and it often follows a word
+that announces a name ('WIFE AND NEICE IN TO VISIT'). At a high-recall operating point these
+slips are a large share of the false alarms (issue G's error analysis of the PhysioNet folds).
+What still gives them away:
+
+- a common English word lies one edit away (a letter dropped, added, changed or two swapped),
+  while the token itself is rare: ``near_word_zipf`` is that neighbour's wordfreq Zipf
+  frequency, 0 when the token is common itself, short, not alphabetic, or has no such neighbour;
+- the token is itself a word that announces a name (features/context_words.json), spelled right
+  or one edit off ('niece', 'neice', 'daugther'): ``announcer_self`` is its kind code. The
+  casing group marks the words *after* an announcer; this marks the announcer.
+
+Surnames are often one edit from a word too ('Stord', 'Lander'), so neither column decides: the
+trees weigh them with the name lists and the context. Both depend on the document alone.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from string import ascii_lowercase
+
+import numpy as np
+
+from itdeid.casing import announcers
+
+#: A neighbour must be at least this common (wordfreq Zipf) to count: ordinary words, not names.
+COMMON_ZIPF = 3.5
+#: A token at least this common is an ordinary word itself and gets no neighbour.
+RARE_ZIPF = 3.0
+#: Shortest token looked at: short tokens are one edit from too many words.
+MIN_LENGTH = 4
+#: How many of wordfreq's most frequent English words are candidates.
+VOCABULARY_SIZE = 50_000
+
+SPELLING_COLUMNS = ("near_word_zipf", "announcer_self")
+
+
+def edits1(word: str) -> set[str]:
+    """Every string one deletion, transposition, substitution or insertion from ``word``."""
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    deletes = {a + b[1:] for a, b in splits if b}
+    transposes = {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
+    replaces = {a + c + b[1:] for a, b in splits if b for c in ascii_lowercase}
+    inserts = {a + c + b for a, b in splits for c in ascii_lowercase}
+    return (deletes | transposes | replaces | inserts) - {word}
+
+
+@lru_cache(maxsize=1)
+def common_words() -> dict[str, float]:
+    """wordfreq's frequent alphabetic English words with Zipf >= :data:`COMMON_ZIPF`."""
+    from wordfreq import top_n_list, zipf_frequency
+    out = {}
+    for w in top_n_list("en", VOCABULARY_SIZE):
+        if w.isalpha() and w.isascii():
+            z = zipf_frequency(w, "en")
+            if z < COMMON_ZIPF:
+                break   # the list is in frequency order
+            out[w] = z
+    return out
+
+
+@lru_cache(maxsize=200_000)
+def near_word_zipf(word: str) -> float:
+    """Zipf of the most frequent common word one edit from lower-case ``word`` (see module)."""
+    if len(word) < MIN_LENGTH or not word.isalpha() or not word.isascii():
+        return 0.0
+    from wordfreq import zipf_frequency
+    if zipf_frequency(word, "en") >= RARE_ZIPF:
+        return 0.0
+    common = common_words()
+    return max((common[e] for e in edits1(word) if e in common), default=0.0)
+
+
+@lru_cache(maxsize=200_000)
+def announcer_kind(word: str) -> int:
+    """Kind code of lower-case ``word`` as an announcing word, spelled right or (five letters
+    or more) one edit off; 0 when it is none."""
+    table = announcers()
+    if word in table:
+        return table[word]
+    if len(word) < 5 or not word.isalpha():
+        return 0
+    kinds = {table[e] for e in edits1(word) if e in table and len(e) >= 5}
+    return min(kinds) if kinds else 0
+
+
+def spelling_columns(td) -> dict[str, np.ndarray]:
+    """The columns of the ``spelling`` feature group for one tokenized document."""
+    return {"near_word_zipf": np.array([near_word_zipf(w) for w in td.words], dtype=np.float32),
+            "announcer_self": np.array([announcer_kind(w) for w in td.words], dtype=np.float32)}
