@@ -71,6 +71,7 @@ ROWS: dict[str, dict] = {
     "CONTEXT_R97_IDS": dict(_CONTEXT, context_weight=0.5, target_recall=0.97, identifiers=True),
     # the trial group itdeid.spelling (misspelled ordinary words, announcing words themselves)
     "SPELLING": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon", "spelling")),
+    "MEASURE": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon", "spelling", "measure")),
     # lever 4: one re-substituted copy of each training note with PHI
     "RESUB1": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"), resubstitutions=1),
 }

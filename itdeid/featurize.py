@@ -45,6 +45,8 @@ Groups on trial (:data:`TRIAL_GROUPS`), measured in issue G's ablation before an
 ========== ===================================================================================
 spelling   one edit from a common English word; the token itself an announcing word, even
            misspelled (:mod:`itdeid.spelling`)
+measure    clinical measurements written like dates: settings, scores, counts with their unit
+           or announcing word (:mod:`itdeid.measures`, features/measures.json)
 ========== ===================================================================================
 
 Attributes of the tokens in a window of ``window`` tokens each side are added for a subset of
@@ -65,6 +67,7 @@ from itdeid.casing import CASING_COLUMNS, casing_columns
 from itdeid.document import LABELS, PHI_CLASSES, Document
 from itdeid.folds import group_key
 from itdeid.lexicon import LEXICON_COLUMNS, Lexicon, fold_lexicons
+from itdeid.measures import MEASURE_COLUMNS, measure_columns
 from itdeid.spelling import SPELLING_COLUMNS, spelling_columns
 from itdeid.resources import load_json, load_table, load_wordlist
 from itdeid.spans import token_labels
@@ -79,7 +82,7 @@ GROUPS: tuple[str, ...] = (
 #: Issue G's groups, not in the paper's set (see the module docstring).
 RECALL_GROUPS: tuple[str, ...] = ("casing", "census", "lexicon")
 #: Groups being measured (issue G's ablation), known to the extractor but in no preset yet.
-TRIAL_GROUPS: tuple[str, ...] = ("spelling",)
+TRIAL_GROUPS: tuple[str, ...] = ("spelling", "measure")
 #: Inner folds of the lexicon's out-of-fold statistics for training rows.
 LEXICON_FOLDS = 5
 LABEL_CODE = {label: i for i, label in enumerate(LABELS)}
@@ -459,6 +462,7 @@ _STATIC_GROUPS = {
     "sentence": _sentence_columns, "context": _context_columns,
     "firstnames": _firstnames_columns, "nonphi": _nonphi_columns,
     "casing": casing_columns, "census": _census_columns, "spelling": spelling_columns,
+    "measure": measure_columns,
 }
 
 
@@ -658,6 +662,9 @@ class FeatureExtractor:
         if "spelling" in g:
             names += list(SPELLING_COLUMNS)
             windowed += ["announcer_self"]
+        if "measure" in g:
+            names += list(MEASURE_COLUMNS)
+            windowed += ["measure"]
         return names, windowed
 
     def _names(self) -> list[str]:

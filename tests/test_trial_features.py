@@ -1,4 +1,5 @@
-"""The trial feature group ``spelling``: misspelled ordinary words and announcing words."""
+"""The trial feature groups of issue G: ``spelling`` (misspelled ordinary words, announcing
+words themselves) and ``measure`` (clinical measurements written like dates)."""
 import pytest
 
 from itdeid.casing import ANNOUNCER_KINDS
@@ -41,3 +42,33 @@ def test_the_group_gives_one_value_per_token_through_the_extractor():
     X = fx.transform([td])
     assert X.shape == (len(td.tokens), len(fx.feature_names_))
     assert "near_word_zipf" in fx.feature_names_ and "announcer_self@-1" in fx.feature_names_
+
+
+# ---- the trial group ``measure`` (itdeid.measures, features/measures.json) ------------------
+from itdeid.measures import measure_columns  # noqa: E402
+
+
+def _flags(text):
+    td = tokenize_document(Document("m", text), gold=False)
+    flag = measure_columns(td)["measure"]
+    return {t.text: bool(f) for t, f in zip(td.tokens, flag)}
+
+
+@pytest.mark.parametrize("text,token", [
+    ("PS 10/5/50% no changes", "10/5/50"), ("c/o chest pain 6/10 after", "6/10"),
+    ("gram neg rods in 2/4 bl cx", "2/4"), ("CO/CI/SVR 5/2.5/800 this am", "5/2.5/800"),
+    ("WBC 12.4 today", "12.4"), ("then 500-1000 cc out", "500-1000")])
+def test_settings_scores_counts_and_readings_are_flagged(text, token):
+    assert _flags(text)[token]
+
+
+@pytest.mark.parametrize("text,token", [("seen in clinic on 6/10 by", "6/10"),
+                                        ("admitted 9/3/97 with", "9/3/97"),
+                                        ("caps 3/4 of the way", "caps")])
+def test_dates_and_words_around_them_are_not(text, token):
+    assert not _flags(text)[token]
+
+
+def test_only_the_number_of_an_announced_template_is_flagged():
+    flags = _flags("PEEP 5 and pain 8/10")
+    assert flags["8/10"] and not flags["pain"]
