@@ -1,4 +1,5 @@
-"""``itdeid synth --records N --seed S --out FILE``: write a synthetic discharge-summary corpus."""
+"""``itdeid synth --records N --seed S --out FILE [--nursing-share F]``: write a synthetic
+discharge-summary corpus, a share of it ICU nursing progress notes if asked."""
 from __future__ import annotations
 
 from itdeid.errors import UserError
@@ -10,11 +11,15 @@ def add_parser(subparsers):
     p = subparsers.add_parser(
         "synth", help="write synthetic discharge summaries with gold PHI",
         description="Generate synthetic discharge summaries in the manner of the i2b2 2006 "
-                    "de-identification corpus (several records per patient, five writing styles, "
-                    "all eight PHI classes), deterministic by seed.")
+                    "de-identification corpus (several records per patient, six writing styles, "
+                    "all eight PHI classes), deterministic by seed; with --nursing-share, a share "
+                    "of them short ICU nursing progress notes instead.")
     p.add_argument("--records", type=int, default=200, help="number of records (default: 200)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     p.add_argument("--out", required=True, help="output file (i2b2-2006: one .xml file)")
+    p.add_argument("--nursing-share", type=float, default=0.0, metavar="F",
+                   help="share of records written as ICU nursing progress notes, 0 to 1 "
+                        "(default: 0, discharge summaries only)")
     p.add_argument("--format", choices=WRITE_FORMATS, default="i2b2-2006",
                    help="output format (default: i2b2-2006)")
     p.set_defaults(run=run)
@@ -23,7 +28,9 @@ def add_parser(subparsers):
 def run(args):
     if args.records < 1:
         raise UserError("--records must be at least 1")
-    documents = generate(args.records, args.seed)
+    if not 0.0 <= args.nursing_share <= 1.0:
+        raise UserError("--nursing-share must be between 0 and 1")
+    documents = generate(args.records, args.seed, nursing=args.nursing_share)
     write_corpus(documents, args.out, args.format)
     patients = len({d.patient for d in documents})
     spans = sum(len(d.spans) for d in documents)

@@ -7,7 +7,7 @@ experiments, so it is built to be *learnable but not memorizable*:
 - a world of hospitals (full name, acronym, partial name, address, phone, units), their doctors
   and patients, each patient with a timeline of admissions (increasing dates, the same name, MRN
   and hospital, the same primary care physician and attendings);
-- five writing styles (header layout, heading case, date-format habits, list layout, signature
+- six writing styles (header layout, heading case, date-format habits, list layout, signature
   block, line wrapping, how often the patient is named in flow text), chosen per hospital with
   some records written in another style;
 - 24 kinds of section under many surface headings, structured lines (medications with doses,
@@ -24,7 +24,12 @@ experiments, so it is built to be *learnable but not memorizable*:
   'Cardiology Clinic of FMH'), names that are common words or eponyms
   (``common_word_names.txt``), lower-case and all-caps mentions;
 - token class proportions near the 2006 test set (the paper's Table 2): doctors, dates and
-  hospitals dominate, AGE (ages over 89 only) is very rare.
+  hospitals dominate, AGE (ages over 89 only) is very rare;
+- when asked (``generate(..., nursing=0.5)``, ``itdeid synth --nursing-share``), a share of
+  records written instead as short ICU nursing progress notes in the manner of the PhysioNet
+  deid corpus: all capitals or all lower case, system headings, ventilator settings and pain
+  scores shaped like dates, misspellings, relatives after a relation word, staff after a title
+  or role, the writer's signature.
 
 Text and spans are built together from ``(text, class or None)`` pieces, so every span's
 offsets are exact. Everything is drawn from one ``random.Random(seed)``: the same seed gives the
@@ -40,7 +45,7 @@ not part of the HOSPITAL span ('Cardiology Clinic of <FMH>').
 One module a job, so each part can be read and changed alone (only :func:`generate` and
 :data:`STYLES` are public; the modules are the package's inside):
 
-- :mod:`~itdeid.synth.styles`: the five writing styles and the section orders (data);
+- :mod:`~itdeid.synth.styles`: the six writing styles and the section orders (data);
 - :mod:`~itdeid.synth.sources`: the word lists drawn from, read once from ``gazetteers/``;
 - :mod:`~itdeid.synth.world`: hospitals, doctors, facilities, patients and their admissions;
 - :mod:`~itdeid.synth.dates`: month names and the date formats;
@@ -50,6 +55,8 @@ One module a job, so each part can be read and changed alone (only :func:`genera
   :mod:`~itdeid.synth.problems` (the principal problem and the sections it writes),
   :mod:`~itdeid.synth.content` (the other section bodies: headings, lists, medications, labs) and
   :mod:`~itdeid.synth.layout` (header and signature blocks);
+- :mod:`~itdeid.synth.nursing`: one ICU nursing progress note, the other kind of record (its
+  phrases in ``gazetteers/synth_nursing.json``), with its misspelling and casing passes;
 - :mod:`~itdeid.synth.render`: pieces, line wrapping, and pieces to text with exact spans.
 """
 from __future__ import annotations
@@ -57,6 +64,7 @@ from __future__ import annotations
 import random
 
 from itdeid.document import Document
+from itdeid.synth.nursing import NursingNote
 from itdeid.synth.record import Record
 from itdeid.synth.render import assemble
 from itdeid.synth.styles import STYLES
@@ -65,18 +73,25 @@ from itdeid.synth.world import World
 __all__ = ["generate", "STYLES"]
 
 
-def generate(records: int, seed: int = 0) -> list[Document]:
+def generate(records: int, seed: int = 0, nursing: float = 0.0) -> list[Document]:
     """``records`` synthetic discharge summaries with gold PHI spans, the same for the same
     ``seed``. Documents are ``<patient>-<n>`` (a patient's admissions in date order) and carry
-    ``patient``."""
+    ``patient``. ``nursing`` (0 to 1) is the share of records written as ICU nursing progress
+    notes instead (:mod:`~itdeid.synth.nursing`); at 0, the default, no draw is spent on the
+    choice, so the corpus is the one it always was."""
     if records < 0:
         raise ValueError("records must be >= 0")
+    if not 0.0 <= nursing <= 1.0:
+        raise ValueError("nursing must be between 0 and 1")
     rng = random.Random(seed)
     world = World(rng, records)
     documents = []
     for patient, index in world.patients(records):
-        record = Record(world, patient, index, rng)
-        text, spans = assemble(record.build())
+        if nursing and rng.random() < nursing:
+            pieces = NursingNote(world, patient, index, rng).build()
+        else:
+            pieces = Record(world, patient, index, rng).build()
+        text, spans = assemble(pieces)
         documents.append(Document(f"{patient.number}-{index + 1}", text, spans,
                                   patient=str(patient.number)))
     return documents

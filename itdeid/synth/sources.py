@@ -7,7 +7,9 @@ surnames with flattened frequencies (:data:`CENSUS_FLATTEN`), names of faker's n
 their population and towns under 15,000 people (``synth_towns.tsv``), states, hospital-name parts, street
 suffixes, countries, the clinical vocabulary and sentence templates of ``clinical_terms.json``
 (``t``) and ``synth_phrases.json`` (``x``; ``sent`` merges the sentence templates of both by key),
-and the principal problems of ``synth_problems.json`` (``problems``, ``systems``).
+the principal problems of ``synth_problems.json`` (``problems``, ``systems``), and the phrases
+and headings of nursing progress notes, ``synth_nursing.json`` (``nursing``,
+:mod:`~itdeid.synth.nursing`).
 
 Why a module of its own: what the records *say* lives in data files, so the vocabulary can grow
 or be corrected without touching the generator (several of these tables are read by
@@ -47,6 +49,7 @@ class Lexicon:
         self.problem_keys = list(self.problems)
         self.problem_w = _cum([float(p["weight"]) for p in self.problems.values()])
         self.systems: dict[str, dict] = problems["systems"]
+        self.nursing: dict = load_json("gazetteers", "synth_nursing.json")
         self.drug = {entry[0]: entry for entry in terms["drugs"]}
         self.sent: dict[str, list[str]] = {}
         for source in (terms["sentences"], extra["sentences"]):
