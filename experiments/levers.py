@@ -74,6 +74,8 @@ ROWS: dict[str, dict] = {
     "MEASURE": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon", "spelling", "measure")),
     # lever 4: one re-substituted copy of each training note with PHI
     "RESUB1": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"), resubstitutions=1),
+    "RESUB2": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"), resubstitutions=2),
+    "RESUB3": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"), resubstitutions=3),
 }
 RECALLS = (0.90, 0.95, 0.97)
 
