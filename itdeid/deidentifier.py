@@ -268,15 +268,20 @@ def _add_counts(pool: dict, phrases: dict) -> None:
         pool.setdefault(key, Counter()).update(counter)
 
 def load_model(folder):
-    """A model folder written by ``itdeid train``: a :class:`Deidentifier` or a :class:`TokenModel`."""
+    """A model folder written by ``itdeid train``: a :class:`Deidentifier`, an
+    :class:`~itdeid.ensemble.InnerEnsemble` or a :class:`TokenModel`."""
+    from itdeid.ensemble import STATE_FILE, InnerEnsemble
     folder = Path(folder)
     if (folder / "deidentifier.json").is_file():
         return Deidentifier.load(folder)
+    if (folder / STATE_FILE).is_file():
+        return InnerEnsemble.load(folder)
     return TokenModel.load(folder)
 
 
 def set_threshold(model, threshold: float | None):
-    """``model`` (a :class:`Deidentifier` or :class:`TokenModel`) tagging at the fixed P(PHI)
+    """``model`` (a :class:`Deidentifier`, :class:`~itdeid.ensemble.InnerEnsemble` or
+    :class:`TokenModel`) tagging at the fixed P(PHI)
     ``threshold`` instead of the ones it learned (every member model of a system); returns it."""
     from itdeid.operating_point import check_threshold
     try:

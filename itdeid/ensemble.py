@@ -20,17 +20,26 @@ de-identifier). Scores in the experiments are always the ensemble's own, out of 
 """
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 from sklearn.base import BaseEstimator, clone
 
+from itdeid import __version__
 from itdeid.document import Document
 from itdeid.errors import UserError
 from itdeid.featurize import TokenizedDocument
 from itdeid.folds import inner_split
+from itdeid.model_files import checked_params, damaged, read_model_state
 from itdeid.model import NotFittedError, TokenModel, predict_spans, with_identifiers
 from itdeid.operating_point import check_threshold, decide, threshold_for_recall
+
+#: Version of the ensemble.json layout.
+FORMAT = 1
+#: The file that marks an ensemble folder (its members are TokenModel folders inside).
+STATE_FILE = "ensemble.json"
 
 
 class InnerEnsemble(BaseEstimator):
@@ -129,3 +138,36 @@ class InnerEnsemble(BaseEstimator):
     def predict(self, documents: Sequence[Document]):
         """Predicted PHI spans of each document (gold spans, if any, are ignored)."""
         return predict_spans(self, documents)
+
+    # -- persistence ------------------------------------------------------------------------
+    def save(self, folder) -> None:
+        """Write ``ensemble.json`` and each member's own model folder (``member-K``) inside
+        ``folder``; the members are ordinary TokenModel folders, data only."""
+        self._check_fitted()
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        names = [f"member-{k}" for k in range(len(self.members_))]
+        for name, member in zip(names, self.members_):
+            member.save(folder / name)
+        params = {k: v for k, v in self.get_params(deep=False).items() if k != "base"}
+        state = {"format": FORMAT, "itdeid_version": __version__, "kind": "InnerEnsemble",
+                 "params": params, "threshold": self.threshold_, "members": names}
+        (folder / STATE_FILE).write_text(json.dumps(state), encoding="utf-8")
+
+    @classmethod
+    def load(cls, folder) -> "InnerEnsemble":
+        """The ensemble saved in ``folder``; a damaged or tampered folder is a one-line
+        :class:`UserError` naming the file, and nothing in it can run code."""
+        folder = Path(folder)
+        state = read_model_state(folder, STATE_FILE, "InnerEnsemble", FORMAT, "an ensemble model folder")
+        path = folder / STATE_FILE
+        with damaged(path):
+            model = cls(**checked_params(path, state["params"], cls))
+            names = state["members"]
+            if not isinstance(names, list) or not names or not all(
+                    isinstance(n, str) and n.startswith("member-") and n[7:].isdigit() for n in names):
+                raise ValueError("members must be a list of member-K folder names")
+            model.members_ = [TokenModel.load(folder / n) for n in names]
+            model.threshold_ = check_threshold(state.get("threshold"))
+            model.base = clone(model.members_[0])   # member 0 has the base's own seed
+        return model

@@ -130,3 +130,15 @@ def test_context_pass_keeps_no_training_phi(tmp_path, corpus):
     text = folder_text(tmp_path)
     for word in ONLY_PHI:
         assert word not in text, f"{word!r}, only ever PHI in training, is in the model folder"
+
+
+def test_inner_ensemble_folder_holds_no_training_phi(tmp_path, corpus):
+    """An ensemble folder is its members' TokenModel folders and a JSON of parameters."""
+    from itdeid.ensemble import InnerEnsemble
+    from itdeid.featurize import GROUPS, RECALL_GROUPS
+    base = TokenModel(groups=GROUPS + RECALL_GROUPS, n_estimators=5, n_jobs=1, previous="none",
+                      trigger_min_count=2, resubstitutions=1)
+    InnerEnsemble(base, folds=2).fit(corpus).save(tmp_path)
+    text = folder_text(tmp_path)
+    for word in ONLY_PHI:
+        assert word not in text, f"{word!r}, only ever PHI in training, is in the model folder"

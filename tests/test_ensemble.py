@@ -1,0 +1,72 @@
+"""itdeid.ensemble.InnerEnsemble: the inner fold models kept and averaged."""
+import json
+
+import numpy as np
+import pytest
+
+from itdeid.deidentifier import load_model, set_threshold
+from itdeid.document import Document, Span
+from itdeid.ensemble import InnerEnsemble
+from itdeid.errors import UserError
+from itdeid.featurize import tokenize_document
+from itdeid.model import TokenModel
+
+from helpers import tiny_corpus
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    docs = tiny_corpus(30, seed=4)
+    base = TokenModel(n_estimators=5, n_jobs=1, previous="none", resubstitutions=1, random_state=7)
+    return docs, InnerEnsemble(base, folds=3, target_recall=0.9).fit(docs)
+
+
+def test_one_member_a_fold_each_with_its_own_seed_and_no_threshold_of_its_own(fitted):
+    _, model = fitted
+    assert len(model.members_) == 3
+    assert [m.random_state for m in model.members_] == [7, 8, 9]
+    assert all(m.target_recall is None and m.threshold is None for m in model.members_)
+    assert model.threshold_ is not None and 1e-3 <= model.threshold_ <= 0.5
+
+
+def test_probabilities_are_the_mean_of_the_members(fitted):
+    docs, model = fitted
+    tds = [tokenize_document(d, gold=False) for d in docs[:3]]
+    mean = model.predict_proba_tokenized(tds)
+    each = [m.predict_proba_tokenized(tds) for m in model.members_]
+    for j in range(3):
+        assert np.allclose(mean[j], np.mean([e[j] for e in each], axis=0))
+        assert np.allclose(mean[j].sum(axis=1), 1.0, atol=1e-5)
+
+
+def test_a_lower_threshold_never_tags_fewer_tokens(fitted):
+    docs, model = fitted
+    tds = [tokenize_document(d, gold=False) for d in docs[:5]]
+    high = sum(int((c != 0).sum()) for c in set_threshold(model, 0.5).predict_tokenized(tds))
+    low = sum(int((c != 0).sum()) for c in set_threshold(model, 0.01).predict_tokenized(tds))
+    set_threshold(model, None)
+    assert low >= high
+
+
+def test_save_and_load_give_the_same_spans(fitted, tmp_path):
+    docs, model = fitted
+    model.save(tmp_path / "m")
+    again = load_model(tmp_path / "m")
+    assert isinstance(again, InnerEnsemble) and again.threshold_ == model.threshold_
+    assert again.predict(docs[:4]) == model.predict(docs[:4])
+
+
+def test_a_tampered_member_list_is_one_line_naming_the_file(fitted, tmp_path):
+    _, model = fitted
+    model.save(tmp_path / "m")
+    state_file = tmp_path / "m" / "ensemble.json"
+    state = json.loads(state_file.read_text())
+    state["members"] = ["../../etc"]
+    state_file.write_text(json.dumps(state))
+    with pytest.raises(UserError, match="ensemble.json"):
+        InnerEnsemble.load(tmp_path / "m")
+
+
+def test_members_cannot_use_the_context_pass():
+    with pytest.raises(ValueError, match="context_pass"):
+        InnerEnsemble(TokenModel(context_pass=True, previous="none"), folds=2).fit(tiny_corpus(6))
