@@ -105,3 +105,22 @@ def test_train_without_options_trains_the_recipe(tmp_path):
     paper = json.loads((tmp_path / "p" / "model.json").read_text())
     assert paper["threshold"] is None and paper["params"]["previous"] == "oof"
     assert not paper["params"]["context_pass"] and not paper["params"]["identifiers"]
+
+
+def test_train_members_writes_an_ensemble_that_tags(tmp_path):
+    docs = tiny_corpus(16, seed=5)
+    write_i2b2_2006(docs, tmp_path / "train.xml")
+    assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "e"), "--members", "3",
+                 "--no-context-pass", "--resubstitutions", "1", "--n-estimators", "5",
+                 "--n-jobs", "1"]) == 0
+    state = json.loads((tmp_path / "e" / "ensemble.json").read_text())
+    assert state["members"] == ["member-0", "member-1", "member-2"] and state["threshold"] is not None
+    member = json.loads((tmp_path / "e" / "member-0" / "model.json").read_text())
+    assert member["params"]["previous"] == "none" and member["params"]["resubstitutions"] == 1
+    assert main(["tag", str(tmp_path / "e"), str(tmp_path / "train.xml"),
+                 "--out", str(tmp_path / "tagged.jsonl")]) == 0
+    assert (tmp_path / "tagged.jsonl").read_text().strip()
+    assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "x"),
+                 "--members", "3"]) == 2           # the context pass cannot be a member
+    assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "y"),
+                 "--members", "1", "--no-context-pass"]) == 2

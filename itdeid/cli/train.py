@@ -9,6 +9,7 @@ import argparse
 import time
 
 from itdeid.deidentifier import HARVEST, SPREAD, Deidentifier
+from itdeid.ensemble import InnerEnsemble
 from itdeid.errors import UserError
 from itdeid.formats import read_corpus
 from itdeid.learners import LEARNERS
@@ -69,6 +70,11 @@ def add_parser(subparsers):
                    help="also train on this many copies of each note with PHI, its PHI replaced "
                         "by fresh stand-ins (itdeid.resubstitute; default 0). Not with --system "
                         "iterations (the trusted-phrase group)")
+    p.add_argument("--members", type=int, default=RECIPE.get("members", 0),
+                   help="keep the K models of the inner split (grouped by patient) as the model "
+                        "and tag by the mean of their probabilities, the threshold from their "
+                        "out-of-fold probabilities (itdeid.ensemble; 0: one model; default: "
+                        f"{RECIPE.get('members', 0)}). Needs --no-context-pass, not with --system")
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     s = p.add_argument_group("the iterative system (--system)")
     s.add_argument("--system", action="store_true", help="train the three-model iterative system")
@@ -103,7 +109,9 @@ def run(args):
         raise UserError("give the CORPUS to train on (or --preset)")
     documents = read_corpus(args.corpus, args.format)
     start = time.perf_counter()
-    previous = args.previous or ("none" if args.context_pass else "oof")
+    if args.members and (args.members < 2 or args.context_pass or args.system):
+        raise UserError("--members needs a count of 2 or more, --no-context-pass and no --system")
+    previous = args.previous or ("none" if args.context_pass or args.members else "oof")
     params = dict(learner=args.learner, previous=previous, n_estimators=args.n_estimators,
                   device=args.device, n_jobs=args.n_jobs, negative_rate=args.negative_rate,
                   target_recall=None if args.argmax else args.target_recall,
@@ -121,6 +129,11 @@ def run(args):
         model = Deidentifier(iterations=args.iterations, vote=args.vote, harvest=args.harvest,
                              spread=args.spread, model_params=params, random_state=args.seed,
                              identifiers=args.identifiers, groups=groups)
+    elif args.members:
+        base = TokenModel(trigger=args.trigger, random_state=args.seed, groups=groups,
+                          **dict(params, target_recall=None))
+        model = InnerEnsemble(base, folds=args.members, target_recall=params["target_recall"],
+                              identifiers=args.identifiers)
     else:
         model = TokenModel(trigger=args.trigger, random_state=args.seed, identifiers=args.identifiers,
                            groups=groups, **params)
