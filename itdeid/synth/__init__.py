@@ -55,8 +55,13 @@ One module a job, so each part can be read and changed alone (only :func:`genera
   :mod:`~itdeid.synth.problems` (the principal problem and the sections it writes),
   :mod:`~itdeid.synth.content` (the other section bodies: headings, lists, medications, labs) and
   :mod:`~itdeid.synth.layout` (header and signature blocks);
-- :mod:`~itdeid.synth.nursing`: one ICU nursing progress note, the other kind of record (its
-  phrases in ``gazetteers/synth_nursing.json``), with its misspelling and casing passes;
+- :mod:`~itdeid.synth.nursing` (a subpackage): one ICU nursing progress note, the other kind of
+  record (its phrases in ``gazetteers/synth_nursing.json``): ``note`` (the note's choices and the
+  order of its parts), ``layout`` (header line, signature, lines), ``bodies`` (system sections,
+  S/O/A/P, narrative, respiratory therapist, and their PHI sentences), ``phrases`` (phrases and
+  their slots), ``mentions`` (relatives, staff, doctors, hospitals, days as a nurse writes them),
+  ``readings`` (measurements shaped like dates, none PHI) and ``passes`` (misspellings and
+  casing);
 - :mod:`~itdeid.synth.render`: pieces, line wrapping, and pieces to text with exact spans.
 """
 from __future__ import annotations
