@@ -1,0 +1,117 @@
+"""How well rows of experiments/levers.py rank PHI, alone and averaged, with the fold spread.
+
+    python experiments/rankings.py ../shared/corpora/physionet-deid --levers experiments/results/g-levers \\
+        --rows LEXICON,SPELLING,MEASURE,RESUB1 --means LEXICON+RESUB1,LEXICON+MEASURE+RESUB1 \\
+        --against LEXICON --out experiments/results/g-levers/rankings.md
+
+Reads the rows' cached out-of-fold probabilities (run levers.py first; nothing is trained). For
+each row, and for the mean of the P(PHI) of several rows (``--means``: would an ensemble of
+them rank better than each?), it gives the binary token precision where pooled recall first
+reaches 0.90 / 0.95 / 0.97. A pooled number hides how much it moves from fold to fold, so a
+second table gives, per row, the mean over folds of the per-fold precision at recall 0.90 and
+0.95 minus that of ``--against``, its standard error and the folds it wins: a gain smaller
+than two standard errors is not told apart from noise. A diagnostic of the ranking, like
+levers.py's own table: no threshold or setting is chosen from it.
+"""
+from __future__ import annotations
+
+import argparse
+import platform
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT.parent))
+sys.path.insert(0, str(ROOT))
+
+from levers import RECALLS, _cores, _git, cache_name, cached_fold, precision_at_recall  # noqa: E402
+
+from itdeid.featurize import tokenize_document  # noqa: E402
+from itdeid.folds import group_folds  # noqa: E402
+from itdeid.formats import read_corpus  # noqa: E402
+from itdeid.report import markdown_table  # noqa: E402
+
+PAIRED_RECALLS = (0.90, 0.95)
+
+
+def fold_scores(name, tokenized, assignment, cache, f):
+    """Row ``name``'s P(PHI) and gold PHI flags over fold ``f``'s tokens."""
+    fold = cached_fold(name, tokenized, assignment, cache, f)
+    return (np.concatenate([1.0 - p[:, 0] for p in fold["proba"]]),
+            np.concatenate([td.labels != 0 for td in fold["test"]]))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("corpus")
+    ap.add_argument("--levers", default="experiments/results/g-levers")
+    ap.add_argument("--rows", required=True)
+    ap.add_argument("--means", default="", help="comma-separated means, each rows joined by '+'")
+    ap.add_argument("--against", default=None, help="row the paired differences are taken against")
+    ap.add_argument("--folds", type=int, default=10)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", default=None)
+    args = ap.parse_args(argv)
+    if not Path(args.corpus).exists():
+        print(f"corpus {args.corpus} not found; nothing to do", file=sys.stderr)
+        return 0
+    rows = [r for r in args.rows.split(",") if r]
+    means = [m.split("+") for m in args.means.split(",") if m]
+    against = args.against or rows[0]
+    cache = Path(args.levers) / "cache"
+    needed = sorted(set(rows) | {r for m in means for r in m} | {against})
+    folds = [f for f in range(args.folds)
+             if all((cache / cache_name(r) / f"fold{f}.npz").exists() for r in needed)]
+    if not folds:
+        print("no fold is cached for every row named", file=sys.stderr)
+        return 1
+    documents = read_corpus(args.corpus)
+    tokenized = [tokenize_document(d) for d in documents]
+    assignment = group_folds(documents, args.folds, args.seed)
+    per_fold = {r: [fold_scores(r, tokenized, assignment, cache, f) for f in folds] for r in needed}
+    gold = [g for _, g in per_fold[needed[0]]]
+    entries = {r: [p for p, _ in per_fold[r]] for r in rows}
+    for m in means:
+        entries["mean(" + "+".join(m) + ")"] = [np.mean([per_fold[r][k][0] for r in m], axis=0)
+                                                for k in range(len(folds))]
+    entries.setdefault(against, [p for p, _ in per_fold[against]])
+    pooled, paired = [], []
+    base = {R: np.array([precision_at_recall(p, g, R)[0] for p, g in zip(entries[against], gold)])
+            for R in PAIRED_RECALLS}
+    for name, parts in entries.items():
+        p_all, g_all = np.concatenate(parts), np.concatenate(gold)
+        pooled.append({"row": name, **{f"P@R{R:.2f}": 100 * precision_at_recall(p_all, g_all, R)[0]
+                                       for R in RECALLS}})
+        line = {"row": name}
+        for R in PAIRED_RECALLS:
+            d = np.array([precision_at_recall(p, g, R)[0] for p, g in zip(parts, gold)]) - base[R]
+            line[f"ΔP@R{R:.2f}"] = f"{100 * d.mean():+.1f} ± {100 * d.std(ddof=1) / np.sqrt(len(d)):.1f}"
+            line[f"wins@R{R:.2f}"] = f"{int((d > 0).sum())}/{len(d)}"
+        paired.append(line)
+    text = (f"# Ranking of PHI by rows of levers.py, alone and averaged\n\n"
+            f"- command: `python experiments/rankings.py {args.corpus} --levers {args.levers} "
+            f"--rows {args.rows}" + (f" --means {args.means}" if args.means else "")
+            + f" --against {against}" + (f" --out {args.out}" if args.out else "") + "`\n"
+            f"- date: {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC\n"
+            f"- machine: {platform.processor() or platform.machine()}, {_cores()} cores, "
+            f"Python {platform.python_version()}\n- code: git {_git()} (fold caches may be older)\n"
+            f"- folds: {folds} of {args.folds} (those every named row has cached)\n\n"
+            "Binary token precision (percent) where pooled out-of-fold recall first reaches R; "
+            "`mean(...)` averages the rows' P(PHI):\n\n"
+            + markdown_table(pd.DataFrame(pooled).set_index("row").round(2))
+            + f"\n\nPer fold, precision at recall R minus `{against}`'s: mean ± standard error over "
+              "folds (percentage points), and the folds where the row is higher:\n\n"
+            + markdown_table(pd.DataFrame(paired).set_index("row")) + "\n")
+    if args.out:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.out).write_text(text, encoding="utf-8")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
