@@ -67,7 +67,7 @@ from itdeid.casing import CASING_COLUMNS, casing_columns
 from itdeid.document import LABELS, PHI_CLASSES, Document
 from itdeid.folds import group_key
 from itdeid.lexicon import LEXICON_COLUMNS, Lexicon, fold_lexicons
-from itdeid.measures import MEASURE_COLUMNS, measure_columns
+from itdeid.measures import measure_templates, template_span
 from itdeid.spelling import SPELLING_COLUMNS, spelling_columns
 from itdeid.resources import load_json, load_table, load_wordlist
 from itdeid.spans import token_labels
@@ -388,6 +388,17 @@ def _regex_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
     return cols
 
 
+def _measure_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
+    """Covered by a template of features/measures.json (:mod:`itdeid.measures`), and which one
+    first (1-based; 0: none)."""
+    starts, ends = token_offsets(td)
+    which = np.zeros(len(td.tokens), dtype=np.float32)
+    for k, pattern in enumerate(measure_templates(), start=1):
+        mask = _covered(starts, ends, (template_span(m) for m in pattern.finditer(td.document.text)))
+        which[mask & (which == 0)] = k
+    return {"measure": (which > 0).astype(np.float32), "measure_template": which}
+
+
 def _location_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
     gaz = _gazetteers()
     state = _phrase_marks(td.words, gaz["states"])
@@ -462,7 +473,7 @@ _STATIC_GROUPS = {
     "sentence": _sentence_columns, "context": _context_columns,
     "firstnames": _firstnames_columns, "nonphi": _nonphi_columns,
     "casing": casing_columns, "census": _census_columns, "spelling": spelling_columns,
-    "measure": measure_columns,
+    "measure": _measure_columns,
 }
 
 
@@ -663,7 +674,7 @@ class FeatureExtractor:
             names += list(SPELLING_COLUMNS)
             windowed += ["announcer_self"]
         if "measure" in g:
-            names += list(MEASURE_COLUMNS)
+            names += ["measure", "measure_template"]
             windowed += ["measure"]
         return names, windowed
 

@@ -45,12 +45,12 @@ def test_the_group_gives_one_value_per_token_through_the_extractor():
 
 
 # ---- the trial group ``measure`` (itdeid.measures, features/measures.json) ------------------
-from itdeid.measures import measure_columns  # noqa: E402
+from itdeid.featurize import static_columns  # noqa: E402
 
 
 def _flags(text):
     td = tokenize_document(Document("m", text), gold=False)
-    flag = measure_columns(td)["measure"]
+    flag = static_columns(td, "measure")["measure"]
     return {t.text: bool(f) for t, f in zip(td.tokens, flag)}
 
 
