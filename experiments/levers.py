@@ -124,8 +124,8 @@ def run_fold(name, tokenized, assignment, f, cache: Path, n_jobs, seed) -> Path:
     members = params.pop("members", None)
     model = TokenModel(**params, n_jobs=n_jobs, random_state=seed)
     if members:   # itdeid.ensemble: the inner fold models, averaged, thresholded by their oof
-        model = InnerEnsemble(model.set_params(target_recall=None), folds=members,
-                              target_recall=params.get("target_recall"), identifiers=False)
+        model = InnerEnsemble(model, folds=members, target_recall=model.target_recall,
+                              identifiers=False)
     model.fit_tokenized(train)
     threshold = model.operating_threshold()
     passes = {}

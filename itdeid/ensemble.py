@@ -30,7 +30,7 @@ from sklearn.base import BaseEstimator, clone
 from itdeid import __version__
 from itdeid.document import Document
 from itdeid.errors import UserError
-from itdeid.featurize import TokenizedDocument
+from itdeid.featurize import TokenizedDocument, tokenize_document
 from itdeid.folds import inner_split
 from itdeid.model_files import checked_params, damaged, read_model_state
 from itdeid.model import NotFittedError, TokenModel, predict_spans, with_identifiers
@@ -84,7 +84,6 @@ class InnerEnsemble(BaseEstimator):
                                       random_state=base.random_state + f)
 
     def fit(self, documents: Sequence[Document]) -> "InnerEnsemble":
-        from itdeid.featurize import tokenize_document
         return self.fit_tokenized([tokenize_document(d) for d in documents])
 
     def fit_tokenized(self, docs: Sequence[TokenizedDocument]) -> "InnerEnsemble":
