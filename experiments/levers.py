@@ -85,6 +85,14 @@ ROWS: dict[str, dict] = {
                          previous="none", members=5, target_recall=0.95, identifiers=True),
     "BAG5": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"), resubstitutions=1,
                  previous="none", members=5, target_recall=0.95, argmax=True),
+    # the same ensemble with a context stage stacked on its mean (InnerEnsemble's context_pass):
+    # one cache for the blend at its threshold, at argmax, and the stage alone
+    "BAG5_CTX_R95": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"), resubstitutions=1,
+                         previous="none", members=5, stacked=True, context_weight=0.5,
+                         target_recall=0.95),
+    "BAG5_CTX": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"), resubstitutions=1,
+                     previous="none", members=5, stacked=True, context_weight=0.5,
+                     target_recall=0.95, argmax=True),
 }
 RECALLS = (0.90, 0.95, 0.97)
 
@@ -122,14 +130,16 @@ def run_fold(name, tokenized, assignment, f, cache: Path, n_jobs, seed) -> Path:
     train = [td for td, a in zip(tokenized, assignment) if a != f]
     test = [td for td, a in zip(tokenized, assignment) if a == f]
     members = params.pop("members", None)
+    stacked = params.pop("stacked", False)
+    weight = params.pop("context_weight", 0.5) if stacked else None
     model = TokenModel(**params, n_jobs=n_jobs, random_state=seed)
     if members:   # itdeid.ensemble: the inner fold models, averaged, thresholded by their oof
         model = InnerEnsemble(model, folds=members, target_recall=model.target_recall,
-                              identifiers=False)
+                              identifiers=False, context_pass=stacked, context_weight=weight or 0.5)
     model.fit_tokenized(train)
     threshold = model.operating_threshold()
     passes = {}
-    if params.get("context_pass"):   # both passes tagged once, blended as the model does
+    if params.get("context_pass") or stacked:   # both passes tagged once, blended as the model does
         first, second = model.pass_probabilities(test)
         proba = [model.blend_passes(a, b) for a, b in zip(first, second)]
         passes = dict(first=np.concatenate(first).astype(np.float32),

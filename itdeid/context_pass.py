@@ -111,3 +111,22 @@ def stack_context(X: np.ndarray, docs, proba: Sequence[np.ndarray]) -> np.ndarra
     if not extra:
         return np.zeros((0, X.shape[1] + len(context_names())), dtype=np.float32)
     return np.hstack([X, np.vstack(extra)]).astype(np.float32)
+
+
+def stacked_names() -> list[str]:
+    """Names of the columns :func:`stacked_columns` returns, in order."""
+    from itdeid.featurize import ORTHOGRAPHY_COLUMNS
+    return context_names() + [f"word_{c}" for c in ORTHOGRAPHY_COLUMNS] + ["word_zipf"]
+
+
+def stacked_columns(td, proba: np.ndarray) -> np.ndarray:
+    """The rows of a stacked context stage that has no feature extractor of its own (the one
+    :class:`itdeid.ensemble.InnerEnsemble` puts over its members' mean): the context columns of
+    the first stage's probabilities ``proba``, and the token's own shape and English frequency
+    (the document-only columns every model of the notes computes once), so the stage can tell
+    a bracket from a word and a rare word from a common one."""
+    from itdeid.featurize import ORTHOGRAPHY_COLUMNS, static_columns
+    ortho = static_columns(td, "orthography")
+    own = [ortho[c] for c in ORTHOGRAPHY_COLUMNS] + [static_columns(td, "frequency")["zipf"]]
+    return np.hstack([context_features(td.words, proba),
+                      np.column_stack(own).reshape(len(td.tokens), -1)]).astype(np.float32)

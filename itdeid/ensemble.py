@@ -17,6 +17,16 @@ The threshold is read off single fold models' out-of-fold probabilities, which s
 their mean does: the rare PHI a single model scores lowest score higher in the mean, so at the
 chosen threshold the ensemble's recall is, if anything, above the target (the safe side for a
 de-identifier). Scores in the experiments are always the ensemble's own, out of fold.
+
+With ``context_pass``, a second stage is stacked on the members' mean, as
+:mod:`itdeid.context_pass` stacks one on a single model: it reads the probabilities of the
+tokens around and of the note's other occurrences of a word (the second half of a name whose
+first half was found, the town before a state and ZIP code). The members' out-of-fold
+probabilities are exactly the rows such a stage must learn from, so it costs no inner model
+more: one stage model per inner fold, trained on the other folds' out-of-fold rows, gives the
+stage's own out-of-fold probabilities (the threshold is chosen on the blend of both stages), and
+the stage models are kept and averaged like the members. Its rows are the context columns and
+the token's shape and frequency (:func:`itdeid.context_pass.stacked_columns`), no word itself.
 """
 from __future__ import annotations
 
@@ -29,10 +39,12 @@ from sklearn.base import BaseEstimator, clone
 
 from itdeid import __version__
 from itdeid.document import Document
+from itdeid.context_pass import stacked_columns, stacked_names
 from itdeid.errors import UserError
 from itdeid.featurize import TokenizedDocument, tokenize_document
 from itdeid.folds import inner_split
 from itdeid.model_files import checked_params, damaged, read_model_state
+from itdeid.learners import Learner
 from itdeid.model import NotFittedError, TokenModel, predict_spans, with_identifiers
 from itdeid.operating_point import check_threshold, decide, threshold_for_recall
 
@@ -40,6 +52,8 @@ from itdeid.operating_point import check_threshold, decide, threshold_for_recall
 FORMAT = 1
 #: The file that marks an ensemble folder (its members are TokenModel folders inside).
 STATE_FILE = "ensemble.json"
+#: Folder name prefix of the stacked context stage's models (``context-K``).
+STAGE_PREFIX = "context-"
 
 
 class InnerEnsemble(BaseEstimator):
@@ -60,21 +74,29 @@ class InnerEnsemble(BaseEstimator):
         A fixed P(PHI) threshold instead of the learned one.
     identifiers : bool, default True
         Also tag what the fixed-shape identifier templates match (:mod:`itdeid.identifiers`).
+    context_pass : bool, default False
+        Stack a context stage on the members' mean (see the module docstring).
+    context_weight : float, default 0.5
+        Weight of the context stage in the blend ``w * stage + (1 - w) * mean``.
 
     Attributes
     ----------
     members_ : list of TokenModel
+    stage_ : list of Learner
+        The context stage's models, one per inner fold (empty without ``context_pass``).
     threshold_ : float or None
     """
 
     def __init__(self, base: TokenModel | None = None, folds: int = 5,
                  target_recall: float | None = 0.95, threshold: float | None = None,
-                 identifiers: bool = True):
+                 identifiers: bool = True, context_pass: bool = False, context_weight: float = 0.5):
         self.base = base
         self.folds = folds
         self.target_recall = target_recall
         self.threshold = threshold
         self.identifiers = identifiers
+        self.context_pass = context_pass
+        self.context_weight = context_weight
 
     def _member(self, f: int) -> TokenModel:
         base = self.base if self.base is not None else TokenModel()
@@ -94,6 +116,9 @@ class InnerEnsemble(BaseEstimator):
         if self.target_recall is not None:
             check_threshold(self.target_recall)
         check_threshold(self.threshold)
+        if isinstance(self.context_weight, bool) or not isinstance(self.context_weight, (int, float)) \
+                or not 0 <= self.context_weight <= 1:
+            raise ValueError(f"context_weight must be a number in [0, 1], got {self.context_weight!r}")
         fold, k = inner_split([td.document for td in docs], self.folds)
         fold = np.asarray(fold)
         members, oof = [], [None] * len(docs)
@@ -105,11 +130,40 @@ class InnerEnsemble(BaseEstimator):
                 oof[i] = proba
             members.append(member)
         self.members_ = members
+        self.stage_ = self._fit_stage(docs, oof, fold) if self.context_pass else []
         self.threshold_ = None
         if self.target_recall is not None:
             gold = np.concatenate([td.labels for td in docs])
             self.threshold_ = threshold_for_recall(np.concatenate(oof), gold, self.target_recall)
         return self
+
+    def _fit_stage(self, docs, oof, fold) -> list[Learner]:
+        """The context stage's models, one per inner fold, trained on the other folds' rows;
+        ``oof`` becomes the blend of the members' and the stage's out-of-fold probabilities
+        (what the threshold is chosen on)."""
+        rows = [stacked_columns(td, p) for td, p in zip(docs, oof)]
+        doc_fold = np.repeat(fold, [len(td) for td in docs])
+        X = np.vstack(rows)
+        y = np.concatenate([td.labels for td in docs]).astype(np.int64)
+        held = np.zeros((len(y), oof[0].shape[1]), dtype=np.float32)
+        stage = []
+        base = self.base if self.base is not None else TokenModel()
+        for f in np.unique(fold):
+            learner = Learner(base.learner, n_estimators=base.n_estimators, max_depth=base.max_depth,
+                              learning_rate=base.learning_rate, n_jobs=base.n_jobs, device=base.device,
+                              random_state=base.random_state + int(f))
+            learner.fit(X[doc_fold != f], y[doc_fold != f])
+            held[doc_fold == f] = learner.predict_proba(X[doc_fold == f])
+            stage.append(learner)
+        start = np.cumsum([0] + [len(td) for td in docs])
+        for i in range(len(docs)):
+            oof[i] = self.blend_passes(oof[i], held[start[i]:start[i + 1]])
+        return stage
+
+    def blend_passes(self, mean: np.ndarray, stage: np.ndarray) -> np.ndarray:
+        """The blend ``context_weight * stage + (1 - context_weight) * mean``."""
+        w = float(self.context_weight)
+        return w * stage + (1.0 - w) * mean
 
     # -- prediction -------------------------------------------------------------------------
     def _check_fitted(self):
@@ -119,8 +173,26 @@ class InnerEnsemble(BaseEstimator):
     def predict_proba_tokenized(self, docs: Sequence[TokenizedDocument], trusted=None) -> list[np.ndarray]:
         """Per document, the mean of the members' (n_tokens, 9) label probabilities."""
         self._check_fitted()
+        if getattr(self, "stage_", None):
+            return [self.blend_passes(*both) for both in zip(*self.pass_probabilities(docs))]
+        return self._mean(docs)
+
+    def _mean(self, docs) -> list[np.ndarray]:
         each = [m.predict_proba_tokenized(docs) for m in self.members_]
         return [np.mean([e[j] for e in each], axis=0) for j in range(len(docs))]
+
+    def pass_probabilities(self, docs: Sequence[TokenizedDocument]):
+        """The members' mean and the context stage's label probabilities, each a list of
+        (n_tokens, 9) arrays (what :meth:`predict_proba_tokenized` blends)."""
+        self._check_fitted()
+        if not getattr(self, "stage_", None):
+            raise ValueError("pass_probabilities needs an ensemble trained with context_pass")
+        mean = self._mean(docs)
+        stage = []
+        for td, p in zip(docs, mean):
+            X = stacked_columns(td, p)
+            stage.append(np.mean([learner.predict_proba(X) for learner in self.stage_], axis=0))
+        return mean, stage
 
     def operating_threshold(self) -> float | None:
         """``threshold`` if given, else the learned ``threshold_`` (None: argmax)."""
@@ -148,9 +220,13 @@ class InnerEnsemble(BaseEstimator):
         names = [f"member-{k}" for k in range(len(self.members_))]
         for name, member in zip(names, self.members_):
             member.save(folder / name)
+        stage = []
+        for k, learner in enumerate(getattr(self, "stage_", [])):
+            (folder / f"{STAGE_PREFIX}{k}").mkdir(exist_ok=True)
+            stage.append(learner.save(folder / f"{STAGE_PREFIX}{k}"))
         params = {k: v for k, v in self.get_params(deep=False).items() if k != "base"}
         state = {"format": FORMAT, "itdeid_version": __version__, "kind": "InnerEnsemble",
-                 "params": params, "threshold": self.threshold_, "members": names}
+                 "params": params, "threshold": self.threshold_, "members": names, "stage": stage}
         (folder / STATE_FILE).write_text(json.dumps(state), encoding="utf-8")
 
     @classmethod
@@ -167,6 +243,12 @@ class InnerEnsemble(BaseEstimator):
                     isinstance(n, str) and n.startswith("member-") and n[7:].isdigit() for n in names):
                 raise ValueError("members must be a list of member-K folder names")
             model.members_ = [TokenModel.load(folder / n) for n in names]
+            stage = state.get("stage", [])
+            if not isinstance(stage, list) or bool(stage) != bool(model.context_pass):
+                raise ValueError("stage must list the context stage's learners when context_pass is on")
+            width = len(stacked_names())
+            model.stage_ = [Learner.load(folder / f"{STAGE_PREFIX}{k}", meta, width)
+                            for k, meta in enumerate(stage)]
             model.threshold_ = check_threshold(state.get("threshold"))
             model.base = clone(model.members_[0])   # member 0 has the base's own seed
         return model

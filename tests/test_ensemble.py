@@ -70,3 +70,51 @@ def test_a_tampered_member_list_is_one_line_naming_the_file(fitted, tmp_path):
 def test_members_cannot_use_the_context_pass():
     with pytest.raises(ValueError, match="context_pass"):
         InnerEnsemble(TokenModel(context_pass=True, previous="none"), folds=2).fit(tiny_corpus(6))
+
+
+@pytest.fixture(scope="module")
+def stacked():
+    docs = tiny_corpus(30, seed=4)
+    base = TokenModel(n_estimators=5, n_jobs=1, previous="none", random_state=7)
+    return docs, InnerEnsemble(base, folds=3, target_recall=0.9, context_pass=True).fit(docs)
+
+
+def test_the_context_stage_is_one_model_a_fold_blended_with_the_mean(stacked):
+    docs, model = stacked
+    assert len(model.stage_) == len(model.members_) == 3
+    tds = [tokenize_document(d, gold=False) for d in docs[:3]]
+    blended = model.predict_proba_tokenized(tds)
+    model.context_weight = 0.0
+    try:
+        mean = model.predict_proba_tokenized(tds)
+    finally:
+        model.context_weight = 0.5
+    each = [m.predict_proba_tokenized(tds) for m in model.members_]
+    for j in range(3):
+        assert np.allclose(mean[j], np.mean([e[j] for e in each], axis=0))
+        assert np.allclose(blended[j].sum(axis=1), 1.0, atol=1e-5)
+    # the stage moves the probabilities somewhere (it is not the mean again)
+    assert any(not np.allclose(b, m) for b, m in zip(blended, mean))
+
+
+def test_a_stacked_ensemble_saves_and_loads_with_its_stage(stacked, tmp_path):
+    docs, model = stacked
+    model.save(tmp_path / "m")
+    assert sorted(p.name for p in (tmp_path / "m").iterdir() if p.name.startswith("context-")) == \
+        ["context-0", "context-1", "context-2"]
+    again = load_model(tmp_path / "m")
+    assert len(again.stage_) == 3 and again.context_pass
+    tds = [tokenize_document(d, gold=False) for d in docs[:4]]
+    for a, b in zip(again.predict_proba_tokenized(tds), model.predict_proba_tokenized(tds)):
+        assert np.allclose(a, b, atol=1e-6)
+
+
+def test_a_stage_list_that_disagrees_with_context_pass_is_one_line_naming_the_file(stacked, tmp_path):
+    _, model = stacked
+    model.save(tmp_path / "m")
+    state_file = tmp_path / "m" / "ensemble.json"
+    state = json.loads(state_file.read_text())
+    state["stage"] = []
+    state_file.write_text(json.dumps(state))
+    with pytest.raises(UserError, match="ensemble.json"):
+        InnerEnsemble.load(tmp_path / "m")
