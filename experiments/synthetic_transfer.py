@@ -6,7 +6,7 @@
 The synthetic corpus exists to teach a model what real notes hold, so it is judged on real
 notes no synthetic record was written from: the PhysioNet split (all its notes: nothing of it is
 trained on here) and the hand-written discharge notes of experiments/heldout. One model is
-trained (``--model``: the recommended recipe, :data:`itdeid.recipe.RECIPE`, or the paper's
+trained (``--model``: the context-pass recipe of sessions 7-8, at recall 0.97, or the paper's
 features) on ``itdeid synth --records N --seed S``, and scored at its operating point and by
 argmax.
 
@@ -30,11 +30,10 @@ sys.path.insert(0, str(ROOT.parent))
 
 from itdeid.document import LABELS  # noqa: E402
 from itdeid.evaluate import evaluate  # noqa: E402
-from itdeid.featurize import GROUPS, tokenize_document  # noqa: E402
+from itdeid.featurize import GROUPS, RECALL_GROUPS, tokenize_document  # noqa: E402
 from itdeid.formats import read_corpus  # noqa: E402
 from itdeid.model import TokenModel, with_identifiers  # noqa: E402
 from itdeid.operating_point import decide  # noqa: E402
-from itdeid.recipe import RECIPE  # noqa: E402
 from itdeid.report import header, markdown_table  # noqa: E402
 from itdeid.spans import labels_to_spans  # noqa: E402
 from itdeid.synth import generate  # noqa: E402
@@ -42,7 +41,11 @@ from itdeid.synth import generate  # noqa: E402
 HELDOUT = ROOT / "heldout" / "handwritten-discharge.xml"
 
 #: The model trained on the synthetic corpus, by ``--model``.
-MODELS = {"recipe": RECIPE, "paper": dict(groups=GROUPS, previous="none")}
+#: "recipe": the recommended recipe as it was when h-transfer/*-recipe.md were measured (the
+#: context pass at recall 0.97), kept here so those files can be rerun.
+MODELS = {"recipe": dict(groups=GROUPS + RECALL_GROUPS, context_pass=True, context_weight=0.5,
+                         previous="none", target_recall=0.97, identifiers=True),
+          "paper": dict(groups=GROUPS, previous="none")}
 
 
 def score(model: TokenModel, docs, probabilities, threshold) -> dict:

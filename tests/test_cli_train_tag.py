@@ -78,30 +78,33 @@ def test_train_with_the_recall_features_and_resubstitution(tmp_path):
     write_i2b2_2006(docs, tmp_path / "train.xml")
     assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "m"), "--features",
                  "recall", "--resubstitutions", "1", "--previous", "gold", "--n-estimators", "5",
-                 "--n-jobs", "1", "--no-context-pass"]) == 0
+                 "--n-jobs", "1", "--members", "0"]) == 0
     saved = json.loads((tmp_path / "m" / "model.json").read_text())
     assert {"casing", "census", "lexicon"} <= set(saved["params"]["groups"])
     assert saved["params"]["resubstitutions"] == 1
     assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "s"), "--system",
                  "--resubstitutions", "1", "--no-context-pass"]) == 2
     assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "c"),
-                 "--resubstitutions", "1"]) == 2          # the recipe's context pass cannot
+                 "--resubstitutions", "1", "--context-pass"]) == 2     # the context pass cannot
 
 
 def test_train_without_options_trains_the_recipe(tmp_path):
-    from itdeid.recipe import RECIPE
+    from itdeid.recipe import MEMBER, RECIPE
     docs = tiny_corpus(16, seed=5)
     write_i2b2_2006(docs, tmp_path / "train.xml")
     assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "m"),
                  "--n-estimators", "5", "--n-jobs", "1"]) == 0
-    saved = json.loads((tmp_path / "m" / "model.json").read_text())
-    for name, value in RECIPE.items():
+    state = json.loads((tmp_path / "m" / "ensemble.json").read_text())
+    assert len(state["members"]) == RECIPE["members"] and state["threshold"] is not None
+    assert state["params"]["target_recall"] == RECIPE["target_recall"]
+    assert state["params"]["identifiers"] == RECIPE["identifiers"]
+    saved = json.loads((tmp_path / "m" / "member-0" / "model.json").read_text())
+    for name, value in MEMBER.items():
         expected = list(value) if isinstance(value, tuple) else value
         assert saved["params"][name] == expected, name
-    assert saved["threshold"] is not None
     assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "p"), "--features",
-                 "paper", "--no-context-pass", "--argmax", "--no-identifiers", "--n-estimators", "5",
-                 "--n-jobs", "1"]) == 0
+                 "paper", "--members", "0", "--resubstitutions", "0", "--argmax", "--no-identifiers",
+                 "--n-estimators", "5", "--n-jobs", "1"]) == 0
     paper = json.loads((tmp_path / "p" / "model.json").read_text())
     assert paper["threshold"] is None and paper["params"]["previous"] == "oof"
     assert not paper["params"]["context_pass"] and not paper["params"]["identifiers"]
@@ -121,6 +124,6 @@ def test_train_members_writes_an_ensemble_that_tags(tmp_path):
                  "--out", str(tmp_path / "tagged.jsonl")]) == 0
     assert (tmp_path / "tagged.jsonl").read_text().strip()
     assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "x"),
-                 "--members", "3"]) == 2           # the context pass cannot be a member
+                 "--members", "3", "--context-pass"]) == 2     # the context pass cannot be a member
     assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "y"),
                  "--members", "1", "--no-context-pass"]) == 2

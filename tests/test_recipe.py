@@ -8,8 +8,7 @@ towns, counties, hospitals) depend on what the training notes teach.
 import pytest
 
 from itdeid.document import Document
-from itdeid.model import TokenModel
-from itdeid.recipe import RECIPE
+from itdeid.recipe import recipe_model
 from itdeid.synth import generate
 
 from hipaa_kinds import LEARNED, hipaa_corpus
@@ -17,7 +16,7 @@ from hipaa_kinds import LEARNED, hipaa_corpus
 
 @pytest.fixture(scope="module")
 def missed():
-    model = TokenModel(**RECIPE, n_estimators=30, n_jobs=1).fit(generate(30, seed=3))
+    model = recipe_model(n_estimators=30, n_jobs=1).fit(generate(30, seed=3))
     docs, kinds = hipaa_corpus()
     predicted = model.predict([Document(d.id, d.text) for d in docs])
     return [(d.id, gold.start, kind) for d, spans in zip(docs, predicted)

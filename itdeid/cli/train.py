@@ -16,14 +16,14 @@ from itdeid.learners import LEARNERS
 from itdeid.featurize import GROUPS, RECALL_GROUPS
 from itdeid.model import PREVIOUS, TokenModel
 from itdeid.presets import PRESETS, train_preset
-from itdeid.recipe import RECIPE
+from itdeid.recipe import MEMBER, RECIPE
 from itdeid.triggers import VARIANTS
 from itdeid.vote import RULES
 
 
 #: ``--features``: named feature-group sets.
 FEATURE_SETS = {"paper": GROUPS, "recall": GROUPS + RECALL_GROUPS}
-assert FEATURE_SETS["recall"] == RECIPE["groups"]
+assert FEATURE_SETS["recall"] == MEMBER["groups"]
 
 
 def add_parser(subparsers):
@@ -41,8 +41,8 @@ def add_parser(subparsers):
     p.add_argument("--previous", choices=PREVIOUS, default=None,
                    help="source of the previous-class feature at training time: out-of-fold "
                         "predictions (generalize better), gold labels (3x faster) or none "
-                        "(default: none with the context pass, which reads both neighbours "
-                        "instead; oof without it)")
+                        "(default: none with --members or the context pass, which tag all "
+                        "tokens at once; oof otherwise)")
     p.add_argument("--n-estimators", type=int, default=None, help="boosting rounds (default: the learner's)")
     p.add_argument("--device", default="cpu", help="xgboost device: cpu or cuda (default: cpu)")
     p.add_argument("--n-jobs", type=int, default=None, help="xgboost threads (default: all cores)")
@@ -59,22 +59,24 @@ def add_parser(subparsers):
                         "features/identifiers.json match (e-mail, URL, IP, SSN, phone, ZIP, "
                         "street, numbers after MRN/policy/licence/VIN/serial, full dates, ages "
                         "over 89) where the model said non-PHI (default: on)")
-    p.add_argument("--context-pass", action=argparse.BooleanOptionalAction, default=RECIPE["context_pass"],
+    p.add_argument("--context-pass", action=argparse.BooleanOptionalAction, default=False,
                    help="stack a second model that reads the first pass's probabilities of the "
                         "neighbours and of the note's other occurrences of a word "
-                        "(itdeid.context_pass; default: on)")
+                        "(itdeid.context_pass; the recipe of sessions 7-8; default: off). Not with "
+                        "--members or --resubstitutions")
     p.add_argument("--features", choices=FEATURE_SETS, default="recall",
                    help="feature groups: 'recall' (default), the paper's plus issue G's casing, "
                         "census and lexicon groups (itdeid.featurize), or 'paper'")
-    p.add_argument("--resubstitutions", type=int, default=0,
+    p.add_argument("--resubstitutions", type=int, default=None,
                    help="also train on this many copies of each note with PHI, its PHI replaced "
-                        "by fresh stand-ins (itdeid.resubstitute; default 0). Not with --system "
-                        "iterations (the trusted-phrase group)")
-    p.add_argument("--members", type=int, default=RECIPE.get("members", 0),
+                        "by fresh stand-ins (itdeid.resubstitute; default: "
+                        f"{MEMBER['resubstitutions']}, 0 with --system or --context-pass). Not with "
+                        "--system iterations (the trusted-phrase group)")
+    p.add_argument("--members", type=int, default=None,
                    help="keep the K models of the inner split (grouped by patient) as the model "
                         "and tag by the mean of their probabilities, the threshold from their "
                         "out-of-fold probabilities (itdeid.ensemble; 0: one model; default: "
-                        f"{RECIPE.get('members', 0)}). Needs --no-context-pass, not with --system")
+                        f"{RECIPE['members']}, 0 with --system or --context-pass)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     s = p.add_argument_group("the iterative system (--system)")
     s.add_argument("--system", action="store_true", help="train the three-model iterative system")
@@ -109,15 +111,19 @@ def run(args):
         raise UserError("give the CORPUS to train on (or --preset)")
     documents = read_corpus(args.corpus, args.format)
     start = time.perf_counter()
-    if args.members and (args.members < 2 or args.context_pass or args.system):
-        raise UserError("--members needs a count of 2 or more, --no-context-pass and no --system")
+    plain = args.system or args.context_pass     # what the recipe's defaults do not apply to
+    if args.members is None:
+        args.members = 0 if plain else RECIPE["members"]
+    if args.resubstitutions is None:
+        args.resubstitutions = 0 if plain else MEMBER["resubstitutions"]
+    if args.members and (args.members < 2 or plain):
+        raise UserError("--members needs a count of 2 or more, and neither --context-pass nor --system")
     previous = args.previous or ("none" if args.context_pass or args.members else "oof")
     params = dict(learner=args.learner, previous=previous, n_estimators=args.n_estimators,
                   device=args.device, n_jobs=args.n_jobs, negative_rate=args.negative_rate,
                   target_recall=None if args.argmax else args.target_recall,
                   resubstitutions=args.resubstitutions, context_pass=args.context_pass)
     if args.context_pass:
-        params["context_weight"] = RECIPE["context_weight"]
         if args.resubstitutions:
             raise UserError("--resubstitutions needs --no-context-pass: a re-substituted copy has "
                             "no out-of-fold first pass for the second model to read")
