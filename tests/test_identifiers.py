@@ -77,3 +77,9 @@ def test_experiment_counts_matches_by_kind():
     table = module.count_matches(docs + [Document("d", DISTRACTORS)])
     assert table.false_alarms.sum() == 0 and (table.same_class == table.overlap_phi).all()
     assert table.loc["email", "overlap_phi"] == 2
+
+
+def test_the_town_of_an_address_line_is_its_words_before_the_state_and_zip():
+    text = "moved to South Boston, MA 02127 last year; BP 120/80, MA 02134 is not a town"
+    towns = [(text[s.start:s.end], s.type) for s, kind in identifier_spans(text) if kind == "city"]
+    assert towns == [("South Boston", "LOCATION")]
