@@ -16,6 +16,11 @@ ranks real PHI best with, run at an operating point chosen for recall rather tha
   single model or the context pass did, at a quarter of the context pass's training time. The
   members tag every token at once (``previous="none"``), so tagging needs no left-to-right
   decoding;
+- **a context stage stacked on the ensemble's mean** (``context_pass`` of
+  :class:`~itdeid.ensemble.InnerEnsemble`): it reads the mean probabilities of the tokens around
+  and of the note's other occurrences of a word, trained on the members' out-of-fold
+  probabilities, so the second half of a name or the town before a state is not left to the
+  token's own features;
 - **the operating point**: the P(PHI) threshold at which the members' out-of-fold predictions
   find 97 % of the training PHI tokens (:mod:`itdeid.operating_point`);
 - **the identifier templates** (:mod:`itdeid.identifiers`): fixed-shape HIPAA identifiers
@@ -23,9 +28,10 @@ ranks real PHI best with, run at an operating point chosen for recall rather tha
   tagged even where a model trained on notes that never held one says otherwise.
 
 Each part can be changed from the command line (``--features paper``, ``--resubstitutions 0``,
-``--members 0``, ``--argmax``, ``--no-identifiers``; ``--context-pass`` for sessions 7-8's
-stacked second pass); the paper's own configuration is ``--features paper --resubstitutions 0
---members 0 --argmax --no-identifiers``.
+``--members 0``, ``--no-context-pass``, ``--argmax``, ``--no-identifiers``; ``--members 0
+--resubstitutions 0`` keeps the context pass of sessions 7-8 on a single model); the paper's own
+configuration is ``--features paper --resubstitutions 0 --members 0 --no-context-pass --argmax
+--no-identifiers``.
 """
 from __future__ import annotations
 
@@ -36,11 +42,12 @@ from itdeid.model import TokenModel
 #: The member TokenModel's parameters of the recipe.
 MEMBER = dict(groups=GROUPS + RECALL_GROUPS, previous="none", resubstitutions=1)
 #: The ensemble's parameters of the recipe.
-RECIPE = dict(members=5, target_recall=0.97, identifiers=True)
+RECIPE = dict(members=5, context_pass=True, target_recall=0.97, identifiers=True)
 
 
 def recipe_model(**member_params) -> InnerEnsemble:
     """A fresh, unfitted estimator of the recipe; ``member_params`` are TokenModel parameters
     of its members (``n_jobs``, ``n_estimators``, ``random_state``, ...) over :data:`MEMBER`."""
     return InnerEnsemble(TokenModel(**{**MEMBER, **member_params}), folds=RECIPE["members"],
-                         target_recall=RECIPE["target_recall"], identifiers=RECIPE["identifiers"])
+                         context_pass=RECIPE["context_pass"], target_recall=RECIPE["target_recall"],
+                         identifiers=RECIPE["identifiers"])

@@ -78,14 +78,15 @@ def test_train_with_the_recall_features_and_resubstitution(tmp_path):
     write_i2b2_2006(docs, tmp_path / "train.xml")
     assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "m"), "--features",
                  "recall", "--resubstitutions", "1", "--previous", "gold", "--n-estimators", "5",
-                 "--n-jobs", "1", "--members", "0"]) == 0
+                 "--n-jobs", "1", "--members", "0", "--no-context-pass"]) == 0
     saved = json.loads((tmp_path / "m" / "model.json").read_text())
     assert {"casing", "census", "lexicon"} <= set(saved["params"]["groups"])
     assert saved["params"]["resubstitutions"] == 1
     assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "s"), "--system",
                  "--resubstitutions", "1", "--no-context-pass"]) == 2
+    # a single model's context pass cannot (the ensemble's stacked stage can)
     assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "c"),
-                 "--resubstitutions", "1", "--context-pass"]) == 2     # the context pass cannot
+                 "--members", "0", "--resubstitutions", "1", "--context-pass"]) == 2
 
 
 def test_train_without_options_trains_the_recipe(tmp_path):
@@ -98,13 +99,15 @@ def test_train_without_options_trains_the_recipe(tmp_path):
     assert len(state["members"]) == RECIPE["members"] and state["threshold"] is not None
     assert state["params"]["target_recall"] == RECIPE["target_recall"]
     assert state["params"]["identifiers"] == RECIPE["identifiers"]
+    assert state["params"]["context_pass"] == RECIPE["context_pass"]
+    assert len(state["stage"]) == (RECIPE["members"] if RECIPE["context_pass"] else 0)
     saved = json.loads((tmp_path / "m" / "member-0" / "model.json").read_text())
     for name, value in MEMBER.items():
         expected = list(value) if isinstance(value, tuple) else value
         assert saved["params"][name] == expected, name
     assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "p"), "--features",
-                 "paper", "--members", "0", "--resubstitutions", "0", "--argmax", "--no-identifiers",
-                 "--n-estimators", "5", "--n-jobs", "1"]) == 0
+                 "paper", "--members", "0", "--resubstitutions", "0", "--no-context-pass", "--argmax",
+                 "--no-identifiers", "--n-estimators", "5", "--n-jobs", "1"]) == 0
     paper = json.loads((tmp_path / "p" / "model.json").read_text())
     assert paper["threshold"] is None and paper["params"]["previous"] == "oof"
     assert not paper["params"]["context_pass"] and not paper["params"]["identifiers"]

@@ -59,24 +59,25 @@ def add_parser(subparsers):
                         "features/identifiers.json match (e-mail, URL, IP, SSN, phone, ZIP, "
                         "street, numbers after MRN/policy/licence/VIN/serial, full dates, ages "
                         "over 89) where the model said non-PHI (default: on)")
-    p.add_argument("--context-pass", action=argparse.BooleanOptionalAction, default=False,
-                   help="stack a second model that reads the first pass's probabilities of the "
-                        "neighbours and of the note's other occurrences of a word "
-                        "(itdeid.context_pass; the recipe of sessions 7-8; default: off). Not with "
-                        "--members or --resubstitutions")
+    p.add_argument("--context-pass", action=argparse.BooleanOptionalAction, default=RECIPE["context_pass"],
+                   help="stack a second stage that reads the first stage's probabilities of the "
+                        "neighbours and of the note's other occurrences of a word: over the "
+                        "ensemble's mean with --members (itdeid.ensemble), over the token model "
+                        "with --members 0 (itdeid.context_pass, then without --resubstitutions; "
+                        "default: on)")
     p.add_argument("--features", choices=FEATURE_SETS, default="recall",
                    help="feature groups: 'recall' (default), the paper's plus issue G's casing, "
                         "census and lexicon groups (itdeid.featurize), or 'paper'")
     p.add_argument("--resubstitutions", type=int, default=None,
                    help="also train on this many copies of each note with PHI, its PHI replaced "
                         "by fresh stand-ins (itdeid.resubstitute; default: "
-                        f"{MEMBER['resubstitutions']}, 0 with --system or --context-pass). Not with "
+                        f"{MEMBER['resubstitutions']}, 0 with --system or --members 0 --context-pass). Not with "
                         "--system iterations (the trusted-phrase group)")
     p.add_argument("--members", type=int, default=None,
                    help="keep the K models of the inner split (grouped by patient) as the model "
                         "and tag by the mean of their probabilities, the threshold from their "
                         "out-of-fold probabilities (itdeid.ensemble; 0: one model; default: "
-                        f"{RECIPE['members']}, 0 with --system or --context-pass)")
+                        f"{RECIPE['members']}, 0 with --system)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     s = p.add_argument_group("the iterative system (--system)")
     s.add_argument("--system", action="store_true", help="train the three-model iterative system")
@@ -111,22 +112,23 @@ def run(args):
         raise UserError("give the CORPUS to train on (or --preset)")
     documents = read_corpus(args.corpus, args.format)
     start = time.perf_counter()
-    plain = args.system or args.context_pass     # what the recipe's defaults do not apply to
     if args.members is None:
-        args.members = 0 if plain else RECIPE["members"]
+        args.members = 0 if args.system else RECIPE["members"]
+    if args.members and (args.members < 2 or args.system):
+        raise UserError("--members needs a count of 2 or more, and no --system")
+    # the context pass is the ensemble's stacked stage with --members, the token model's own
+    # second pass without
+    single_context = args.context_pass and not args.members
     if args.resubstitutions is None:
-        args.resubstitutions = 0 if plain else MEMBER["resubstitutions"]
-    if args.members and (args.members < 2 or plain):
-        raise UserError("--members needs a count of 2 or more, and neither --context-pass nor --system")
+        args.resubstitutions = 0 if args.system or single_context else MEMBER["resubstitutions"]
+    if single_context and args.resubstitutions:
+        raise UserError("--resubstitutions needs --no-context-pass with --members 0: a re-substituted "
+                        "copy has no out-of-fold first pass for the second model to read")
     previous = args.previous or ("none" if args.context_pass or args.members else "oof")
     params = dict(learner=args.learner, previous=previous, n_estimators=args.n_estimators,
                   device=args.device, n_jobs=args.n_jobs, negative_rate=args.negative_rate,
                   target_recall=None if args.argmax else args.target_recall,
-                  resubstitutions=args.resubstitutions, context_pass=args.context_pass)
-    if args.context_pass:
-        if args.resubstitutions:
-            raise UserError("--resubstitutions needs --no-context-pass: a re-substituted copy has "
-                            "no out-of-fold first pass for the second model to read")
+                  resubstitutions=args.resubstitutions, context_pass=single_context)
     groups = FEATURE_SETS[args.features]
     if args.system:
         if args.resubstitutions and args.iterations:
@@ -139,7 +141,7 @@ def run(args):
         base = TokenModel(trigger=args.trigger, random_state=args.seed, groups=groups,
                           **dict(params, target_recall=None))
         model = InnerEnsemble(base, folds=args.members, target_recall=params["target_recall"],
-                              identifiers=args.identifiers)
+                              identifiers=args.identifiers, context_pass=args.context_pass)
     else:
         model = TokenModel(trigger=args.trigger, random_state=args.seed, identifiers=args.identifiers,
                            groups=groups, **params)
