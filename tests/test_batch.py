@@ -386,15 +386,6 @@ def test_a_large_note_is_tagged_in_pieces(tmp_path, model_dir, monkeypatch):
         tmp_path / "out" / "big.txt").read_text()
 
 
-def test_cuts_cover_the_text_at_line_ends():
-    text = ("a" * 30 + "\n") * 20 + "b" * 100
-    pieces = tagging._cuts(text, 64)
-    assert pieces[0][0] == 0 and pieces[-1][1] == len(text)
-    assert all(a == b for (_, a), (b, _) in zip(pieces, pieces[1:]))
-    assert all(end - start <= 64 for start, end in pieces)
-    assert all(text[end - 1] == "\n" for _, end in pieces[:-3])
-
-
 # ------------------------------------------------------------------------------------------
 # Never PHI in what the user sees
 
