@@ -68,8 +68,8 @@ _WHITESPACE = re.compile(r"\s")
 
 @dataclass(frozen=True)
 class Piece:
-    """Part of a note: ``text[start:end]`` is tagged, spans starting in
-    ``text[core_start:core_end]`` are kept."""
+    """Part of a note: ``text[start:end]`` (its window) is tagged, and the tokens of
+    ``text[core_start:core_end]`` (its core) take their labels from it."""
 
     start: int
     end: int
