@@ -213,13 +213,41 @@ def _line_heading(line: str, offset: int, inv: _Inventory, upper_doc: bool) -> H
     return None
 
 
+#: Characters before a colon searched for the words of an inline label: enough for the four
+#: words a label may have, so a line of megabytes costs linear time, not quadratic.
+_INLINE_REACH = 200
+
+
+def _words_before(line: str, skip_to: int, colon: int) -> list[re.Match]:
+    """The label words between ``skip_to`` and ``colon``: the last ones found within
+    :data:`_INLINE_REACH` characters (the first of those may be cut, so it is dropped) where
+    that leaves the four a label may use, else all of them."""
+    low = colon - _INLINE_REACH
+    if low > skip_to:
+        words = list(_LABEL_WORDS.finditer(line, low, colon))[1:]
+        if len(words) >= 4:
+            return words
+    return list(_LABEL_WORDS.finditer(line, skip_to, colon))
+
+
+def _separated(line: str, start: int) -> bool:
+    """Whether ``line[:start]`` is blank or ends in a separator (:data:`_SEPARATOR_END`),
+    looking only at its trailing whitespace and the character before it."""
+    i = start
+    while i > 0 and line[i - 1].isspace():
+        i -= 1
+    if i == 0:
+        return True
+    return bool(_SEPARATOR_END.search(line[i - 1:start]))
+
+
 def _inline_headings(line: str, offset: int, skip_to: int, inv: _Inventory) -> list[Heading]:
     """Inventory labels ending in ':' inside a line, after position ``skip_to``."""
     found = []
     for colon in _INLINE_COLON.finditer(line, skip_to):
         if colon.start() < skip_to:
             continue
-        words = list(_LABEL_WORDS.finditer(line, skip_to, colon.start()))
+        words = _words_before(line, skip_to, colon.start())
         for k in range(min(4, len(words)), 0, -1):
             start = words[-k].start()
             phrase = line[start:colon.start()].rstrip(" \t")
@@ -228,9 +256,7 @@ def _inline_headings(line: str, offset: int, skip_to: int, inv: _Inventory) -> l
             name = normalize_heading(phrase)
             if not inv.known(name):
                 continue
-            before = line[:start]
-            separated = not before.strip() or _SEPARATOR_END.search(before)
-            if separated or (k >= 2 and before[-1].isspace()):
+            if _separated(line, start) or (k >= 2 and line[start - 1].isspace()):
                 found.append(Heading(offset + start, offset + colon.end(), inv.name(name)))
                 skip_to = colon.end()
                 break

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from itdeid import batch
+from itdeid import batch, progress
 from itdeid.batch import tagging
 from itdeid.cli import main
 from itdeid.formats import (read_i2b2_2006, read_jsonl_spans, write_i2b2_2006,
@@ -386,13 +386,34 @@ def test_a_large_note_is_tagged_in_pieces(tmp_path, model_dir, monkeypatch):
         tmp_path / "out" / "big.txt").read_text()
 
 
-def test_cuts_cover_the_text_at_line_ends():
-    text = ("a" * 30 + "\n") * 20 + "b" * 100
-    pieces = tagging._cuts(text, 64)
-    assert pieces[0][0] == 0 and pieces[-1][1] == len(text)
-    assert all(a == b for (_, a), (b, _) in zip(pieces, pieces[1:]))
-    assert all(end - start <= 64 for start, end in pieces)
-    assert all(text[end - 1] == "\n" for _, end in pieces[:-3])
+@pytest.mark.parametrize("workers", [1, 2])
+def test_progress_moves_within_a_long_note_in_a_log(tmp_path, model_dir, monkeypatch, capsys,
+                                                    workers):
+    """On a stderr that is not a terminal, progress is a line now and then (here: at every
+    piece) that moves within the one long file, in bytes, naming no text and no file; the pool
+    engine's workers send theirs back to the parent. A 1.2 MB note (ruled lines, one token
+    each, to stay fast) is three pieces at the default size (workers do not see monkeypatches)."""
+    monkeypatch.setattr(progress, "LOG_EVERY_SECONDS", 0.0)
+    monkeypatch.setattr(batch.engines, "PROGRESS_POLL_SECONDS", 0.05)
+    docs = tiny_corpus(3, seed=8)
+    rule = "=" * 999 + "\n"
+    text = docs[0].text + rule * 600 + docs[1].text + rule * 600 + docs[2].text
+    assert len(text) > 2 * tagging.LONG_NOTE_CHARS
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "secret-name.txt").write_text(text, encoding="utf-8")
+    (tmp_path / "in" / "other.txt").write_text(docs[0].text, encoding="utf-8")
+    argv = ["deid", str(tmp_path / "in"), "--out", str(tmp_path / "out"), "--model",
+            str(model_dir), "--workers", str(workers)]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    lines = [x for x in err.splitlines() if x.startswith("itdeid deid: ")]
+    shares = [int(m.group(1)) for m in map(re.compile(r"\((\d+)%\)").search, lines) if m]
+    assert any(0 < share < 100 for share in shares), err
+    assert shares == sorted(shares) and shares[-1] == 100
+    assert "of 2 files" in lines[-1] and "2 of 2 files" in lines[-1]
+    assert "secret-name" not in err and "other" not in err
+    words = {w for d in docs for s in d.spans for w in d.text[s.start:s.end].split()}
+    assert not {w for w in re.findall(r"[A-Za-z]{3,}", err) if w in words}
 
 
 # ------------------------------------------------------------------------------------------

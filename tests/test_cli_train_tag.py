@@ -1,5 +1,6 @@
 """itdeid train / tag / cv on small corpora written in the shared formats."""
 import json
+import re
 
 from itdeid.cli import main
 from itdeid.formats import read_corpus, read_jsonl_spans, write_i2b2_2006, write_physionet
@@ -130,3 +131,28 @@ def test_train_members_writes_an_ensemble_that_tags(tmp_path):
                  "--members", "3", "--context-pass"]) == 2     # the context pass cannot be a member
     assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "y"),
                  "--members", "1", "--no-context-pass"]) == 2
+
+
+def test_tag_cuts_a_long_note_and_shows_progress_in_a_log(tmp_path, monkeypatch, capsys):
+    """A note longer than the piece size is tagged in pieces, with progress lines by
+    characters on a stderr that is not a terminal (no text in them); spans index the note."""
+    from itdeid import pieces, progress
+    from itdeid.model import TokenModel
+    TokenModel(n_estimators=5, n_jobs=1).fit(tiny_corpus(30)).save(tmp_path / "m")
+    docs = tiny_corpus(40, seed=6)
+    text = "\n".join(d.text for d in docs)
+    (tmp_path / "long.txt").write_text(text, encoding="utf-8")
+    monkeypatch.setattr(pieces, "PIECE_CHARS", 5_000)
+    monkeypatch.setattr(progress, "LOG_EVERY_SECONDS", 0.0)
+    assert main(["tag", str(tmp_path / "m"), str(tmp_path / "long.txt"),
+                 "--out", str(tmp_path / "pred.jsonl")]) == 0
+    err = capsys.readouterr().err
+    shares = [int(x) for x in re.findall(r"itdeid tag: .*\((\d+)%\)", err)]
+    assert len(shares) >= 3 and 0 < shares[0] < 100 and shares[-1] == 100
+    phi = {w for d in docs for s in d.spans for w in d.text[s.start:s.end].split() if len(w) > 2}
+    assert not phi & set(re.findall(r"\w+", err))
+    predicted = read_jsonl_spans(tmp_path / "pred.jsonl")
+    spans = next(iter(predicted.values()))
+    gold = {(s.start + text.index(d.text), s.end + text.index(d.text)) for d in docs
+            for s in d.spans}
+    assert sum((s.start, s.end) in gold for s in spans) / len(spans) > 0.8

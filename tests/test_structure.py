@@ -203,3 +203,44 @@ def test_inventory_file():
 def test_upper_case_place_line_is_not_a_heading():
     text = "Transferred to us today.\nMERCY HOSPITAL\nHEART CENTER\nMASSACHUSETTS GENERAL\n"
     assert find_headings(text) == []
+
+
+def _inline_headings_reference(line, offset, skip_to, inv):
+    """The first, quadratic version of structure._inline_headings (every colon rescanned the
+    line from ``skip_to``), kept to check the linear one against."""
+    import itdeid.structure as s
+    found = []
+    for colon in s._INLINE_COLON.finditer(line, skip_to):
+        if colon.start() < skip_to:
+            continue
+        words = list(s._LABEL_WORDS.finditer(line, skip_to, colon.start()))
+        for k in range(min(4, len(words)), 0, -1):
+            start = words[-k].start()
+            phrase = line[start:colon.start()].rstrip(" \t")
+            if not s._INLINE_LABEL.fullmatch(phrase) or not phrase[0].isupper():
+                continue
+            name = normalize_heading(phrase)
+            if not inv.known(name):
+                continue
+            before = line[:start]
+            separated = not before.strip() or s._SEPARATOR_END.search(before)
+            if separated or (k >= 2 and before[-1].isspace()):
+                found.append(Heading(offset + start, offset + colon.end(), inv.name(name)))
+                skip_to = colon.end()
+                break
+    return found
+
+
+@pytest.mark.parametrize("one_line", [False, True])
+def test_inline_headings_of_a_long_line_are_those_of_the_quadratic_search(monkeypatch, one_line):
+    """A note of one huge line (a 5 MB export) is searched for inline labels in linear time;
+    the headings found are exactly those of the first, quadratic search."""
+    import itdeid.structure as s
+    from itdeid.synth import generate
+    text = "\n".join(d.text for d in generate(12, seed=1))
+    text = text.replace("\n", "  ; ") if one_line else text
+    text += " x" * 300 + " Plan: a" + "b" * 300 + " Plan: end\tHPI: x. Allergies: none"
+    fast = find_headings(text)
+    monkeypatch.setattr(s, "_inline_headings", _inline_headings_reference)
+    assert fast == find_headings(text)
+    assert len(fast) > 20

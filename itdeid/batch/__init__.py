@@ -11,7 +11,10 @@ module runs the batch; each part is described in the module that implements it:
 * :mod:`itdeid.batch.patients`: which files belong to one patient (``--patient-regex``,
   ``--patient-map``); :mod:`itdeid.batch.rename`: outputs named by a keyed hash.
 * :mod:`itdeid.batch.unit`: one input read, tagged and rendered, in a worker;
-  :mod:`itdeid.batch.tagging`: long notes tagged in pieces, so memory stays bounded.
+  :mod:`itdeid.batch.tagging`: long notes tagged in pieces, so memory stays bounded
+  (:mod:`itdeid.pieces`).
+* :mod:`itdeid.progress`: progress on stderr in bytes of input, moving within a long file: a
+  bar on a terminal, a line every 30 seconds otherwise (never note text nor file names).
 * :mod:`itdeid.batch.engines`: where inputs are processed (this process, a process pool, Dask).
 * :mod:`itdeid.batch.manifest`: the manifest that makes a rerun skip the inputs already done;
   :mod:`itdeid.batch.files`: atomic writing, hashes and fingerprints, below all the others.
@@ -62,6 +65,7 @@ from itdeid.batch.inputs import (INPUT_FORMATS, InputFailed, Unit, check_layout,
 from itdeid.batch.manifest import (MANIFEST_NAME, Manifest, entry_for, remove_orphans, up_to_date,
                              write_result)
 from itdeid.outputs import FORMATS
+from itdeid.progress import Progress
 from itdeid.batch.unit import UnitResult, process_unit
 from itdeid.batch.patients import Grouping, group
 from itdeid.batch.rename import MAP_SUFFIX, map_path, renamed, write_map
@@ -175,10 +179,10 @@ def deidentify(inputs: Iterable[str], out, model=None, fmt: str = DEFAULT_FORMAT
     ``OUT.itdeid-key`` beside ``out``; see :mod:`itdeid.batch.settings`). ``force`` redoes every input, and starts a
     folder written under other settings afresh (else it is refused).
 
-    ``report`` receives every message for the user (warnings, failures, notes; stderr by
-    default): they name files, note ids and offsets, never note text. Usage problems (bad
-    options, a missing input or model, a refused layout or folder) raise :class:`UserError`
-    before any input is processed.
+    ``progress`` shows progress on stderr (:mod:`itdeid.progress`). ``report`` receives every
+    message for the user (warnings, failures, notes; stderr by default): they name files, note
+    ids and offsets, never note text. Usage problems (bad options, a missing input or model, a
+    refused layout or folder) raise :class:`UserError` before any input is processed.
     """
     inputs = list(inputs)
     _check_options(fmt, input_format, vote, workers, engine, scheduler)
@@ -294,39 +298,41 @@ def _check_same_settings(manifest: Manifest, settings: Settings, force: bool, ou
 
 def _run(units, out, settings, manifest, force, strict, workers, engine, scheduler, tagger,
          progress, report) -> BatchSummary:
-    """The batch loop: skip finished inputs, process the rest on the engine, write, record."""
-    from tqdm import tqdm
+    """The batch loop: skip finished inputs, process the rest on the engine, write, record.
+    Progress is counted in bytes of input, moving within a file as its notes are tagged
+    (:mod:`itdeid.progress`: a bar on a terminal, a line now and then in a log)."""
     summary = BatchSummary(out, settings.fmt, files=len(units))
     inputs = {unit.path for unit in units}
     owners: dict[str, str] = {}
-    bar = tqdm(total=len(units), unit="file", file=sys.stderr, disable=None if progress else True,
-               desc="itdeid deid")
+    sizes = {unit.path: _size(unit) for unit in units}
+    shown = Progress(sum(sizes.values()), "itdeid deid", unit="B", items=len(units),
+                     item_name="files", enabled=progress)
     started = time.perf_counter()
 
     def todo() -> Iterator[Unit]:
         for unit in units:
             if not force and up_to_date(unit, manifest.entries.get(unit.name), settings, out):
                 summary.skipped += 1
-                bar.update(1)
+                shown.done(sizes[unit.path])
             else:
                 yield unit
 
     if engine == "dask":
         results = run_dask(todo(), settings, workers, scheduler)
     elif workers > 1:
-        results = run_pool(todo(), settings, workers)
+        results = run_pool(todo(), settings, workers, shown)
     else:
-        results = run_inline(todo(), settings, tagger)
+        results = run_inline(todo(), settings, tagger, shown)
     try:
         for result in results:
             _finish(result, out, settings, manifest, inputs, owners, summary, report)
-            bar.update(1)
+            shown.done(sizes[result.unit.path])
             if strict and summary.failed:
                 summary.stopped = True
                 break
     finally:
         results.close()
-        bar.close()
+        shown.close()
         manifest.close()
     summary.left_out = summary.files - summary.done - summary.skipped - len(summary.failed)
     summary.seconds = time.perf_counter() - started
@@ -337,6 +343,14 @@ def _run(units, out, settings, manifest, force, strict, workers, engine, schedul
     except OSError as error:
         report(f"warning: {manifest.path}: not compacted ({error.strerror}); it still works")
     return summary
+
+
+def _size(unit: Unit) -> int:
+    """The bytes of an input file, for progress (0 when it cannot be sized: it fails later)."""
+    try:
+        return os.stat(unit.path).st_size
+    except OSError:
+        return 0
 
 
 def _finish(result: UnitResult, out: Path, settings: Settings, manifest: Manifest,

@@ -15,12 +15,20 @@ cluster (``scheduler``, else a local one): its workers need itdeid installed, re
 absolute path (so they must see the same file system) and receive the surrogate key with each
 task; results come back to this process to be written, so outputs are the same as with the
 local engine.
+
+Progress. Given a :class:`~itdeid.progress.Progress`, an engine reports each chunk in flight
+as a partial amount (bytes of its inputs tagged so far, :func:`process_units`) and drops it
+once the chunk's results are back (the caller then counts its files done), so a bar moves
+within a long file. Pool workers send their amounts back on a queue the parent reads between
+waits (every :data:`PROGRESS_POLL_SECONDS`); Dask tasks send none (the bar moves as files
+finish).
 """
 from __future__ import annotations
 
 import logging
 import multiprocessing
 import os
+import queue
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Iterator
@@ -38,6 +46,9 @@ ENGINES = ("local", "dask")
 CHUNK_FILES = 64
 #: A chunk is closed once its files hold this many bytes (a single larger file is a chunk).
 CHUNK_BYTES = LONG_NOTE_CHARS
+
+#: Seconds the parent of a process pool waits for a chunk before reading workers' progress.
+PROGRESS_POLL_SECONDS = 1.0
 
 _WORKER_STATE: dict = {}
 
@@ -97,55 +108,94 @@ def _exit_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="itdeid-orphan-watchdog", daemon=True).start()
 
 
-def _init_worker(settings: Settings, parent: int | None = None) -> None:
+def _init_worker(settings: Settings, parent: int | None = None, progress=None) -> None:
     """Pool worker start: exit with the parent process (:func:`_exit_with_parent`), one thread
     a worker (so N workers do not each take every core; the learners predict on one thread
-    anyway), and the model loaded once."""
+    anyway), the model loaded once, and the queue that takes its progress to the parent
+    (``progress``, or None), which is never waited for at exit (progress may be lost, never
+    block a worker)."""
     if parent is not None:
         _exit_with_parent(parent)
     os.environ["OMP_NUM_THREADS"] = "1"
     _WORKER_STATE["tagger"] = load_tagger(settings)
     _WORKER_STATE["settings"] = settings
+    if progress is not None:
+        progress.cancel_join_thread()
+    _WORKER_STATE["progress"] = progress
 
 
-def _work(chunk: list[Unit]) -> list[UnitResult]:
-    return process_units(chunk, _WORKER_STATE["settings"], *_WORKER_STATE["tagger"])
+def _work(chunk: list[Unit], key: int) -> list[UnitResult]:
+    sent = _WORKER_STATE.get("progress")
+    tell = None if sent is None else (lambda amount: sent.put((key, amount)))
+    return process_units(chunk, _WORKER_STATE["settings"], *_WORKER_STATE["tagger"], progress=tell)
 
 
-def run_inline(units: Iterator[Unit], settings: Settings, tagger) -> Iterator[UnitResult]:
+def run_inline(units: Iterator[Unit], settings: Settings, tagger,
+               progress=None) -> Iterator[UnitResult]:
     """The units chunk after chunk in this process, with the already loaded ``tagger``."""
-    for chunk in chunks(units):
-        yield from process_units(chunk, settings, *tagger)
+    for key, chunk in enumerate(chunks(units)):
+        tell = None if progress is None else (lambda amount, key=key: progress.partial(key, amount))
+        results = process_units(chunk, settings, *tagger, progress=tell)
+        if progress is not None:
+            progress.drop(key)
+        yield from results
+
+
+def _read_progress(sent, progress, finished: set) -> None:
+    """Hand the amounts the workers sent to ``progress``, but for chunks already finished."""
+    while True:
+        try:
+            key, amount = sent.get_nowait()
+        except (queue.Empty, OSError, ValueError):
+            return
+        if key not in finished:
+            progress.partial(key, amount)
 
 
 _DIED = "the worker process ended abruptly (out of memory?); rerun to retry"
 
 
-def run_pool(units: Iterator[Unit], settings: Settings, workers: int) -> Iterator[UnitResult]:
+def run_pool(units: Iterator[Unit], settings: Settings, workers: int,
+             progress=None) -> Iterator[UnitResult]:
     """A process pool with at most two chunks a worker in flight (memory stays flat however many
     files). A dead worker fails the units in flight (a rerun retries them) and the pool is
     restarted; three deaths in a row stop the batch."""
     context = multiprocessing.get_context("spawn")     # no fork of a process with threads
+    sent = None
 
     def start():
+        nonlocal sent
+        if progress is not None:
+            # a fresh queue a pool: a worker killed while writing may leave the old one locked
+            if sent is not None:
+                sent.close()
+            sent = context.Queue()
         return ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker,
-                                   initargs=(settings, os.getpid()))
+                                   initargs=(settings, os.getpid(), sent))
 
-    executor, pending, breaks = start(), {}, 0
-    todo = chunks(units)
+    executor, pending, keys, breaks = start(), {}, {}, 0
+    finished: set[int] = set()
+    todo = enumerate(chunks(units))
     try:
         while True:
             while len(pending) < 2 * workers:
-                chunk = next(todo, None)
+                key, chunk = next(todo, (None, None))
                 if chunk is None:
                     break
-                pending[executor.submit(_work, chunk)] = chunk
+                future = executor.submit(_work, chunk, key)
+                pending[future], keys[future] = chunk, key
             if not pending:
                 return
-            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            done, _ = wait(pending, timeout=None if progress is None else PROGRESS_POLL_SECONDS,
+                           return_when=FIRST_COMPLETED)
+            if progress is not None:
+                _read_progress(sent, progress, finished)
             broken = []
             for future in done:
-                chunk = pending.pop(future)
+                chunk, key = pending.pop(future), keys.pop(future)
+                finished.add(key)
+                if progress is not None:
+                    progress.drop(key)
                 try:
                     results = future.result()
                 except BrokenProcessPool:
@@ -159,13 +209,20 @@ def run_pool(units: Iterator[Unit], settings: Settings, workers: int) -> Iterato
                     raise UserError("worker processes died three times in a row without "
                                     "finishing an input (out of memory?); try fewer --workers")
                 broken += [unit for chunk in pending.values() for unit in chunk]
+                for key in keys.values():
+                    finished.add(key)
+                    if progress is not None:
+                        progress.drop(key)
                 pending.clear()
+                keys.clear()
                 executor.shutdown(wait=False, cancel_futures=True)
                 executor = start()
                 for unit in broken:
                     yield UnitResult(unit, error=_DIED)
     finally:
         executor.shutdown(wait=True, cancel_futures=True)
+        if sent is not None:
+            sent.close()
 
 
 _DASK_CACHE: dict = {}

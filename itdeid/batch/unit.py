@@ -16,7 +16,7 @@ from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 from itdeid.document import Document, Span
 from itdeid.errors import UserError
@@ -24,6 +24,7 @@ from itdeid.batch.inputs import InputFailed, Unit, read_documents, read_input
 from itdeid.outputs import render
 from itdeid.batch.settings import Settings
 from itdeid.batch.tagging import tag_notes
+from itdeid.pieces import tags_independently
 
 
 @dataclass
@@ -167,21 +168,19 @@ def process_unit(unit: Unit, settings: Settings, model, surrogates) -> UnitResul
     return process_units([unit], settings, model, surrogates)[0]
 
 
-def tags_independently(model) -> bool:
-    """Whether ``model`` tags each note on its own, so notes of different files can share a
-    tagging call. Not so for a system that pools phrases over a patient's notes
-    (``spread="patient"``): there pooling must stay within a file."""
-    return getattr(model, "spread", "document") != "patient"
-
-
-def process_units(units: list[Unit], settings: Settings, model, surrogates) -> list[UnitResult]:
+def process_units(units: list[Unit], settings: Settings, model, surrogates,
+                  progress: Callable[[float], None] | None = None) -> list[UnitResult]:
     """Read, tag and render several input files, one :class:`UnitResult` each, in order.
 
     Each file is read and rendered on its own, so a bad one fails alone. Their notes are tagged
-    in one call when the model allows (:func:`tags_independently`): decoding then advances all
-    of them side by side, which is what makes folders of short notes fast, and gives each note
-    the tags it would get alone. Should that call fail (or log a warning, which must be
-    reported against its own file), every file is tagged on its own instead.
+    in one call when the model allows (:func:`~itdeid.pieces.tags_independently`): decoding
+    then advances all of them side by side, which is what makes folders of short notes fast,
+    and gives each note the tags it would get alone. Should that call fail (or log a warning,
+    which must be reported against its own file), every file is tagged on its own instead.
+
+    ``progress(amount)``, if given, hears how many bytes of these files' inputs are tagged so
+    far, as tagging moves through their notes (a file's bytes in the share of its characters
+    tagged), for a progress bar that moves within a long file.
     """
     results = [UnitResult(unit) for unit in units]
     loaded: list[tuple[UnitResult, list[Document], bool]] = []
@@ -199,12 +198,18 @@ def process_units(units: list[Unit], settings: Settings, model, surrogates) -> l
             loaded.append((result, read["documents"], read["several"]))
 
     tagged: list[tuple[list[list[Span]], list[int]]] | None = None
+    sizes = [result.size for result, _, _ in loaded]
     if len(loaded) > 1 and tags_independently(model):
-        tagged = _tag_together(model, [documents for _, documents, _ in loaded])
+        files = [documents for _, documents, _ in loaded]
+        tagged = _tag_together(model, files, _meter(progress, 0, sum(sizes), sum(
+            len(doc.text) for documents in files for doc in documents)))
     for k, (result, documents, several) in enumerate(loaded):
 
         def step(result=result, documents=documents, several=several, k=k):
-            spans, tokens = tagged[k] if tagged is not None else tag_notes(model, documents)
+            advance = _meter(progress, sum(sizes[:k]), sizes[k],
+                             sum(len(doc.text) for doc in documents))
+            spans, tokens = tagged[k] if tagged is not None else tag_notes(
+                model, documents, advance=advance)
             result.tokens = sum(tokens)
             result.outputs = _render_outputs(result.unit, documents, spans, settings.fmt, several,
                                              surrogates)
@@ -216,12 +221,30 @@ def process_units(units: list[Unit], settings: Settings, model, surrogates) -> l
     return results
 
 
-def _tag_together(model, files: list[list[Document]]):
+def _meter(progress: Callable[[float], None] | None, before: float, size: float,
+           chars: int) -> Callable[[int], None] | None:
+    """An ``advance(n)`` for :func:`~itdeid.batch.tagging.tag_notes` that tells ``progress``
+    the bytes done: ``before`` (earlier files) plus the share of ``size`` bytes whose ``chars``
+    characters of notes are tagged; None without ``progress``."""
+    if progress is None:
+        return None
+    tagged = 0
+
+    def advance(n: int) -> None:
+        nonlocal tagged
+        tagged += n
+        progress(before + (size * tagged / chars if chars else size))
+
+    return advance
+
+
+def _tag_together(model, files: list[list[Document]], advance=None):
     """Per file, (spans per note, tokens per note) from one tagging call over all their notes,
     or None when that call raised or logged a warning (then each file is tagged alone)."""
     with _captured_warnings() as capture:
         try:
-            spans, tokens = tag_notes(model, [doc for documents in files for doc in documents])
+            spans, tokens = tag_notes(model, [doc for documents in files for doc in documents],
+                                      advance=advance)
         except Exception:  # noqa: BLE001 - retried file by file, where the error is reported
             return None
     if capture.messages:

@@ -1,9 +1,15 @@
-"""``itdeid tag MODEL_DIR INPUT --out PRED``: tag documents with a trained model."""
+"""``itdeid tag MODEL_DIR INPUT --out PRED``: tag documents with a trained model.
+
+Notes are tagged a bounded number of characters at a time, a long note in pieces
+(:mod:`itdeid.pieces`), with progress in characters on stderr (:mod:`itdeid.progress`).
+"""
 from __future__ import annotations
 
 from itdeid.document import Document
 from itdeid.formats import read_corpus, write_corpus
 from itdeid.deidentifier import load_model, set_threshold
+from itdeid.pieces import tag_documents
+from itdeid.progress import Progress
 
 
 def add_parser(subparsers):
@@ -27,7 +33,11 @@ def run(args):
     if args.threshold is not None:
         set_threshold(model, args.threshold)
     documents = read_corpus(args.input, args.input_format)
-    predicted = model.predict(documents)
+    shown = Progress(sum(len(d.text) for d in documents), "itdeid tag", unit="char")
+    try:
+        predicted = tag_documents(model, documents, advance=lambda n: shown.done(n, items=0))
+    finally:
+        shown.close()
     out_docs = [Document(d.id, d.text, spans, d.patient, d.source) for d, spans in zip(documents, predicted)]
     fmt = args.format or ("i2b2-2006" if args.out.endswith(".xml") else "jsonl")
     write_corpus(out_docs, args.out, fmt)

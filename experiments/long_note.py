@@ -1,0 +1,154 @@
+"""Benchmark one very long note: seconds and peak memory as the note grows (issue I, item 4).
+
+    python experiments/long_note.py --model DIR [--sizes-mb 1 2 4] [--whole-up-to-mb 2]
+                                    [--one-line-mb 1] [--out experiments/results/long-note.md]
+
+A note of N million characters is built from synthetic discharge summaries
+(:func:`itdeid.synth.generate`, seed 0) joined by line ends, written to a file, then read and
+tagged by a separate process (this script with ``--one``), as :func:`itdeid.pieces.tag_documents`
+tags it for ``itdeid deid`` and ``itdeid tag``: in pieces of :data:`itdeid.pieces.PIECE_CHARS`
+characters. The parent times the process and reads its peak resident memory from the kernel
+(``os.wait4``'s rusage, the ``resource.getrusage`` figure of that one child), so each size is
+measured on its own. Flat memory means the peak stays about the same as N grows.
+
+For contrast, notes up to ``--whole-up-to-mb`` are also tagged whole (one piece the size of the
+note, as before pieces existed), where memory grows with the note; the ``same spans`` column
+says how many of the whole note's spans the pieces reproduce exactly (the rest differ near
+cuts through note-wide features, see :mod:`itdeid.pieces`). ``--one-line-mb`` adds a note of
+that size written as one single line (cut at spaces).
+
+Run it on a quiet machine: other work on the cores shows up in every number.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--model", required=True, help="model folder written by 'itdeid train'")
+    p.add_argument("--sizes-mb", type=float, nargs="+", default=[1, 2, 4],
+                   help="note sizes in millions of characters (default: 1 2 4)")
+    p.add_argument("--whole-up-to-mb", type=float, default=2,
+                   help="also tag notes up to this size whole, for contrast (0: none)")
+    p.add_argument("--one-line-mb", type=float, nargs="*", default=[1],
+                   help="sizes of single-line notes to add (default: 1)")
+    p.add_argument("--model-name", default=None, help="how the results name the model")
+    p.add_argument("--out", default="experiments/results/long-note.md")
+    p.add_argument("--one", nargs=3, metavar=("NOTE", "PIECE_CHARS", "SPANS"),
+                   help=argparse.SUPPRESS)      # the child: tag one note file
+    return p.parse_args(argv)
+
+
+def long_note(chars: int, one_line: bool = False) -> str:
+    """``chars`` characters of synthetic notes joined by line ends (or spaces: one line)."""
+    from itdeid.synth import generate
+    records, parts, size = 50, [], 0
+    seed = 0
+    while size < chars:
+        for doc in generate(records, seed=seed):
+            parts.append(doc.text)
+            size += len(doc.text) + 1
+            if size >= chars:
+                break
+        seed += 1
+    text = "\n".join(parts)[:chars]
+    return " ".join(text.split()) if one_line else text
+
+
+def tag_one(model_dir: str, note: str, piece_chars: int, spans_file: str) -> None:
+    """The child: load the model, read and tag the note, write its spans and counts."""
+    from itdeid import pieces
+    from itdeid.deidentifier import load_model
+    from itdeid.document import Document
+    from itdeid.tokens import count_tokens
+    started = time.perf_counter()
+    model = load_model(model_dir)
+    loaded = time.perf_counter()
+    text = Path(note).read_text(encoding="utf-8")
+    found = pieces.tag_documents(model, [Document("long", text)], limit=piece_chars)[0]
+    tagged = time.perf_counter()
+    Path(spans_file).write_text(json.dumps({
+        "spans": [[s.start, s.end, s.type] for s in found], "tokens": count_tokens(text),
+        "pieces": len(pieces.cut(text, piece_chars)), "load_seconds": loaded - started,
+        "tag_seconds": tagged - loaded}), encoding="utf-8")
+
+
+def measure(note: Path, model: str, piece_chars: int, work: Path) -> dict:
+    """Run the child on ``note``; its wall seconds, peak RSS (MiB) and what it wrote."""
+    spans_file = work / f"spans-{note.stem}-{piece_chars}.json"
+    env = dict(os.environ, OMP_NUM_THREADS="1")         # one core, as one worker of itdeid deid
+    started = time.perf_counter()
+    process = subprocess.Popen([sys.executable, __file__, "--model", model, "--one", str(note),
+                                str(piece_chars), str(spans_file)], env=env)
+    _, status, usage = os.wait4(process.pid, 0)
+    seconds = time.perf_counter() - started
+    if status != 0:
+        raise SystemExit(f"the tagging process failed (status {status}) on {note.name}")
+    result = json.loads(spans_file.read_text(encoding="utf-8"))
+    result.update(seconds=seconds, rss_mib=usage.ru_maxrss / 1024)     # KiB on Linux
+    return result
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    if args.one:
+        tag_one(args.model, args.one[0], int(args.one[1]), args.one[2])
+        return 0
+    import pandas as pd
+    from itdeid.pieces import CONTEXT_CHARS, PIECE_CHARS
+    from itdeid.report import header, markdown_table
+    rows = []
+    cases = [(mb, False) for mb in args.sizes_mb] + [(mb, True) for mb in args.one_line_mb]
+    with tempfile.TemporaryDirectory() as folder:
+        work = Path(folder)
+        for mb, one_line in cases:
+            chars = int(mb * 1_000_000)
+            note = work / f"note-{mb:g}mb{'-one-line' if one_line else ''}.txt"
+            note.write_text(long_note(chars, one_line), encoding="utf-8")
+            modes = [("pieces", PIECE_CHARS)]
+            if not one_line and mb <= args.whole_up_to_mb:
+                modes.append(("whole", chars + 1))
+            measured = {}
+            for mode, piece_chars in modes:
+                measured[mode] = result = measure(note, args.model, piece_chars, work)
+                print(f"{note.name} {mode}: {result['seconds']:.1f} s, "
+                      f"{result['rss_mib']:.0f} MiB peak", file=sys.stderr, flush=True)
+            whole = {tuple(s) for s in measured["whole"]["spans"]} if "whole" in measured else None
+            for mode, result in measured.items():
+                same = ""
+                if whole is not None:
+                    kept = len(whole & {tuple(s) for s in result["spans"]})
+                    same = f"{kept} of {len(whole)}"
+                rows.append({"note": f"{mb:g} M chars" + (", one line" if one_line else ""),
+                             "tokens": result["tokens"], "tagged": mode,
+                             "pieces": result["pieces"], "spans": len(result["spans"]),
+                             "same spans as whole": same,
+                             "tagging s": round(result["tag_seconds"], 1),
+                             "process s": round(result["seconds"], 1),
+                             "peak RSS MiB": round(result["rss_mib"]),
+                             "chars/s": round(chars / result["tag_seconds"])})
+    text = header("Long notes: one note of growing size tagged in pieces")
+    text += (f"- model: {args.model_name or args.model}\n- pieces: "
+             f"{PIECE_CHARS:,} characters, {CONTEXT_CHARS:,} characters of context each side "
+             "(itdeid.pieces)\n\n")
+    text += markdown_table(pd.DataFrame(rows))
+    text += ("\n`tagging s`: reading and tagging the note in the child process, after loading "
+             "the model; `process s`: the whole child process (start-up, model, tagging); "
+             "`peak RSS MiB`: the child's peak resident memory (kernel rusage). `whole`: the "
+             "note as one piece, as before pieces existed.\n")
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(text, encoding="utf-8")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
