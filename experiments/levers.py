@@ -224,6 +224,9 @@ def main(argv=None) -> int:
     ap.add_argument("--folds", type=int, default=10)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--n-jobs", type=int, default=2)
+    ap.add_argument("--only", default=None,
+                    help="compute only these folds (comma-separated indices, in this order), e.g. "
+                         "to share a row's folds between two processes; the report waits for all")
     ap.add_argument("--report-only", action="store_true", help="rebuild results.md from the cache")
     ap.add_argument("--partial", action="store_true",
                     help="with --report-only: write partial.md over the folds every named row has "
@@ -241,11 +244,13 @@ def main(argv=None) -> int:
     documents = read_corpus(args.corpus)
     tokenized = [tokenize_document(d) for d in documents]
     assignment = group_folds(documents, args.folds, args.seed)
+    order = [int(f) for f in args.only.split(",")] if args.only else list(range(args.folds))
     for name in [] if args.report_only else names:
-        for f in range(args.folds):
+        for f in order:
             run_fold(name, tokenized, assignment, f, cache, args.n_jobs, args.seed)
             print(f"{name} fold {f + 1}/{args.folds} done", file=sys.stderr, flush=True)
-        write_report(out, args, names, documents, tokenized, assignment)
+        if not args.only:
+            write_report(out, args, names, documents, tokenized, assignment)
     if args.report_only:
         write_report(out, args, names, documents, tokenized, assignment)
     return 0
