@@ -95,6 +95,13 @@ ROWS: dict[str, dict] = {
     "BAG5_CTX": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"), resubstitutions=1,
                      previous="none", members=5, stacked=True, context_weight=0.5,
                      target_recall=0.95, argmax=True),
+    "BAG5_CTX_R95_IDS": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"), resubstitutions=1,
+                             previous="none", members=5, stacked=True, context_weight=0.5,
+                             target_recall=0.95, identifiers=True),
+    # the context stage's probabilities alone, at argmax (a ranking diagnostic)
+    "BAG5_CTX_STAGE": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"), resubstitutions=1,
+                           previous="none", members=5, stacked=True, context_weight=1.0,
+                           target_recall=0.95, argmax=True),
     # issue H: the same, trained on the fold's PhysioNet notes plus synthetic records (itdeid.synth,
     # 100 records, half of them nursing notes, drawn afresh each fold): must not lose real recall
     "BAG5_CTX_SYN": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"), resubstitutions=1,
