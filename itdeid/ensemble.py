@@ -56,6 +56,18 @@ STATE_FILE = "ensemble.json"
 STAGE_PREFIX = "context-"
 
 
+def stage_labels(p_phi: np.ndarray, mean: np.ndarray) -> np.ndarray:
+    """The context stage's P(PHI) as (n_tokens, 9) label probabilities: non-PHI ``1 - p_phi``,
+    and ``p_phi`` shared among the PHI classes as the members' ``mean`` shares its own PHI mass
+    (evenly where the mean gives the PHI classes nothing), so a blend of the two is the blend of
+    P(PHI) with the members' class."""
+    p_phi = np.asarray(p_phi, dtype=np.float32)
+    classes = np.asarray(mean, dtype=np.float32)[:, 1:]
+    mass = classes.sum(axis=1, keepdims=True)
+    share = np.where(mass > 0, classes / np.where(mass > 0, mass, 1.0), 1.0 / classes.shape[1])
+    return np.column_stack([1.0 - p_phi, share * p_phi[:, None]]).astype(np.float32)
+
+
 class InnerEnsemble(BaseEstimator):
     """The mean of ``folds`` token models, each trained on the other folds of an inner split
     grouped by patient; the threshold for ``target_recall`` from their out-of-fold probabilities.
@@ -140,24 +152,27 @@ class InnerEnsemble(BaseEstimator):
     def _fit_stage(self, docs, oof, fold) -> list[Learner]:
         """The context stage's models, one per inner fold, trained on the other folds' rows;
         ``oof`` becomes the blend of the members' and the stage's out-of-fold probabilities
-        (what the threshold is chosen on)."""
-        rows = [stacked_columns(td, p) for td, p in zip(docs, oof)]
+        (what the threshold is chosen on).
+
+        The stage says PHI or not (two classes, so a round is one tree, not nine: a nine-class
+        stage took about four times the members' own training on PhysioNet); a PHI token's class
+        is still the members' (:func:`stage_labels`)."""
         doc_fold = np.repeat(fold, [len(td) for td in docs])
-        X = np.vstack(rows)
-        y = np.concatenate([td.labels for td in docs]).astype(np.int64)
-        held = np.zeros((len(y), oof[0].shape[1]), dtype=np.float32)
+        X = np.vstack([stacked_columns(td, p) for td, p in zip(docs, oof)])
+        phi = (np.concatenate([td.labels for td in docs]) != 0).astype(np.int64)
+        held = np.zeros(len(phi), dtype=np.float32)
         stage = []
         base = self.base if self.base is not None else TokenModel()
         for f in np.unique(fold):
             learner = Learner(base.learner, n_estimators=base.n_estimators, max_depth=base.max_depth,
                               learning_rate=base.learning_rate, n_jobs=base.n_jobs, device=base.device,
                               random_state=base.random_state + int(f))
-            learner.fit(X[doc_fold != f], y[doc_fold != f])
-            held[doc_fold == f] = learner.predict_proba(X[doc_fold == f])
+            learner.fit(X[doc_fold != f], phi[doc_fold != f])
+            held[doc_fold == f] = 1.0 - learner.predict_proba(X[doc_fold == f])[:, 0]
             stage.append(learner)
         start = np.cumsum([0] + [len(td) for td in docs])
         for i in range(len(docs)):
-            oof[i] = self.blend_passes(oof[i], held[start[i]:start[i + 1]])
+            oof[i] = self.blend_passes(oof[i], stage_labels(held[start[i]:start[i + 1]], oof[i]))
         return stage
 
     def blend_passes(self, mean: np.ndarray, stage: np.ndarray) -> np.ndarray:
@@ -191,7 +206,8 @@ class InnerEnsemble(BaseEstimator):
         stage = []
         for td, p in zip(docs, mean):
             X = stacked_columns(td, p)
-            stage.append(np.mean([learner.predict_proba(X) for learner in self.stage_], axis=0))
+            p_phi = 1.0 - np.mean([learner.predict_proba(X)[:, 0] for learner in self.stage_], axis=0)
+            stage.append(stage_labels(p_phi, p))
         return mean, stage
 
     def operating_threshold(self) -> float | None:

@@ -74,6 +74,8 @@ class Learner:
                 learning_rate=self.learning_rate or 0.2, colsample_bytree=0.8, tree_method="hist",
                 objective="multi:softprob", device=self.device, n_jobs=self.n_jobs,
                 random_state=self.random_state, max_bin=256)
+            if len(self.classes_) == 2:   # the wrapper sets num_class for three classes or more only
+                params["num_class"] = 2
             self.estimator_ = xgboost.XGBClassifier(**params).fit(X, encoded, sample_weight=sample_weight)
         else:
             from sklearn.ensemble import AdaBoostClassifier

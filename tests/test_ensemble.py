@@ -118,3 +118,15 @@ def test_a_stage_list_that_disagrees_with_context_pass_is_one_line_naming_the_fi
     state_file.write_text(json.dumps(state))
     with pytest.raises(UserError, match="ensemble.json"):
         InnerEnsemble.load(tmp_path / "m")
+
+
+def test_stage_labels_share_the_stage_phi_as_the_mean_shares_its_own():
+    from itdeid.ensemble import stage_labels
+    mean = np.zeros((3, 9), dtype=np.float32)
+    mean[0, [0, 1, 5]] = [0.6, 0.3, 0.1]   # PHI mass 0.4, three quarters PATIENT's
+    mean[1, 0] = 1.0                      # no PHI mass: shared evenly
+    mean[2, [0, 2]] = [0.5, 0.5]
+    out = stage_labels(np.array([0.8, 0.4, 0.0]), mean)
+    assert np.allclose(out.sum(axis=1), 1.0)
+    assert np.allclose(out[0, [0, 1, 5]], [0.2, 0.6, 0.2]) and np.allclose(out[1, 1:], 0.05)
+    assert np.allclose(out[2], np.eye(9)[0])
