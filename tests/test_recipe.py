@@ -16,7 +16,11 @@ from hipaa_kinds import LEARNED, hipaa_corpus
 
 @pytest.fixture(scope="module")
 def missed():
-    model = recipe_model(n_estimators=30, n_jobs=1).fit(generate(30, seed=3))
+    # half nursing notes: a name after a relation word ("Daughter Siobhan") is nursing-note
+    # matter that discharge summaries rarely show (trained on these 30 summaries alone, the
+    # recipe left that name just under its threshold, P(PHI) 0.33 against 0.37; with half
+    # nursing notes it found every learned kind for training seeds 3, 5, 7 x model seeds 0, 1)
+    model = recipe_model(n_estimators=30, n_jobs=1).fit(generate(30, seed=3, nursing=0.5))
     docs, kinds = hipaa_corpus()
     predicted = model.predict([Document(d.id, d.text) for d in docs])
     return [(d.id, gold.start, kind) for d, spans in zip(docs, predicted)
