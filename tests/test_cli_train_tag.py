@@ -127,8 +127,10 @@ def test_train_members_writes_an_ensemble_that_tags(tmp_path):
     assert main(["tag", str(tmp_path / "e"), str(tmp_path / "train.xml"),
                  "--out", str(tmp_path / "tagged.jsonl")]) == 0
     assert (tmp_path / "tagged.jsonl").read_text().strip()
-    assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "x"),
-                 "--members", "3", "--context-pass"]) == 2     # the context pass cannot be a member
+    # with --members, --context-pass stacks the ensemble's context stage
+    assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "x"), "--members", "2",
+                 "--context-pass", "--n-estimators", "5", "--n-jobs", "1"]) == 0
+    assert len(json.loads((tmp_path / "x" / "ensemble.json").read_text())["stage"]) == 2
     assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "y"),
                  "--members", "1", "--no-context-pass"]) == 2
 

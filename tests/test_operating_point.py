@@ -68,7 +68,8 @@ def test_cli_train_target_recall_and_tag_threshold(tmp_path, corpus):
     write_i2b2_2006(corpus[:30], tmp_path / "train.xml")
     write_i2b2_2006(corpus[30:], tmp_path / "test.xml")
     assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "m"),
-                 "--n-estimators", "5", "--previous", "gold", "--target-recall", "0.95"]) == 0
+                 "--n-estimators", "5", "--previous", "gold", "--target-recall", "0.95", "--members", "0",
+                 "--no-context-pass"]) == 0
     assert json.loads((tmp_path / "m" / "model.json").read_text())["threshold"] is not None
     for threshold, name in (("0.9", "high"), ("0.01", "low")):
         assert main(["tag", str(tmp_path / "m"), str(tmp_path / "test.xml"), "--threshold", threshold,
