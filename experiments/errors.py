@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent))
 sys.path.insert(0, str(ROOT))
 
-from levers import _git, cached_fold  # noqa: E402
+from levers import _git, cache_name, cached_fold  # noqa: E402
 
 from itdeid.casing import casing_columns  # noqa: E402
 from itdeid.evaluate import overlaps_any  # noqa: E402
@@ -58,10 +58,11 @@ def _kinds(td, start: int, end: int, context: dict) -> tuple[str, ...]:
             "census name" if word in first or word in last else "not a census name")
 
 
-def count_errors(name, tokenized, assignment, cache: Path, folds: int):
+def count_errors(name, tokenized, assignment, cache: Path, folds):
+    """Misses, false alarms and gold instances of row ``name`` over the fold indices ``folds``."""
     missed, alarms, totals = Counter(), Counter(), Counter()
     census = _census()
-    for f in range(folds):
+    for f in folds:
         fold = cached_fold(name, tokenized, assignment, cache, f)
         for td in fold["test"]:
             pred = fold["spans"][td.document.id]
@@ -105,15 +106,23 @@ def main(argv=None) -> int:
     tokenized = [tokenize_document(d) for d in documents]
     assignment = group_folds(documents, args.folds, args.seed)
     cache = Path(args.levers) / "cache"
+    # the folds both rows have cached (an unfinished run's view says so in the header)
+    folds = [f for f in range(args.folds)
+             if all((cache / cache_name(r) / f"fold{f}.npz").exists() for r in (args.before, args.after))]
+    if not folds:
+        print("no fold is cached for both rows", file=sys.stderr)
+        return 1
     text = (f"# Misses and false alarms by kind: {args.before} (before) and {args.after} (after)\n\n"
             f"- command: `python experiments/errors.py {args.corpus} --levers {args.levers} "
             f"--before {args.before} --after {args.after} --out {args.out}`\n"
             f"- date: {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC\n- code: git {_git()}\n"
             "- out-of-fold predictions of experiments/levers.py's fold caches (10-fold CV grouped by "
             "patient); a miss is a gold instance no prediction overlaps, a false alarm a predicted "
-            "span overlapping no gold; kinds are those of the span's first token; counts only\n")
+            "span overlapping no gold; kinds are those of the span's first token; counts only\n"
+            + (f"- **folds {folds} of {args.folds} only** (those both rows have cached)\n"
+               if len(folds) < args.folds else ""))
     for row in (args.before, args.after):
-        missed, alarms, totals = count_errors(row, tokenized, assignment, cache, args.folds)
+        missed, alarms, totals = count_errors(row, tokenized, assignment, cache, folds)
         text += (f"\n## {row}\n\n{sum(missed.values())} of {sum(totals.values())} gold instances "
                  f"missed, {sum(alarms.values())} false alarms.\n")
         for label, counter in (("Missed instances", missed), ("False alarms", alarms)):
