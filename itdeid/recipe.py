@@ -20,7 +20,8 @@ ranks real PHI best with, run at an operating point chosen for recall rather tha
   :class:`~itdeid.ensemble.InnerEnsemble`): it reads the mean probabilities of the tokens around
   and of the note's other occurrences of a word, trained on the members' out-of-fold
   probabilities, so the second half of a name or the town before a state is not left to the
-  token's own features;
+  token's own features (precision at pooled recall 0.90 on PhysioNet from 67 % to 75 %, 9 of
+  10 folds better; the best 8-way F of the ablation at argmax);
 - **the operating point**: the P(PHI) threshold at which the members' out-of-fold predictions
   find 97 % of the training PHI tokens (:mod:`itdeid.operating_point`);
 - **the identifier templates** (:mod:`itdeid.identifiers`): fixed-shape HIPAA identifiers
