@@ -31,6 +31,13 @@ OFFSETS = (-3, -2, -1, 1, 2, 3)
 CLASS_OFFSETS = (-1, 1)
 
 
+def check_context_weight(value) -> None:
+    """A ValueError unless ``value`` is a number in [0, 1] (the weight of a context stage in
+    the blend with the stage below it)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+        raise ValueError(f"context_weight must be a number in [0, 1], got {value!r}")
+
+
 def context_names() -> list[str]:
     """Names of the columns :func:`context_features` returns, in order."""
     phi = LABELS[1:]

@@ -39,7 +39,7 @@ from sklearn.base import BaseEstimator, clone
 
 from itdeid import __version__
 from itdeid.document import Document
-from itdeid.context_pass import stacked_columns, stacked_names
+from itdeid.context_pass import check_context_weight, stacked_columns, stacked_names
 from itdeid.errors import UserError
 from itdeid.featurize import TokenizedDocument, tokenize_document
 from itdeid.folds import inner_split
@@ -128,9 +128,7 @@ class InnerEnsemble(BaseEstimator):
         if self.target_recall is not None:
             check_threshold(self.target_recall)
         check_threshold(self.threshold)
-        if isinstance(self.context_weight, bool) or not isinstance(self.context_weight, (int, float)) \
-                or not 0 <= self.context_weight <= 1:
-            raise ValueError(f"context_weight must be a number in [0, 1], got {self.context_weight!r}")
+        check_context_weight(self.context_weight)
         fold, k = inner_split([td.document for td in docs], self.folds)
         fold = np.asarray(fold)
         members, oof = [], [None] * len(docs)
@@ -154,19 +152,16 @@ class InnerEnsemble(BaseEstimator):
         ``oof`` becomes the blend of the members' and the stage's out-of-fold probabilities
         (what the threshold is chosen on).
 
-        The stage says PHI or not (two classes, so a round is one tree, not nine: a nine-class
-        stage took about four times the members' own training on PhysioNet); a PHI token's class
-        is still the members' (:func:`stage_labels`)."""
+        The stage says PHI or not (two classes, so a round is one tree, not nine: with a
+        nine-class stage a PhysioNet fold took about four times as long, on shared cores); a PHI
+        token's class is still the members' (:func:`stage_labels`)."""
         doc_fold = np.repeat(fold, [len(td) for td in docs])
         X = np.vstack([stacked_columns(td, p) for td, p in zip(docs, oof)])
         phi = (np.concatenate([td.labels for td in docs]) != 0).astype(np.int64)
         held = np.zeros(len(phi), dtype=np.float32)
         stage = []
-        base = self.base if self.base is not None else TokenModel()
         for f in np.unique(fold):
-            learner = Learner(base.learner, n_estimators=base.n_estimators, max_depth=base.max_depth,
-                              learning_rate=base.learning_rate, n_jobs=base.n_jobs, device=base.device,
-                              random_state=base.random_state + int(f))
+            learner = self._member(int(f))._new_learner()   # the member's learner and seed
             learner.fit(X[doc_fold != f], phi[doc_fold != f])
             held[doc_fold == f] = 1.0 - learner.predict_proba(X[doc_fold == f])[:, 0]
             stage.append(learner)

@@ -27,7 +27,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, clone
 
 from itdeid import __version__
-from itdeid.context_pass import context_names, stack_context
+from itdeid.context_pass import check_context_weight, context_names, stack_context
 from itdeid.document import LABELS, Document, Span
 from itdeid.errors import UserError
 from itdeid.featurize import (GROUPS, CaseCounts, FeatureExtractor, TokenizedDocument,
@@ -501,9 +501,7 @@ class TokenModel(BaseEstimator):
             raise ValueError(f"window must be >= 0, got {self.window}")
         check_groups(self.groups)
         check_threshold(self.threshold)
-        if isinstance(self.context_weight, bool) or not isinstance(self.context_weight, (int, float)) \
-                or not 0 <= self.context_weight <= 1:
-            raise ValueError(f"context_weight must be a number in [0, 1], got {self.context_weight!r}")
+        check_context_weight(self.context_weight)
         if self.target_recall is not None:
             check_threshold(self.target_recall)
         if isinstance(self.resubstitutions, bool) or not isinstance(self.resubstitutions, int) \
