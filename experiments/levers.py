@@ -35,6 +35,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from itdeid.crf import CRFModel  # noqa: E402
 from itdeid.document import LABELS  # noqa: E402
 from itdeid.evaluate import evaluate  # noqa: E402
 from itdeid.featurize import GROUPS, tokenize_document  # noqa: E402
@@ -107,6 +108,9 @@ ROWS: dict[str, dict] = {
     "BAG5_CTX_SYN": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"), resubstitutions=1,
                          previous="none", members=5, stacked=True, context_weight=0.5,
                          target_recall=0.95, synthetic=(100, 0.5)),
+    # the peer: itdeid.crf.CRFModel (He et al. 2015's features), tagged by its best sequence; its
+    # ranking is the marginal P(PHI) of each token
+    "CRF": dict(peer="crf"),
 }
 RECALLS = (0.90, 0.95, 0.97)
 
@@ -148,6 +152,8 @@ def run_fold(name, tokenized, assignment, f, cache: Path, n_jobs, seed) -> Path:
         records, nursing = synthetic
         train += [tokenize_document(replace(d, patient=f"synthetic:{d.patient}"))
                   for d in generate(records, seed=seed + 1000 + f, nursing=nursing)]
+    if params.pop("peer", None) == "crf":
+        return _save_fold(path, start, *_crf_fold(train, test))
     members = params.pop("members", None)
     stacked = params.pop("stacked", False)
     weight = params.pop("context_weight", 0.5) if stacked else None
@@ -165,8 +171,19 @@ def run_fold(name, tokenized, assignment, f, cache: Path, n_jobs, seed) -> Path:
                       second=np.concatenate(second).astype(np.float32))
     else:
         proba = model.predict_proba_tokenized(test)
+    return _save_fold(path, start, proba, threshold, passes)
+
+
+def _crf_fold(train, test):
+    """The CRF peer's marginals on ``test`` and its best-sequence tags (kept as ``codes``)."""
+    model = CRFModel().fit_tokenized(train)
+    tags = model.predict_tokenized(test)
+    return model.predict_proba_tokenized(test), None, {"codes": np.concatenate(tags)}
+
+
+def _save_fold(path: Path, start: float, proba, threshold, extra) -> Path:
     tmp = path.with_suffix(".tmp.npz")
-    np.savez_compressed(tmp, **passes, proba=np.concatenate(proba).astype(np.float32),
+    np.savez_compressed(tmp, **extra, proba=np.concatenate(proba).astype(np.float32),
                         lengths=np.array([len(p) for p in proba]),
                         threshold=np.array(np.nan if threshold is None else threshold),
                         seconds=np.array(time.perf_counter() - start))
@@ -186,8 +203,12 @@ def cached_fold(name, tokenized, assignment, cache: Path, f: int) -> dict:
     if "second" in saved:   # a context-pass row: its own mean of the two passes
         w = float(ROWS[name].get("context_weight", 0.5))
         proba = w * saved["second"] + (1 - w) * saved["first"]
-    parts = np.split(proba, np.cumsum(saved["lengths"])[:-1])
-    codes = [decide(p, threshold) for p in parts]
+    cuts = np.cumsum(saved["lengths"])[:-1]
+    parts = np.split(proba, cuts)
+    if "codes" in saved and threshold is None:   # a peer's own tags (the CRF's best sequence)
+        codes = np.split(saved["codes"], cuts)
+    else:
+        codes = [decide(p, threshold) for p in parts]
     if ROWS[name].get("identifiers"):
         codes = with_identifiers(test, codes)
     spans = {td.document.id: labels_to_spans(td.document.text, td.tokens, [LABELS[c] for c in cc])

@@ -155,6 +155,23 @@ class CRFModel(BaseEstimator):
         tags = self.crf_.predict([document_features(td, self.window) for td in docs])
         return [unbio(t) for t in tags]
 
+    def predict_proba_tokenized(self, docs: Sequence[TokenizedDocument], trusted=None
+                                ) -> list[np.ndarray]:
+        """Per token, the probability of each of the 9 labels: the CRF's marginals, B- and I-
+        of a class summed. A ranking of the tokens (for precision at a recall); the tags of
+        :meth:`predict_tokenized` are the best sequence, which need not take each token's most
+        likely label."""
+        self._check_fitted()
+        marginals = self.crf_.predict_marginals([document_features(td, self.window) for td in docs])
+        out = []
+        for doc in marginals:
+            proba = np.zeros((len(doc), len(LABELS)))
+            for i, token in enumerate(doc):
+                for tag, p in token.items():
+                    proba[i, 0 if tag == "O" else _CODE[tag[2:]]] += p
+            out.append(proba)
+        return out
+
     def predict(self, documents: Sequence[Document]) -> list[list[Span]]:
         return predict_spans(self, documents)
 

@@ -39,6 +39,12 @@ def test_learns_and_round_trips(tmp_path):
     predicted = model.predict(corpus[30:])
     scores = evaluate(corpus[30:], {d.id: p for d, p in zip(corpus[30:], predicted)})
     assert scores.to_dict()["summary"]["token_8way"]["f"] > 0.8
+    tokenized = [tokenize_document(d) for d in corpus[30:]]
+    proba = model.predict_proba_tokenized(tokenized)
+    tags = model.predict_tokenized(tokenized)
+    assert all(np.allclose(p.sum(axis=1), 1.0) for p in proba)
+    agree = np.mean(np.concatenate([p.argmax(axis=1) == t for p, t in zip(proba, tags)]))
+    assert agree > 0.99          # the marginals' best label is the best sequence's, nearly always
     with pytest.raises(UserError, match="PHI"):
         model.save(tmp_path / "crf")
     model.save(tmp_path / "crf", keeps_training_phi=True)
