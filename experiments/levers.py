@@ -111,6 +111,9 @@ ROWS: dict[str, dict] = {
     # the peer: itdeid.crf.CRFModel (He et al. 2015's features), tagged by its best sequence; its
     # ranking is the marginal P(PHI) of each token
     "CRF": dict(peer="crf"),
+    # the same CRF trained on one stand-in copy of each note with PHI instead of the note
+    # (CRFModel's stand_ins), so its file keeps no training PHI and it can ship
+    "CRF_STANDINS": dict(peer="crf", stand_ins=1),
 }
 RECALLS = (0.90, 0.95, 0.97)
 
@@ -153,7 +156,7 @@ def run_fold(name, tokenized, assignment, f, cache: Path, n_jobs, seed) -> Path:
         train += [tokenize_document(replace(d, patient=f"synthetic:{d.patient}"))
                   for d in generate(records, seed=seed + 1000 + f, nursing=nursing)]
     if params.pop("peer", None) == "crf":
-        return _save_fold(path, start, *_crf_fold(train, test))
+        return _save_fold(path, start, *_crf_fold(train, test, random_state=seed, **params))
     members = params.pop("members", None)
     stacked = params.pop("stacked", False)
     weight = params.pop("context_weight", 0.5) if stacked else None
@@ -174,9 +177,9 @@ def run_fold(name, tokenized, assignment, f, cache: Path, n_jobs, seed) -> Path:
     return _save_fold(path, start, proba, threshold, passes)
 
 
-def _crf_fold(train, test):
-    """The CRF peer's marginals on ``test`` and its best-sequence tags (kept as ``codes``)."""
-    model = CRFModel().fit_tokenized(train)
+def _crf_fold(train, test, **params):
+    """The CRF's marginals on ``test`` and its best-sequence tags (kept as ``codes``)."""
+    model = CRFModel(**params).fit_tokenized(train)
     tags = model.predict_tokenized(test)
     return model.predict_proba_tokenized(test), None, {"codes": np.concatenate(tags)}
 

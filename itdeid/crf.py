@@ -16,6 +16,13 @@ Labels are BIO over the eight PHI classes, so two adjacent phrases of a class st
 predicted label codes drop the B/I distinction. Training is scikit-learn-crfsuite's L-BFGS with
 elastic-net penalties ``c1``/``c2``. The model file is CRFsuite's own binary format (read by
 python-crfsuite's C code, no pickle) plus JSON parameters.
+
+CRFsuite keeps an attribute string and a weight for every word, prefix and suffix it trained on,
+so a CRF trained on the notes keeps their names. With ``stand_ins=k`` it never sees them: each
+training note with PHI is replaced by ``k`` re-substituted copies (:mod:`itdeid.resubstitute`,
+every gold span a fresh stand-in from the shipped public lists), so every string it stores is a
+word of the notes' ordinary text or a public stand-in, and a word's weights come from its
+ordinary occurrences alone (the rule of every itdeid model file). Such a CRF can be saved.
 """
 from __future__ import annotations
 
@@ -34,6 +41,7 @@ from itdeid.errors import UserError
 from itdeid.featurize import TokenizedDocument, _gazetteers, tokenize_document
 from itdeid.model import predict_spans
 from itdeid.model_files import read_model_state
+from itdeid.resubstitute import resubstituted
 
 FORMAT = 1
 _CODE = {label: i for i, label in enumerate(LABELS)}
@@ -112,8 +120,11 @@ class CRFModel(BaseEstimator):
     c1, c2 : float, default 0.1, 0.01
         L1 and L2 penalties of L-BFGS training.
     max_iterations : int, default 100
+    stand_ins : int, default 0
+        Train on this many re-substituted copies of each note with PHI *instead of* the note
+        (notes without PHI are kept as they are). 0: the notes themselves, PHI included.
     random_state : int, default 0
-        Unused by L-BFGS (deterministic); kept so every itdeid model takes one.
+        Seeds the stand-ins (L-BFGS itself is deterministic).
 
     Attributes
     ----------
@@ -121,11 +132,12 @@ class CRFModel(BaseEstimator):
     """
 
     def __init__(self, window: int = 2, c1: float = 0.1, c2: float = 0.01,
-                 max_iterations: int = 100, random_state: int = 0):
+                 max_iterations: int = 100, stand_ins: int = 0, random_state: int = 0):
         self.window = window
         self.c1 = c1
         self.c2 = c2
         self.max_iterations = max_iterations
+        self.stand_ins = stand_ins
         self.random_state = random_state
 
     def fit(self, documents: Sequence[Document]) -> "CRFModel":
@@ -137,6 +149,11 @@ class CRFModel(BaseEstimator):
             raise UserError("cannot train on an empty corpus")
         if any(td.labels is None for td in docs):
             raise UserError("training documents need gold labels")
+        if isinstance(self.stand_ins, bool) or not isinstance(self.stand_ins, int) or self.stand_ins < 0:
+            raise ValueError(f"stand_ins must be an integer >= 0, got {self.stand_ins!r}")
+        if self.stand_ins:
+            copies = resubstituted([td.document for td in docs], self.stand_ins, self.random_state)
+            docs = [td for td in docs if not td.document.spans] + [tokenize_document(d) for d in copies]
         X = [document_features(td, self.window) for td in docs]
         y = [bio(td.labels) for td in docs]
         self.crf_ = sklearn_crfsuite.CRF(algorithm="lbfgs", c1=self.c1, c2=self.c2,
@@ -178,17 +195,17 @@ class CRFModel(BaseEstimator):
     def save(self, folder, keeps_training_phi: bool = False) -> None:
         """``crf.json`` (parameters) and ``model.crfsuite`` (CRFsuite's binary model).
 
-        Unlike a :class:`~itdeid.model.TokenModel`, this file breaks the rule every itdeid model
-        file keeps (nothing learned from a PHI occurrence): CRFsuite stores an attribute string
-        and weights for every training word, prefix and suffix, names included. The CRF is a
-        comparison peer run in cross-validation, which never saves it; saving is refused unless
-        the caller says ``keeps_training_phi=True``, and such a folder must stay with the
-        training data.
+        Trained with ``stand_ins``, the file keeps the rule of every itdeid model file (nothing
+        learned from a PHI occurrence). Trained on the notes themselves it breaks it: CRFsuite
+        stores an attribute string and weights for every training word, prefix and suffix, names
+        included. Such a CRF is a comparison peer run in cross-validation, which never saves it;
+        saving it is refused unless the caller says ``keeps_training_phi=True``, and such a folder
+        must stay with the training data.
         """
-        if not keeps_training_phi:
-            raise UserError("a CRF model file keeps the training notes' words, PHI included: it "
-                            "is a peer for experiments; pass keeps_training_phi=True to save it "
-                            "anyway and keep it with the training data")
+        if not self.stand_ins and not keeps_training_phi:
+            raise UserError("a CRF trained on the notes themselves keeps their words, PHI "
+                            "included: train it with stand_ins >= 1 to save it, or pass "
+                            "keeps_training_phi=True and keep the folder with the training data")
         self._check_fitted()
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)

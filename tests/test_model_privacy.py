@@ -142,3 +142,19 @@ def test_inner_ensemble_folder_holds_no_training_phi(tmp_path, corpus):
     text = folder_text(tmp_path)
     for word in ONLY_PHI:
         assert word not in text, f"{word!r}, only ever PHI in training, is in the model folder"
+
+
+def test_crf_with_stand_ins_keeps_no_training_phi(tmp_path, corpus):
+    """The CRF stores an attribute string for every word it trained on: on the notes themselves
+    it keeps their names (so saving is refused), on stand-in copies it keeps none of them.
+    ('hope' is left out: it is a census first name, so a stand-in may be 'Hope'.)"""
+    pytest.importorskip("sklearn_crfsuite")
+    from itdeid.crf import CRFModel
+    CRFModel(max_iterations=20).fit(corpus).save(tmp_path / "raw", keeps_training_phi=True)
+    raw = folder_text(tmp_path / "raw")
+    assert all(word in raw for word in ONLY_PHI[1:])      # the scan sees what a CRF keeps
+    CRFModel(max_iterations=20, stand_ins=1).fit(corpus).save(tmp_path / "safe")
+    text = folder_text(tmp_path / "safe")
+    for word in ONLY_PHI[1:]:
+        assert word not in text, f"{word!r}, only ever PHI in training, is in the model folder"
+    assert BOTH in text                                   # ordinary words are kept
