@@ -31,11 +31,11 @@ OFFSETS = (-3, -2, -1, 1, 2, 3)
 CLASS_OFFSETS = (-1, 1)
 
 
-def check_context_weight(value) -> None:
+def check_context_weight(value, name: str = "context_weight") -> None:
     """A ValueError unless ``value`` is a number in [0, 1] (the weight of a context stage in
-    the blend with the stage below it)."""
+    the blend with the stage below it, or of another model blended in, called ``name``)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
-        raise ValueError(f"context_weight must be a number in [0, 1], got {value!r}")
+        raise ValueError(f"{name} must be a number in [0, 1], got {value!r}")
 
 
 def context_names() -> list[str]:

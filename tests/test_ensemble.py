@@ -130,3 +130,46 @@ def test_stage_labels_share_the_stage_phi_as_the_mean_shares_its_own():
     assert np.allclose(out.sum(axis=1), 1.0)
     assert np.allclose(out[0, [0, 1, 5]], [0.2, 0.6, 0.2]) and np.allclose(out[1, 1:], 0.05)
     assert np.allclose(out[2], np.eye(9)[0])
+
+
+@pytest.fixture(scope="module")
+def with_crf():
+    pytest.importorskip("sklearn_crfsuite")
+    docs = tiny_corpus(30, seed=4)
+    base = TokenModel(n_estimators=5, n_jobs=1, previous="none", random_state=7)
+    return docs, InnerEnsemble(base, folds=3, target_recall=0.9, context_pass=True, crf=True).fit(docs)
+
+
+def test_the_crf_is_blended_at_a_weight_inner_cv_chose(with_crf):
+    from itdeid.ensemble import CRF_WEIGHTS
+    docs, model = with_crf
+    assert model.crf_weight_ in CRF_WEIGHTS and model.crf_.stand_ins == 1
+    tds = [tokenize_document(d, gold=False) for d in docs[:3]]
+    w = model.crf_weight_
+    ours = [model.blend_passes(*both) for both in zip(*model.pass_probabilities(tds))]
+    for got, a, b in zip(model.predict_proba_tokenized(tds), ours, model.crf_probabilities(tds)):
+        assert np.allclose(got, (1 - w) * a + w * b, atol=1e-6)
+        assert np.allclose(got.sum(axis=1), 1.0, atol=1e-5)
+
+
+def test_an_ensemble_with_a_crf_saves_loads_and_refuses_a_missing_weight(with_crf, tmp_path):
+    docs, model = with_crf
+    model.save(tmp_path / "m")
+    assert (tmp_path / "m" / "crf" / "model.crfsuite").is_file()
+    again = load_model(tmp_path / "m")
+    assert again.crf_weight_ == model.crf_weight_
+    tds = [tokenize_document(d, gold=False) for d in docs[:4]]
+    for a, b in zip(again.predict_proba_tokenized(tds), model.predict_proba_tokenized(tds)):
+        assert np.allclose(a, b, atol=1e-6)
+    state_file = tmp_path / "m" / "ensemble.json"
+    state = json.loads(state_file.read_text())
+    state["crf_weight"] = None
+    state_file.write_text(json.dumps(state))
+    with pytest.raises(UserError, match="ensemble.json"):
+        InnerEnsemble.load(tmp_path / "m")
+
+
+def test_a_fixed_crf_weight_is_checked():
+    with pytest.raises(ValueError, match="crf_weight"):
+        InnerEnsemble(TokenModel(n_estimators=2, n_jobs=1, previous="none"), folds=2, crf=True,
+                      crf_weight=1.5).fit(tiny_corpus(6))
