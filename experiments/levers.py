@@ -43,7 +43,7 @@ from itdeid.folds import group_folds  # noqa: E402
 from itdeid.formats import read_corpus  # noqa: E402
 from itdeid.ensemble import InnerEnsemble  # noqa: E402
 from itdeid.model import TokenModel, with_identifiers  # noqa: E402
-from itdeid.operating_point import decide, precision_at_recall  # noqa: E402
+from itdeid.operating_point import decide  # noqa: E402
 from itdeid.report import markdown_table  # noqa: E402
 from itdeid.spans import labels_to_spans  # noqa: E402
 from itdeid.synth import generate  # noqa: E402
@@ -110,14 +110,6 @@ ROWS: dict[str, dict] = {
                          target_recall=0.95, synthetic=(100, 0.5)),
     # the peer: itdeid.crf.CRFModel (He et al. 2015's features), tagged by its best sequence; its
     # ranking is the marginal P(PHI) of each token
-    # issue G: the same ensemble and stage with the CRF on stand-ins blended in (InnerEnsemble's
-    # crf, weight chosen by inner CV), at the recipe's target recall and templates, and at argmax
-    "BAG5_CTX_CRF_R97_IDS": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"),
-                                 resubstitutions=1, previous="none", members=5, stacked=True,
-                                 context_weight=0.5, crf=True, target_recall=0.97, identifiers=True),
-    "BAG5_CTX_CRF": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"),
-                         resubstitutions=1, previous="none", members=5, stacked=True,
-                         context_weight=0.5, crf=True, target_recall=0.97, argmax=True),
     "CRF": dict(peer="crf"),
     # the same CRF trained on one stand-in copy of each note with PHI instead of the note
     # (CRFModel's stand_ins), so its file keeps no training PHI and it can ship
@@ -168,12 +160,10 @@ def run_fold(name, tokenized, assignment, f, cache: Path, n_jobs, seed) -> Path:
     members = params.pop("members", None)
     stacked = params.pop("stacked", False)
     weight = params.pop("context_weight", 0.5) if stacked else None
-    crf = params.pop("crf", False)
     model = TokenModel(**params, n_jobs=n_jobs, random_state=seed)
     if members:   # itdeid.ensemble: the inner fold models, averaged, thresholded by their oof
         model = InnerEnsemble(model, folds=members, target_recall=model.target_recall,
-                              identifiers=False, context_pass=stacked, context_weight=weight or 0.5,
-                              crf=crf)
+                              identifiers=False, context_pass=stacked, context_weight=weight or 0.5)
     model.fit_tokenized(train)
     threshold = model.operating_threshold()
     passes = {}
@@ -182,11 +172,6 @@ def run_fold(name, tokenized, assignment, f, cache: Path, n_jobs, seed) -> Path:
         proba = [model.blend_passes(a, b) for a, b in zip(first, second)]
         passes = dict(first=np.concatenate(first).astype(np.float32),
                       second=np.concatenate(second).astype(np.float32))
-        if crf:   # the CRF's marginals and its weight, blended in by cached_fold
-            marginals = model.crf_probabilities(test)
-            proba = [model._with_crf(a, b) for a, b in zip(proba, marginals)]
-            passes.update(crf=np.concatenate(marginals).astype(np.float32),
-                          crf_weight=np.array(model.crf_weight_))
     else:
         proba = model.predict_proba_tokenized(test)
     return _save_fold(path, start, proba, threshold, passes)
@@ -221,8 +206,6 @@ def cached_fold(name, tokenized, assignment, cache: Path, f: int) -> dict:
     if "second" in saved:   # a context-pass row: its own mean of the two passes
         w = float(ROWS[name].get("context_weight", 0.5))
         proba = w * saved["second"] + (1 - w) * saved["first"]
-        if "crf" in saved:   # and the CRF blended in at the weight its fit chose
-            proba = (1 - saved["crf_weight"]) * proba + saved["crf_weight"] * saved["crf"]
     cuts = np.cumsum(saved["lengths"])[:-1]
     parts = np.split(proba, cuts)
     if "codes" in saved and threshold is None:   # a peer's own tags (the CRF's best sequence)
@@ -254,6 +237,14 @@ def row_scores(name, tokenized, assignment, cache: Path, folds):
             gold.append(td.labels != 0)
     scores = evaluate([td.document for td in tokenized if td.document.id in predictions], predictions)
     return scores, per_fold_f, thresholds, seconds, np.concatenate(p_phi), np.concatenate(gold)
+
+
+def precision_at_recall(p_phi: np.ndarray, gold: np.ndarray, recall: float) -> tuple[float, float]:
+    """Binary token precision (and the threshold) where pooled recall first reaches ``recall``."""
+    order = np.argsort(-p_phi, kind="stable")
+    hits = np.cumsum(gold[order])
+    k = int(np.searchsorted(hits, np.ceil(recall * gold.sum() - 1e-9)))
+    return float(hits[k] / (k + 1)), float(p_phi[order][k])
 
 
 def main(argv=None) -> int:

@@ -28,8 +28,7 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent))
 sys.path.insert(0, str(ROOT))
 
-from levers import RECALLS, _cores, _git, cache_name, cached_fold  # noqa: E402
-from itdeid.operating_point import precision_at_recall  # noqa: E402
+from levers import RECALLS, _cores, _git, cache_name, cached_fold, precision_at_recall  # noqa: E402
 
 from itdeid.featurize import tokenize_document  # noqa: E402
 from itdeid.folds import group_folds  # noqa: E402

@@ -31,11 +31,11 @@ OFFSETS = (-3, -2, -1, 1, 2, 3)
 CLASS_OFFSETS = (-1, 1)
 
 
-def check_context_weight(value, name: str = "context_weight") -> None:
+def check_context_weight(value) -> None:
     """A ValueError unless ``value`` is a number in [0, 1] (the weight of a context stage in
-    the blend with the stage below it, or of another model blended in, called ``name``)."""
+    the blend with the stage below it)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
-        raise ValueError(f"{name} must be a number in [0, 1], got {value!r}")
+        raise ValueError(f"context_weight must be a number in [0, 1], got {value!r}")
 
 
 def context_names() -> list[str]:

@@ -27,17 +27,6 @@ more: one stage model per inner fold, trained on the other folds' out-of-fold ro
 stage's own out-of-fold probabilities (the threshold is chosen on the blend of both stages), and
 the stage models are kept and averaged like the members. Its rows are the context columns and
 the token's shape and frequency (:func:`itdeid.context_pass.stacked_columns`), no word itself.
-
-With ``crf``, a linear-chain CRF over the words themselves (:class:`itdeid.crf.CRFModel`, He et
-al. 2015's features, trained on stand-in copies so its file keeps no training PHI) is blended in:
-``(1 - w) * ensemble + w * CRF``. The trees see a word through numbers (its frequency, case
-counts, list memberships); the CRF has a weight for the word and its neighbours themselves
-("strength 5/5", "neice", "Sacred Heart") and decodes a phrase as a sequence, so it finds PHI
-the trees rank low and clears some they rank high (issue G: on PhysioNet its marginals alone
-rank far worse than the trees, yet the blend ranked better than either). An inner CRF per fold
-gives out-of-fold marginals; the weight ``w`` is the one of :data:`CRF_WEIGHTS` whose blend of the
-out-of-fold probabilities is most precise at the target recall, unless ``crf_weight`` fixes it,
-and the threshold is then chosen on that blend. Tagging uses one CRF trained on all the notes.
 """
 from __future__ import annotations
 
@@ -57,7 +46,7 @@ from itdeid.folds import inner_split
 from itdeid.model_files import checked_params, damaged, read_model_state
 from itdeid.learners import Learner
 from itdeid.model import NotFittedError, TokenModel, predict_spans, with_identifiers
-from itdeid.operating_point import check_threshold, decide, precision_at_recall, threshold_for_recall
+from itdeid.operating_point import check_threshold, decide, threshold_for_recall
 
 #: Version of the ensemble.json layout.
 FORMAT = 1
@@ -65,12 +54,6 @@ FORMAT = 1
 STATE_FILE = "ensemble.json"
 #: Folder name prefix of the stacked context stage's models (``context-K``).
 STAGE_PREFIX = "context-"
-#: Folder of the blended CRF.
-CRF_FOLDER = "crf"
-#: The CRF's blend weights inner cross-validation chooses from (``crf_weight=None``).
-CRF_WEIGHTS = (0.1, 0.2, 0.3, 0.4)
-#: Target recall at which a CRF weight is judged when the ensemble tags by argmax.
-CRF_JUDGED_AT = 0.95
 
 
 def stage_labels(p_phi: np.ndarray, mean: np.ndarray) -> np.ndarray:
@@ -107,26 +90,18 @@ class InnerEnsemble(BaseEstimator):
         Stack a context stage on the members' mean (see the module docstring).
     context_weight : float, default 0.5
         Weight of the context stage in the blend ``w * stage + (1 - w) * mean``.
-    crf : bool, default False
-        Blend in a CRF over the words (see the module docstring).
-    crf_weight : float or None, default None
-        The CRF's weight in the blend; None: chosen by inner cross-validation.
 
     Attributes
     ----------
     members_ : list of TokenModel
     stage_ : list of Learner
         The context stage's models, one per inner fold (empty without ``context_pass``).
-    crf_ : CRFModel or None
-    crf_weight_ : float or None
-        The CRF's weight in use (None without ``crf``).
     threshold_ : float or None
     """
 
     def __init__(self, base: TokenModel | None = None, folds: int = 5,
                  target_recall: float | None = 0.95, threshold: float | None = None,
-                 identifiers: bool = True, context_pass: bool = False, context_weight: float = 0.5,
-                 crf: bool = False, crf_weight: float | None = None):
+                 identifiers: bool = True, context_pass: bool = False, context_weight: float = 0.5):
         self.base = base
         self.folds = folds
         self.target_recall = target_recall
@@ -134,8 +109,6 @@ class InnerEnsemble(BaseEstimator):
         self.identifiers = identifiers
         self.context_pass = context_pass
         self.context_weight = context_weight
-        self.crf = crf
-        self.crf_weight = crf_weight
 
     def _member(self, f: int) -> TokenModel:
         base = self.base if self.base is not None else TokenModel()
@@ -156,8 +129,6 @@ class InnerEnsemble(BaseEstimator):
             check_threshold(self.target_recall)
         check_threshold(self.threshold)
         check_context_weight(self.context_weight)
-        if self.crf_weight is not None:
-            check_context_weight(self.crf_weight, "crf_weight")
         fold, k = inner_split([td.document for td in docs], self.folds)
         fold = np.asarray(fold)
         members, oof = [], [None] * len(docs)
@@ -170,42 +141,11 @@ class InnerEnsemble(BaseEstimator):
             members.append(member)
         self.members_ = members
         self.stage_ = self._fit_stage(docs, oof, fold) if self.context_pass else []
-        gold = np.concatenate([td.labels for td in docs])
-        self.crf_, self.crf_weight_ = None, None
-        if self.crf:
-            oof = self._fit_crf(docs, oof, fold, gold)
         self.threshold_ = None
         if self.target_recall is not None:
+            gold = np.concatenate([td.labels for td in docs])
             self.threshold_ = threshold_for_recall(np.concatenate(oof), gold, self.target_recall)
         return self
-
-    def _new_crf(self, seed: int):
-        from itdeid.crf import CRFModel
-        return CRFModel(stand_ins=1, random_state=seed)
-
-    def _fit_crf(self, docs, oof, fold, gold) -> list[np.ndarray]:
-        """Fit the CRF (one per inner fold for out-of-fold marginals, then one on all notes),
-        choose its weight, and return ``oof`` blended with the CRF's out-of-fold marginals."""
-        seed = self._member(0).random_state
-        crf_oof = [None] * len(docs)
-        for f in np.unique(fold):
-            held = np.flatnonzero(fold == f)
-            inner = self._new_crf(seed + int(f)).fit_tokenized([docs[i] for i in np.flatnonzero(fold != f)])
-            for i, p in zip(held, inner.predict_proba_tokenized([docs[i] for i in held])):
-                crf_oof[i] = p
-        self.crf_ = self._new_crf(seed).fit_tokenized(docs)
-        self.crf_weight_ = self.crf_weight
-        if self.crf_weight_ is None:
-            ours, theirs, phi = np.concatenate(oof), np.concatenate(crf_oof), gold != 0
-            target = self.target_recall or CRF_JUDGED_AT
-            precision = [precision_at_recall(1.0 - ((1 - w) * ours + w * theirs)[:, 0], phi, target)[0]
-                         for w in CRF_WEIGHTS]
-            self.crf_weight_ = CRF_WEIGHTS[int(np.argmax(precision))]   # ties: the lighter weight
-        return [self._with_crf(a, b) for a, b in zip(oof, crf_oof)]
-
-    def _with_crf(self, ours: np.ndarray, crf: np.ndarray) -> np.ndarray:
-        w = float(self.crf_weight_)
-        return (1.0 - w) * ours + w * crf
 
     def _fit_stage(self, docs, oof, fold) -> list[Learner]:
         """The context stage's models, one per inner fold, trained on the other folds' rows;
@@ -244,19 +184,8 @@ class InnerEnsemble(BaseEstimator):
         """Per document, the mean of the members' (n_tokens, 9) label probabilities."""
         self._check_fitted()
         if getattr(self, "stage_", None):
-            ours = [self.blend_passes(*both) for both in zip(*self.pass_probabilities(docs))]
-        else:
-            ours = self._mean(docs)
-        if getattr(self, "crf_", None) is not None:
-            return [self._with_crf(a, b) for a, b in zip(ours, self.crf_probabilities(docs))]
-        return ours
-
-    def crf_probabilities(self, docs: Sequence[TokenizedDocument]) -> list[np.ndarray]:
-        """The blended CRF's (n_tokens, 9) marginals of each document."""
-        self._check_fitted()
-        if getattr(self, "crf_", None) is None:
-            raise ValueError("crf_probabilities needs an ensemble trained with crf")
-        return self.crf_.predict_proba_tokenized(docs)
+            return [self.blend_passes(*both) for both in zip(*self.pass_probabilities(docs))]
+        return self._mean(docs)
 
     def _mean(self, docs) -> list[np.ndarray]:
         each = [m.predict_proba_tokenized(docs) for m in self.members_]
@@ -306,12 +235,9 @@ class InnerEnsemble(BaseEstimator):
         for k, learner in enumerate(getattr(self, "stage_", [])):
             (folder / f"{STAGE_PREFIX}{k}").mkdir(exist_ok=True)
             stage.append(learner.save(folder / f"{STAGE_PREFIX}{k}"))
-        if getattr(self, "crf_", None) is not None:
-            self.crf_.save(folder / CRF_FOLDER)
         params = {k: v for k, v in self.get_params(deep=False).items() if k != "base"}
         state = {"format": FORMAT, "itdeid_version": __version__, "kind": "InnerEnsemble",
-                 "params": params, "threshold": self.threshold_, "members": names, "stage": stage,
-                 "crf_weight": getattr(self, "crf_weight_", None)}
+                 "params": params, "threshold": self.threshold_, "members": names, "stage": stage}
         (folder / STATE_FILE).write_text(json.dumps(state), encoding="utf-8")
 
     @classmethod
@@ -334,13 +260,6 @@ class InnerEnsemble(BaseEstimator):
             width = len(stacked_names())
             model.stage_ = [Learner.load(folder / f"{STAGE_PREFIX}{k}", meta, width)
                             for k, meta in enumerate(stage)]
-            model.crf_, model.crf_weight_ = None, state.get("crf_weight")
-            if bool(model.crf) != (model.crf_weight_ is not None):
-                raise ValueError("crf_weight must be given exactly when crf is on")
-            if model.crf:
-                from itdeid.crf import CRFModel
-                check_context_weight(model.crf_weight_, "crf_weight")
-                model.crf_ = CRFModel.load(folder / CRF_FOLDER)
             model.threshold_ = check_threshold(state.get("threshold"))
             model.base = clone(model.members_[0])   # member 0 has the base's own seed
         return model

@@ -48,18 +48,6 @@ def threshold_for_recall(proba: np.ndarray, labels: np.ndarray, target: float) -
     return float(np.clip(ranked[needed - 1], MIN_THRESHOLD, MAX_THRESHOLD))
 
 
-def precision_at_recall(p_phi: np.ndarray, gold: np.ndarray, recall: float) -> tuple[float, float]:
-    """Binary token precision, and the threshold, where the recall of ranking tokens by
-    ``p_phi`` (P(PHI)) against ``gold`` (True for PHI) first reaches ``recall``."""
-    p_phi, gold = np.asarray(p_phi), np.asarray(gold, dtype=bool)
-    if not gold.any():
-        return 0.0, MAX_THRESHOLD
-    order = np.argsort(-p_phi, kind="stable")
-    hits = np.cumsum(gold[order])
-    k = int(np.searchsorted(hits, np.ceil(recall * gold.sum() - 1e-9)))
-    return float(hits[k] / (k + 1)), float(p_phi[order][k])
-
-
 def check_threshold(value) -> float | None:
     """``value`` as a threshold (None: argmax), or a ValueError saying what is allowed."""
     if value is None:

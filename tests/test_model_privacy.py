@@ -158,15 +158,3 @@ def test_crf_with_stand_ins_keeps_no_training_phi(tmp_path, corpus):
     for word in ONLY_PHI[1:]:
         assert word not in text, f"{word!r}, only ever PHI in training, is in the model folder"
     assert BOTH in text                                   # ordinary words are kept
-
-
-def test_inner_ensemble_with_its_crf_holds_no_training_phi(tmp_path, corpus):
-    """The recipe's folder: members, context stage and the CRF on stand-ins."""
-    pytest.importorskip("sklearn_crfsuite")
-    from itdeid.ensemble import InnerEnsemble
-    base = TokenModel(n_estimators=5, n_jobs=1, previous="none", trigger_min_count=2, resubstitutions=1)
-    InnerEnsemble(base, folds=2, context_pass=True, crf=True).fit(corpus).save(tmp_path)
-    assert (tmp_path / "crf").is_dir()
-    text = folder_text(tmp_path)
-    for word in ONLY_PHI[1:]:
-        assert word not in text, f"{word!r}, only ever PHI in training, is in the model folder"
