@@ -7,7 +7,10 @@
 Reads the rows' cached out-of-fold probabilities (run levers.py first; nothing is trained). For
 each row, and for the mean of the P(PHI) of several rows (``--means``: would an ensemble of
 them rank better than each?), it gives the binary token precision where pooled recall first
-reaches 0.90 / 0.95 / 0.97. A pooled number hides how much it moves from fold to fold, so a
+reaches 0.90 / 0.95 / 0.97. A term of a mean may carry a weight (``A*0.8+B*0.2``: weighted
+arithmetic mean), and a mean written ``geo:A*0.8+B*0.2`` is the weighted geometric mean of the
+P(PHI) (each floored at 1e-6), which lets a model that is sure a token is ordinary text pull it
+down more than an arithmetic mean does. A pooled number hides how much it moves from fold to fold, so a
 second table gives, per row, the mean over folds of the per-fold precision at recall 0.90 and
 0.95 minus that of ``--against``, its standard error and the folds it wins: a gain smaller
 than two standard errors is not told apart from noise. A diagnostic of the ranking, like
@@ -45,12 +48,31 @@ def fold_scores(name, tokenized, assignment, cache, f):
             np.concatenate([td.labels != 0 for td in fold["test"]]))
 
 
+def mean_terms(spec: str) -> tuple[bool, list[tuple[str, float]]]:
+    """``geo:A*0.8+B*0.2`` -> (True, [("A", 0.8), ("B", 0.2)]); unweighted terms share equally."""
+    geometric = spec.startswith("geo:")
+    parts = spec.removeprefix("geo:").split("+")
+    terms = [(p.split("*")[0], float(p.split("*")[1]) if "*" in p else None) for p in parts]
+    if any(w is None for _, w in terms):
+        terms = [(r, 1.0 / len(terms)) for r, _ in terms]
+    return geometric, terms
+
+
+def blend(p_phi: list[np.ndarray], weights: list[float], geometric: bool) -> np.ndarray:
+    """The weighted arithmetic (or geometric) mean of the rows' P(PHI)."""
+    w = np.asarray(weights) / np.sum(weights)
+    if geometric:
+        return np.exp(sum(wi * np.log(np.maximum(p, 1e-6)) for wi, p in zip(w, p_phi)))
+    return sum(wi * p for wi, p in zip(w, p_phi))
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("corpus")
     ap.add_argument("--levers", default="experiments/results/g-levers")
     ap.add_argument("--rows", required=True)
-    ap.add_argument("--means", default="", help="comma-separated means, each rows joined by '+'")
+    ap.add_argument("--means", default="", help="comma-separated means, each rows joined by '+', "
+                    "a row optionally weighted (ROW*0.2), the mean geometric with the prefix geo:")
     ap.add_argument("--against", default=None, help="row the paired differences are taken against")
     ap.add_argument("--folds", type=int, default=10)
     ap.add_argument("--seed", type=int, default=0)
@@ -60,10 +82,10 @@ def main(argv=None) -> int:
         print(f"corpus {args.corpus} not found; nothing to do", file=sys.stderr)
         return 0
     rows = [r for r in args.rows.split(",") if r]
-    means = [m.split("+") for m in args.means.split(",") if m]
+    means = [m for m in args.means.split(",") if m]
     against = args.against or rows[0]
     cache = Path(args.levers) / "cache"
-    needed = sorted(set(rows) | {r for m in means for r in m} | {against})
+    needed = sorted(set(rows) | {r for m in means for r, _ in mean_terms(m)[1]} | {against})
     folds = [f for f in range(args.folds)
              if all((cache / cache_name(r) / f"fold{f}.npz").exists() for r in needed)]
     if not folds:
@@ -76,8 +98,10 @@ def main(argv=None) -> int:
     gold = [g for _, g in per_fold[needed[0]]]
     entries = {r: [p for p, _ in per_fold[r]] for r in rows}
     for m in means:
-        entries["mean(" + "+".join(m) + ")"] = [np.mean([per_fold[r][k][0] for r in m], axis=0)
-                                                for k in range(len(folds))]
+        geometric, terms = mean_terms(m)
+        entries[("gmean(" if geometric else "mean(") + m.removeprefix("geo:") + ")"] = [
+            blend([per_fold[r][k][0] for r, _ in terms], [w for _, w in terms], geometric)
+            for k in range(len(folds))]
     entries.setdefault(against, [p for p, _ in per_fold[against]])
     pooled, paired = [], []
     base = {R: np.array([precision_at_recall(p, g, R)[0] for p, g in zip(entries[against], gold)])
