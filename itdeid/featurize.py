@@ -74,6 +74,7 @@ from itdeid.spans import token_labels
 from itdeid.structure import Structure, analyze
 from itdeid.tokens import Token, tokenize
 from itdeid.triggers import TriggerLists
+from itdeid.word_table import WordTable
 
 GROUPS: tuple[str, ...] = (
     "basic", "orthography", "frequency", "heading", "regex", "location", "sentence", "context",
@@ -351,16 +352,20 @@ def _shape_id(text: str) -> float:
     return float(sum((i + 1) * ord(c) for i, c in enumerate(shape[:12])) % 997)
 
 
+_ORTHOGRAPHY_TABLE = WordTable(lambda text: _orthography(text) + (_shape_id(text),), 15)
+_ZIPF_TABLE = WordTable(lambda word: (_zipf(word),), 1)
+
+
 def _orthography_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
-    ortho = np.array([_orthography(t.text) for t in td.tokens], dtype=np.float32)
+    ortho = _ORTHOGRAPHY_TABLE.rows([t.text for t in td.tokens])
     cols = {name: ortho[:, j + 1] for j, name in enumerate(ORTHOGRAPHY_COLUMNS[:-1])}
     cols["initial_type"] = ortho[:, 0]
-    cols["shape"] = np.array([_shape_id(t.text) for t in td.tokens], dtype=np.float32)
+    cols["shape"] = ortho[:, 14]
     return cols
 
 
 def _frequency_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
-    return {"zipf": np.array([_zipf(w) for w in td.words], dtype=np.float32)}
+    return {"zipf": _ZIPF_TABLE.rows(td.words)[:, 0]}
 
 
 def _heading_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
@@ -443,27 +448,35 @@ def _context_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
     return {"in_quotes": quotes, "in_brackets": brackets, "line_upper": line_upper}
 
 
-def _firstnames_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
+def _name_list_values(word: str) -> tuple[float, float]:
     gaz = _gazetteers()
-    return {"first_name": np.array([math.log1p(gaz["first"].get(w, 0.0)) for w in td.words], dtype=np.float32),
-            "last_name": np.array([math.log1p(gaz["last"].get(w, 0.0)) for w in td.words], dtype=np.float32)}
+    return math.log1p(gaz["first"].get(word, 0.0)), math.log1p(gaz["last"].get(word, 0.0))
+
+
+def _census_values(word: str) -> tuple[float, float]:
+    """1 + log(1 + 1000 x percent) for a listed name (so a listed but rare name is still 1), 0
+    for a word not in the list; first names, then last names."""
+    return tuple(0.0 if pct is None else 1.0 + math.log1p(1000.0 * pct)
+                 for pct in (table.get(word) for table in _census()))
+
+
+_NAME_LIST_TABLE = WordTable(_name_list_values, 2)
+_CENSUS_TABLE = WordTable(_census_values, 2)
+_ENGLISH_TABLE = WordTable(lambda word: (word in _gazetteers()["english"],), 1)
+
+
+def _firstnames_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
+    names = _NAME_LIST_TABLE.rows(td.words)
+    return {"first_name": names[:, 0], "last_name": names[:, 1]}
 
 
 def _census_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
-    """1 + log(1 + 1000 x percent) for a listed name (so a listed but rare name is still 1), 0
-    for a word not in the list."""
-    first, last = _census()
-
-    def value(table, w):
-        pct = table.get(w)
-        return 0.0 if pct is None else 1.0 + math.log1p(1000.0 * pct)
-    return {"census_first": np.array([value(first, w) for w in td.words], dtype=np.float32),
-            "census_last": np.array([value(last, w) for w in td.words], dtype=np.float32)}
+    census = _CENSUS_TABLE.rows(td.words)
+    return {"census_first": census[:, 0], "census_last": census[:, 1]}
 
 
 def _nonphi_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
-    english = _gazetteers()["english"]
-    return {"english_word": np.array([w in english for w in td.words], dtype=np.float32)}
+    return {"english_word": _ENGLISH_TABLE.rows(td.words)[:, 0]}
 
 
 #: Group -> the function of its columns that depend on the document alone.
