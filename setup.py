@@ -27,7 +27,7 @@ setup(
         # the shipped default model: JSON, xgboost UBJSON and its model card
         "itdeid.models": ["default/*.json", "default/*.md", "default/*/*.json", "default/*/*.ubj"],
         "itdeid.features": ["*.json"],
-        "itdeid.gazetteers": ["*.txt", "*.tsv", "*.json", "SOURCES.md"],
+        "itdeid.gazetteers": ["*.txt", "*.tsv", "*.json"],
     },
     install_requires=[
         "numpy>=1.24",
