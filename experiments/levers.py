@@ -79,6 +79,10 @@ ROWS: dict[str, dict] = {
     # lever 4: one re-substituted copy of each training note with PHI
     "RESUB1": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"), resubstitutions=1),
     "RESUB2": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"), resubstitutions=2),
+    # RESUB1 with the lexicon keeping words seen once as ordinary text (default: twice): a word
+    # seen once is otherwise as unknown as a word never seen, and most unseen words are PHI
+    "RESUB1_LEX1": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"), resubstitutions=1,
+                        lexicon_min_count=1),
     "RESUB3": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"), resubstitutions=3),
     # itdeid.ensemble: five inner-fold models of RESUB1 (without the previous-class feature, so
     # each tags a note in one call), averaged, at the threshold for recall 0.95 of their oof

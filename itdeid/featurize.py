@@ -66,7 +66,7 @@ import numpy as np
 from itdeid.casing import CASING_COLUMNS, casing_columns
 from itdeid.document import LABELS, PHI_CLASSES, Document
 from itdeid.folds import group_key
-from itdeid.lexicon import LEXICON_COLUMNS, Lexicon, fold_lexicons
+from itdeid.lexicon import LEXICON_COLUMNS, MIN_COUNT, Lexicon, fold_lexicons
 from itdeid.measures import measure_templates, template_span
 from itdeid.spelling import SPELLING_COLUMNS, spelling_columns
 from itdeid.resources import load_json, load_table, load_wordlist
@@ -523,6 +523,8 @@ class FeatureExtractor:
         Filters of the trigger lists (see :mod:`itdeid.triggers`).
     nonphi_min_count : int, default 3
         A word seen this often in training and never as PHI counts as a non-PHI word.
+    lexicon_min_count : int, default 2
+        Ordinary occurrences a word needs to be kept by the ``lexicon`` group (:mod:`itdeid.lexicon`).
 
     Attributes (after fit)
     ----------------------
@@ -537,7 +539,7 @@ class FeatureExtractor:
 
     def __init__(self, groups: Sequence[str] = GROUPS, trigger: str = "token", window: int = 2,
                  trigger_min_count: int = 3, trigger_min_gain: float = 1e-4, trigger_top_k: int = 60,
-                 nonphi_min_count: int = 3):
+                 nonphi_min_count: int = 3, lexicon_min_count: int = MIN_COUNT):
         self.groups = tuple(groups)
         self.trigger = trigger
         self.window = window
@@ -545,6 +547,7 @@ class FeatureExtractor:
         self.trigger_min_gain = trigger_min_gain
         self.trigger_top_k = trigger_top_k
         self.nonphi_min_count = nonphi_min_count
+        self.lexicon_min_count = lexicon_min_count
 
     # -- fit --------------------------------------------------------------------------------
     def fit(self, docs: Sequence[TokenizedDocument]) -> "FeatureExtractor":
@@ -576,7 +579,7 @@ class FeatureExtractor:
             name for name, n in headings.items()
             if n >= 2 and all(w in safe for w in tokenize_words(name) if w.isalpha())))}
         self.case_counts_ = CaseCounts().add(docs, ordinary_only=True).restricted(safe)
-        self.lexicon_ = Lexicon.count(docs) if "lexicon" in self.groups else None
+        self.lexicon_ = Lexicon.count(docs, self.lexicon_min_count) if "lexicon" in self.groups else None
         self.feature_names_ = self._names()
         return self
 
@@ -620,7 +623,7 @@ class FeatureExtractor:
         rows = list(docs) + list(copies)
         if self.lexicon_ is None:
             return self._matrix(rows, trusted)
-        lexicons, fold = fold_lexicons(docs, LEXICON_FOLDS)
+        lexicons, fold = fold_lexicons(docs, LEXICON_FOLDS, self.lexicon_min_count)
         fold_of = {group_key(td.document): f for td, f in zip(docs, fold)}
         per_document = [lexicons[fold_of[group_key(td.document)]] for td in rows]
         return self._matrix(rows, trusted, per_document)

@@ -159,6 +159,9 @@ class TokenModel(BaseEstimator):
         Threads for xgboost (None: all cores).
     random_state : int, default 0
     trigger_min_count, trigger_min_gain, trigger_top_k : trigger filters (:mod:`itdeid.triggers`)
+    lexicon_min_count : int, default 2
+        Ordinary occurrences in the training notes a word needs to be kept by the ``lexicon``
+        group (:mod:`itdeid.lexicon`).
     target_recall : float or None, default None
         Choose the operating point (:mod:`itdeid.operating_point`) at fit time: the largest
         P(PHI) threshold at which out-of-fold predictions of an inner split grouped by patient
@@ -214,7 +217,7 @@ class TokenModel(BaseEstimator):
                  trigger_top_k: int = 60, negative_rate: float = 1.0,
                  target_recall: float | None = None, threshold: float | None = None,
                  identifiers: bool = False, resubstitutions: int = 0, context_pass: bool = False,
-                 context_weight: float = 0.5):
+                 context_weight: float = 0.5, lexicon_min_count: int = 2):
         self.trigger = trigger
         self.learner = learner
         self.groups = groups
@@ -237,12 +240,14 @@ class TokenModel(BaseEstimator):
         self.resubstitutions = resubstitutions
         self.context_pass = context_pass
         self.context_weight = context_weight
+        self.lexicon_min_count = lexicon_min_count
 
     # -- training ---------------------------------------------------------------------------
     def _new_extractor(self) -> FeatureExtractor:
         return FeatureExtractor(groups=self.groups, trigger=self.trigger, window=self.window,
                                 trigger_min_count=self.trigger_min_count,
-                                trigger_min_gain=self.trigger_min_gain, trigger_top_k=self.trigger_top_k)
+                                trigger_min_gain=self.trigger_min_gain, trigger_top_k=self.trigger_top_k,
+                                lexicon_min_count=self.lexicon_min_count)
 
     def _new_learner(self) -> Learner:
         return Learner(self.learner, n_estimators=self.n_estimators, max_depth=self.max_depth,
@@ -507,6 +512,9 @@ class TokenModel(BaseEstimator):
         if isinstance(self.resubstitutions, bool) or not isinstance(self.resubstitutions, int) \
                 or self.resubstitutions < 0:
             raise ValueError(f"resubstitutions must be an integer >= 0, got {self.resubstitutions!r}")
+        if isinstance(self.lexicon_min_count, bool) or not isinstance(self.lexicon_min_count, int) \
+                or self.lexicon_min_count < 1:
+            raise ValueError(f"lexicon_min_count must be an integer >= 1, got {self.lexicon_min_count!r}")
 
 
 def _words(values, name: str) -> list[str]:

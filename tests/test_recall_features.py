@@ -81,6 +81,15 @@ def test_training_rows_get_lexicon_statistics_of_other_patients():
     assert extractor.transform(docs[:1])[0, col] > 0
 
 
+def test_lexicon_min_count_says_how_often_a_word_must_be_ordinary_text_to_be_kept():
+    docs = [_labelled("a", "p0", [("ambu", None), ("bag", None), ("bag", None)])]
+    assert set(FeatureExtractor(groups=("lexicon",)).fit(docs).lexicon_.table) == {"bag"}
+    kept = FeatureExtractor(groups=("lexicon",), lexicon_min_count=1).fit(docs).lexicon_.table
+    assert set(kept) == {"ambu", "bag"}
+    with pytest.raises(ValueError, match="lexicon_min_count"):
+        TokenModel(lexicon_min_count=0).fit(tiny_corpus(4))
+
+
 def test_resubstituted_copies_keep_classes_and_patient_and_change_the_phi():
     docs = tiny_corpus(4, seed=2)
     copies = resubstituted(docs, 2, seed=0)
