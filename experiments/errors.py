@@ -8,7 +8,10 @@ a gold PHI span no predicted span overlaps; a *false alarm* a predicted span ove
 span. Each is counted by class and by the shape of its first token and its context: the case of
 the token (Title, UPPER, lower, digits, mixed) and whether its line is all upper case or all
 lower case, whether an announcing word (features/context_words.json) precedes it, and whether
-the word is in the census name lists. Only counts are written: never a word of a note.
+the word is in the census name lists, and how often the word occurs as ordinary text (outside
+gold PHI) in the notes the fold's model was trained on: a false alarm on a word the training
+notes used as ordinary text is one the model had the evidence to avoid. Only counts are written:
+never a word of a note.
 """
 from __future__ import annotations
 
@@ -53,9 +56,20 @@ def _kinds(td, start: int, end: int, context: dict) -> tuple[str, ...]:
     word = td.words[i]
     line = "line UPPER" if context["line_upper"][i] else (
         "line lower" if context["line_cap"][i] == 0 else "line mixed")
+    seen = context["ordinary"][word]
     return (_case(token.text), line,
             "announced" if context["announced_by"][i] else "not announced",
-            "census name" if word in first or word in last else "not a census name")
+            "census name" if word in first or word in last else "not a census name",
+            "never" if seen == 0 else "1-4 times" if seen < 5 else "5-49 times" if seen < 50 else "50 times or more")
+
+
+def ordinary_counts(tokenized, assignment, f: int) -> Counter:
+    """How often each word occurs outside gold PHI in the notes outside fold ``f``."""
+    counts = Counter()
+    for td, a in zip(tokenized, assignment):
+        if a != f:
+            counts.update(w for w, label in zip(td.words, td.labels) if not label)
+    return counts
 
 
 def count_errors(name, tokenized, assignment, cache: Path, folds):
@@ -64,12 +78,14 @@ def count_errors(name, tokenized, assignment, cache: Path, folds):
     census = _census()
     for f in folds:
         fold = cached_fold(name, tokenized, assignment, cache, f)
+        ordinary = ordinary_counts(tokenized, assignment, f)
         for td in fold["test"]:
             pred = fold["spans"][td.document.id]
             gold = td.document.spans
             cols = casing_columns(td)
             context = {"census": census, "line_upper": static_columns(td, "context")["line_upper"],
-                       "line_cap": cols["line_cap_share"], "announced_by": cols["announced_by"]}
+                       "line_cap": cols["line_cap_share"], "announced_by": cols["announced_by"],
+                       "ordinary": ordinary}
             for g, found in zip(gold, overlaps_any(gold, pred)):
                 totals[g.type] += 1
                 if not found:
@@ -128,7 +144,8 @@ def main(argv=None) -> int:
         for label, counter in (("Missed instances", missed), ("False alarms", alarms)):
             text += f"\n### {label}\n\n"
             for position, title in ((0, "class"), (1, "token case"), (2, "line case"),
-                                    (3, "after an announcing word"), (4, "census name")):
+                                    (3, "after an announcing word"), (4, "census name"),
+                                    (5, "ordinary text in the training notes")):
                 text += _table(counter, position, title) + "\n\n"
     Path(args.out).write_text(text, encoding="utf-8")
     print(f"written {args.out}")
