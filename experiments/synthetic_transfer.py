@@ -70,6 +70,8 @@ def main(argv=None) -> int:
     ap.add_argument("physionet", help="the PhysioNet split (skipped, saying so, when absent)")
     ap.add_argument("--records", type=int, default=800)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--nursing-share", type=float, default=0.0,
+                    help="share of the records written as ICU nursing notes (itdeid synth --nursing-share)")
     ap.add_argument("--label", required=True, help="generator version, e.g. before or after")
     ap.add_argument("--out", default="experiments/results/h-transfer")
     ap.add_argument("--n-jobs", type=int, default=2)
@@ -83,7 +85,7 @@ def main(argv=None) -> int:
         test_sets["PhysioNet split"] = read_corpus(args.physionet)
     else:
         print(f"{args.physionet} not found: scoring on the hand-written notes only", file=sys.stderr)
-    corpus = generate(args.records, seed=args.seed)
+    corpus = generate(args.records, seed=args.seed, nursing=args.nursing_share)
     start = time.perf_counter()
     params = MODELS[args.model]
     model = TokenModel(**params, n_jobs=args.n_jobs, random_state=0).fit(corpus)
@@ -101,7 +103,8 @@ def main(argv=None) -> int:
     frame = (100 * frame).round(2)
     tokens = sum(len(tokenize_document(d).tokens) for d in corpus)
     text = (header(f"Trained on synthetic only ({args.label}): scores on real text")
-            + f"- training corpus: `itdeid synth --records {args.records} --seed {args.seed}` "
+            + f"- training corpus: `itdeid synth --records {args.records} --seed {args.seed}"
+              + (f" --nursing-share {args.nursing_share:g}" if args.nursing_share else "") + "` "
               f"({len(corpus)} documents, {tokens} tokens); model `{args.model}`: `{params}`; trained in "
               f"{seconds:.0f} s\n\nPercent; `_found`: share of gold instances of the class any "
               "predicted span overlaps.\n\n" + markdown_table(frame))
