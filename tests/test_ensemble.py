@@ -130,3 +130,24 @@ def test_stage_labels_share_the_stage_phi_as_the_mean_shares_its_own():
     assert np.allclose(out.sum(axis=1), 1.0)
     assert np.allclose(out[0, [0, 1, 5]], [0.2, 0.6, 0.2]) and np.allclose(out[1, 1:], 0.05)
     assert np.allclose(out[2], np.eye(9)[0])
+
+
+def test_the_threshold_is_chosen_on_the_documents_calibrate_on_flags(monkeypatch):
+    """Synthetic notes may train the members without setting the operating point."""
+    import itdeid.ensemble as ensemble
+    seen = []
+    real = ensemble.threshold_for_recall
+
+    def spy(proba, labels, target):
+        seen.append(len(labels))
+        return real(proba, labels, target)
+    monkeypatch.setattr(ensemble, "threshold_for_recall", spy)
+    docs = tiny_corpus(12, seed=4)
+    flags = [i % 3 == 0 for i in range(len(docs))]
+    base = TokenModel(n_estimators=3, n_jobs=1, previous="none", random_state=7)
+    InnerEnsemble(base, folds=2, target_recall=0.9).fit(docs, calibrate_on=flags)
+    assert seen == [sum(len(tokenize_document(d).tokens) for d, f in zip(docs, flags) if f)]
+    with pytest.raises(UserError, match="calibrate_on"):
+        InnerEnsemble(base, folds=2, target_recall=0.9).fit(docs, calibrate_on=[False] * len(docs))
+    with pytest.raises(ValueError, match="one flag a document"):
+        InnerEnsemble(base, folds=2, target_recall=0.9).fit(docs, calibrate_on=[True])
