@@ -23,11 +23,8 @@ is worth it.
 from __future__ import annotations
 
 import argparse
-import platform
-import subprocess
 import sys
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
@@ -41,18 +38,12 @@ from itdeid.ensemble import InnerEnsemble, stage_labels  # noqa: E402
 from itdeid.featurize import tokenize_document  # noqa: E402
 from itdeid.formats import read_corpus  # noqa: E402
 from itdeid.operating_point import decide  # noqa: E402
-from itdeid.report import markdown_table  # noqa: E402
+from itdeid.report import header, markdown_table  # noqa: E402
 
 #: Tokens each side of a screened-in token that go on with it.
 REACH = 3
 
 
-def _git() -> str:
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
-                              text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 def tag(model: InnerEnsemble, docs, screen: float | None):
@@ -148,14 +139,7 @@ def main(argv=None) -> int:
                       "total_s": round(total, 2)})
     import pandas as pd
     n_tokens = sum(len(td.tokens) for td in docs)
-    text = (f"# A screen before the ensemble: time saved and decisions changed\n\n"
-            "- command: `python experiments/cascade.py" + (f" --model {args.model}" if args.model else "")
-            + f" --corpus {args.corpus} "
-            f"--skip {args.skip} --notes {args.notes} --screens {args.screens}"
-            + (f" --out {args.out}" if args.out else "") + "`\n"
-            f"- date: {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC\n"
-            f"- machine: {platform.processor() or platform.machine()}, Python {platform.python_version()}\n"
-            f"- code: git {_git()}\n"
+    text = (header("A screen before the ensemble: time saved and decisions changed")
             + ("" if args.model else f"- model: the recipe trained here on notes 0-{args.skip - 1}\n")
             + f"- notes {args.skip}-{args.skip + len(docs) - 1}: {len(docs)} ({n_tokens} tokens); threshold "
             f"{threshold}\n\n" + markdown_table(pd.DataFrame(table).set_index("screen")) + "\n")

@@ -18,12 +18,9 @@ share of rows whose most likely label agrees). It writes nothing to any model. I
 from __future__ import annotations
 
 import argparse
-import platform
-import subprocess
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
@@ -36,15 +33,9 @@ from itdeid.deidentifier import load_model  # noqa: E402
 from itdeid.ensemble import InnerEnsemble  # noqa: E402
 from itdeid.featurize import tokenize_document  # noqa: E402
 from itdeid.formats import read_corpus  # noqa: E402
-from itdeid.report import markdown_table  # noqa: E402
+from itdeid.report import header, markdown_table  # noqa: E402
 
 
-def _git() -> str:
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
-                              text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 def learners_and_rows(model, docs):
@@ -116,13 +107,8 @@ def main(argv=None) -> int:
                           "max_abs_diff": f"{float(np.abs(tl_p - xgb_p).max()):.1e}",
                           "argmax_agree": float((tl_p.argmax(1) == xgb_p.argmax(1)).mean())})
     import pandas as pd
-    text = (f"# Compiled trees (tl2cgen) against xgboost's own prediction\n\n"
-            f"- command: `python experiments/compiled_trees.py --model {args.model} --corpus {args.corpus} "
-            f"--notes {args.notes} --repeats {args.repeats}" + (f" --out {args.out}" if args.out else "") + "`\n"
-            f"- date: {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC\n"
-            f"- machine: {platform.processor() or platform.machine()}, Python {platform.python_version()}, "
-            f"treelite {treelite.__version__}, tl2cgen {tl2cgen.__version__}\n"
-            f"- code: git {_git()}\n\n"
+    text = (header("Compiled trees (tl2cgen) against xgboost's own prediction")
+            + f"- treelite {treelite.__version__}, tl2cgen {tl2cgen.__version__}\n\n"
             "Seconds to predict the rows once, one thread, best of the repeats; the ratio is tl2cgen's "
             "time over xgboost's (below 1: compiled trees are faster):\n\n"
             + markdown_table(pd.DataFrame(table).set_index("learner")) + "\n")
