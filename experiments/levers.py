@@ -112,13 +112,13 @@ ROWS: dict[str, dict] = {
     "BAG5_CTX_SYN": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"), resubstitutions=1,
                          previous="none", members=5, stacked=True, context_weight=0.5,
                          target_recall=0.95, synthetic=(100, 0.5)),
-    # the peer: itdeid.crf.CRFModel (He et al. 2015's features), tagged by its best sequence; its
-    # ranking is the marginal P(PHI) of each token
     # the same, its threshold chosen on the real training notes alone (InnerEnsemble's
     # calibrate_on): BAG5_CTX_SYN's threshold, set over synthetic PHI too, lost real recall
     "BAG5_CTX_SYN_REAL": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"), resubstitutions=1,
                               previous="none", members=5, stacked=True, context_weight=0.5,
                               target_recall=0.95, synthetic=(100, 0.5), calibrate_real=True),
+    # the peer: itdeid.crf.CRFModel (He et al. 2015's features), tagged by its best sequence; its
+    # ranking is the marginal P(PHI) of each token
     "CRF": dict(peer="crf"),
     # the same CRF trained on one stand-in copy of each note with PHI instead of the note
     # (CRFModel's stand_ins), so its file keeps no training PHI and it can ship
@@ -176,7 +176,10 @@ def run_fold(name, tokenized, assignment, f, cache: Path, n_jobs, seed) -> Path:
     if members:   # itdeid.ensemble: the inner fold models, averaged, thresholded by their oof
         model = InnerEnsemble(model, folds=members, target_recall=model.target_recall,
                               identifiers=False, context_pass=stacked, context_weight=weight or 0.5)
-    model.fit_tokenized(train, calibrate_on) if calibrate_on is not None else model.fit_tokenized(train)
+    if calibrate_on is None:
+        model.fit_tokenized(train)
+    else:   # an InnerEnsemble (a TokenModel's second argument is its trusted phrases)
+        model.fit_tokenized(train, calibrate_on)
     threshold = model.operating_threshold()
     passes = {}
     if params.get("context_pass") or stacked:   # both passes tagged once, blended as the model does

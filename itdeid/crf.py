@@ -39,7 +39,7 @@ from itdeid import __version__
 from itdeid.document import LABELS, Document, Span
 from itdeid.errors import UserError
 from itdeid.featurize import TokenizedDocument, _gazetteers, tokenize_document
-from itdeid.model import predict_spans
+from itdeid.model import check_count, predict_spans
 from itdeid.model_files import read_model_state
 from itdeid.resubstitute import resubstituted
 
@@ -149,8 +149,7 @@ class CRFModel(BaseEstimator):
             raise UserError("cannot train on an empty corpus")
         if any(td.labels is None for td in docs):
             raise UserError("training documents need gold labels")
-        if isinstance(self.stand_ins, bool) or not isinstance(self.stand_ins, int) or self.stand_ins < 0:
-            raise ValueError(f"stand_ins must be an integer >= 0, got {self.stand_ins!r}")
+        check_count("stand_ins", self.stand_ins, 0)
         if self.stand_ins:
             copies = resubstituted([td.document for td in docs], self.stand_ins, self.random_state)
             docs = [td for td in docs if not td.document.spans] + [tokenize_document(d) for d in copies]

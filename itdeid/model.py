@@ -35,7 +35,7 @@ from itdeid.featurize import (GROUPS, CaseCounts, FeatureExtractor, TokenizedDoc
 from itdeid.identifiers import apply_identifiers
 from itdeid.folds import inner_split
 from itdeid.learners import Learner
-from itdeid.lexicon import Lexicon
+from itdeid.lexicon import MIN_COUNT, Lexicon
 from itdeid.resubstitute import resubstituted
 from itdeid.operating_point import check_threshold, decide, threshold_for_recall
 from itdeid.model_files import checked_params, damaged, read_model_state  # noqa: F401 (re-exported)
@@ -217,7 +217,7 @@ class TokenModel(BaseEstimator):
                  trigger_top_k: int = 60, negative_rate: float = 1.0,
                  target_recall: float | None = None, threshold: float | None = None,
                  identifiers: bool = False, resubstitutions: int = 0, context_pass: bool = False,
-                 context_weight: float = 0.5, lexicon_min_count: int = 2):
+                 context_weight: float = 0.5, lexicon_min_count: int = MIN_COUNT):
         self.trigger = trigger
         self.learner = learner
         self.groups = groups
@@ -509,12 +509,14 @@ class TokenModel(BaseEstimator):
         check_context_weight(self.context_weight)
         if self.target_recall is not None:
             check_threshold(self.target_recall)
-        if isinstance(self.resubstitutions, bool) or not isinstance(self.resubstitutions, int) \
-                or self.resubstitutions < 0:
-            raise ValueError(f"resubstitutions must be an integer >= 0, got {self.resubstitutions!r}")
-        if isinstance(self.lexicon_min_count, bool) or not isinstance(self.lexicon_min_count, int) \
-                or self.lexicon_min_count < 1:
-            raise ValueError(f"lexicon_min_count must be an integer >= 1, got {self.lexicon_min_count!r}")
+        check_count("resubstitutions", self.resubstitutions, 0)
+        check_count("lexicon_min_count", self.lexicon_min_count, 1)
+
+
+def check_count(name: str, value, minimum: int) -> None:
+    """A ValueError unless ``value`` (the parameter ``name``) is an integer >= ``minimum``."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
 
 
 def _words(values, name: str) -> list[str]:
