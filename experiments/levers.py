@@ -117,6 +117,16 @@ ROWS: dict[str, dict] = {
     "BAG5_CTX_SYN_REAL": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"), resubstitutions=1,
                               previous="none", members=5, stacked=True, context_weight=0.5,
                               target_recall=0.95, synthetic=(100, 0.5), calibrate_real=True),
+    # issue I: BAG5_CTX_R95 with two-step learners (itdeid.learners): PHI or not by a two-class
+    # model (one tree a round, not nine), the class by a model of the PHI tokens, asked only
+    # where P(PHI) reaches 1e-3; the context stage is a logistic model too
+    "BAG5_CTX_R95_TWO_STEP": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"), resubstitutions=1,
+                                  previous="none", members=5, stacked=True, context_weight=0.5,
+                                  target_recall=0.95, two_step=True),
+    "BAG5_CTX_R95_IDS_TWO_STEP": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"),
+                                      resubstitutions=1, previous="none", members=5, stacked=True,
+                                      context_weight=0.5, target_recall=0.95, two_step=True,
+                                      identifiers=True),
     # the peer: itdeid.crf.CRFModel (He et al. 2015's features), tagged by its best sequence; its
     # ranking is the marginal P(PHI) of each token
     "CRF": dict(peer="crf"),

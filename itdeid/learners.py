@@ -15,6 +15,13 @@
 ``majority``
     Every token non-PHI: the paper's BASELINE row.
 
+With ``two_step``, a learner says PHI or not first and which PHI class second: a two-class model
+over every token (one tree a boosting round, where a nine-class model grows nine), and a model
+over the PHI tokens alone that names the class, asked only for tokens whose P(PHI) reaches
+:data:`TYPE_FLOOR`. Most tokens of a note are plainly ordinary text, so tagging grows about a
+ninth of the trees, and training too (issue I); whether the PHI-or-not ranking holds is measured
+in issue G's folds (experiments/levers.py, rows ``*_TWO_STEP``).
+
 Model files are data only, and nothing in them runs code when loaded: xgboost's own UBJSON
 format for ``xgboost``, the trees' arrays in JSON (:mod:`itdeid.plain_trees`) for ``tree`` and
 ``adaboost``, the class prior in ``model.json`` for ``majority``. A file name in ``model.json``
@@ -35,18 +42,27 @@ from itdeid.plain_trees import PlainTrees
 
 LEARNERS = ("xgboost", "adaboost", "tree", "majority")
 N_LABELS = len(LABELS)
+#: A ``two_step`` learner names the class of tokens whose P(PHI) reaches this only. It is the
+#: lowest threshold the operating point allows (:data:`itdeid.operating_point.MIN_THRESHOLD`):
+#: below it a token is ordinary text at any threshold, so its class is never read. Its PHI mass
+#: is shared evenly among the classes instead (at most ``TYPE_FLOOR / 8`` a class, too little to
+#: change the class a mean over several models gives a token one of them calls PHI).
+TYPE_FLOOR = 1e-3
+#: Subfolders of a two-step learner's folder: its PHI-or-not model and its class model.
+DETECTOR_FOLDER, TYPER_FOLDER = "detector", "typer"
 
 
 class Learner:
     """A classifier over the nine token labels (codes 0..8), whatever labels training had.
 
     ``predict_proba`` always returns 9 columns, so models trained on folds that lack a rare
-    class (AGE) still vote and combine with the others.
+    class (AGE) still vote and combine with the others. ``two_step``: see the module docstring
+    (with two classes, it is one two-class model: for xgboost a logistic one, a tree a round).
     """
 
     def __init__(self, name: str = "xgboost", n_estimators: int | None = None, max_depth: int | None = None,
                  learning_rate: float | None = None, min_samples_leaf: int = 5, n_jobs: int | None = None,
-                 device: str = "cpu", random_state: int = 0):
+                 device: str = "cpu", random_state: int = 0, two_step: bool = False):
         if name not in LEARNERS:
             raise ValueError(f"learner must be one of {', '.join(LEARNERS)}, got {name!r}")
         self.name = name
@@ -57,10 +73,18 @@ class Learner:
         self.n_jobs = n_jobs
         self.device = device
         self.random_state = random_state
+        self.two_step = two_step
+
+    def _part(self, two_step: bool) -> "Learner":
+        """A learner of the same kind and parameters (a part of a two-step learner)."""
+        return Learner(**{**self.params(), "two_step": two_step})
 
     def fit(self, X: np.ndarray, y: np.ndarray, sample_weight: np.ndarray | None = None) -> "Learner":
         y = np.asarray(y, dtype=np.int64)
         self.classes_ = np.unique(y)
+        self.detector_ = self.typer_ = None
+        if self.two_step and len(self.classes_) > 2:
+            return self._fit_two_step(X, y, sample_weight)
         encoded = np.searchsorted(self.classes_, y)
         if self.name == "majority" or len(self.classes_) == 1:
             counts = np.bincount(y, weights=sample_weight, minlength=N_LABELS)
@@ -74,7 +98,9 @@ class Learner:
                 learning_rate=self.learning_rate or 0.2, colsample_bytree=0.8, tree_method="hist",
                 objective="multi:softprob", device=self.device, n_jobs=self.n_jobs,
                 random_state=self.random_state, max_bin=256)
-            if len(self.classes_) == 2:   # the wrapper sets num_class for three classes or more only
+            if len(self.classes_) == 2 and self.two_step:
+                params["objective"] = "binary:logistic"
+            elif len(self.classes_) == 2:   # the wrapper sets num_class for three classes or more only
                 params["num_class"] = 2
             self.estimator_ = xgboost.XGBClassifier(**params).fit(X, encoded, sample_weight=sample_weight)
         else:
@@ -90,9 +116,35 @@ class Learner:
                     X, encoded, sample_weight=sample_weight)
         return self
 
+    def _fit_two_step(self, X, y, sample_weight) -> "Learner":
+        """The PHI-or-not model over all rows, then the class model over the PHI rows (none when
+        the rows hold one PHI class only)."""
+        phi = y != 0
+        self.detector_ = self._part(True).fit(X, phi.astype(np.int64), sample_weight)
+        if len(np.unique(y[phi])) > 1:
+            weights = None if sample_weight is None else np.asarray(sample_weight)[phi]
+            self.typer_ = self._part(False).fit(X[phi], y[phi], weights)
+        self.estimator_ = None
+        return self
+
+    def _predict_two_step(self, X: np.ndarray, out: np.ndarray) -> np.ndarray:
+        p_phi = 1.0 - self.detector_.predict_proba(X)[:, 0]
+        out[:, 0] = 1.0 - p_phi
+        kinds = self.classes_[self.classes_ != 0]
+        if self.typer_ is None:
+            out[:, kinds[0]] = p_phi
+            return out
+        out[:, kinds] = (p_phi / len(kinds))[:, None]
+        sure = np.flatnonzero(p_phi >= TYPE_FLOOR)
+        if len(sure):
+            out[sure, 1:] = p_phi[sure, None] * self.typer_.predict_proba(X[sure])[:, 1:]
+        return out
+
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
         """Probabilities of the 9 labels, shape (n, 9)."""
         out = np.zeros((len(X), N_LABELS), dtype=np.float32)
+        if getattr(self, "detector_", None) is not None:
+            return self._predict_two_step(X, out) if len(X) else out
         if self.estimator_ is None:
             out[:] = getattr(self, "prior_", np.eye(N_LABELS)[0])
             return out
@@ -107,6 +159,8 @@ class Learner:
                 booster.set_param({"nthread": 1})
                 self._one_thread = True
             proba = booster.inplace_predict(X)
+            if proba.ndim == 1:   # a logistic model: P(the second class)
+                proba = np.column_stack([1.0 - proba, proba])
         else:
             # a fitted scikit-learn estimator, or the same trees loaded from their arrays
             proba = self.estimator_.predict_proba(X)
@@ -116,11 +170,17 @@ class Learner:
     # -- persistence ------------------------------------------------------------------------
     def params(self) -> dict:
         return {k: getattr(self, k) for k in ("name", "n_estimators", "max_depth", "learning_rate",
-                                               "min_samples_leaf", "n_jobs", "device", "random_state")}
+                                               "min_samples_leaf", "n_jobs", "device", "random_state",
+                                               "two_step")}
 
     def save(self, folder: Path) -> dict:
-        """Write the fitted estimator into ``folder``; returns metadata for the model file."""
+        """Write the fitted estimator into ``folder``; returns metadata for the model file (a
+        two-step learner's parts go to two subfolders, their metadata nested in it)."""
         meta = {"params": self.params(), "classes": self.classes_.tolist()}
+        if getattr(self, "detector_", None) is not None:
+            meta["detector"] = self.detector_.save(_subfolder(folder, DETECTOR_FOLDER))
+            meta["typer"] = None if self.typer_ is None else self.typer_.save(_subfolder(folder, TYPER_FOLDER))
+            return meta
         if self.estimator_ is None:
             meta["prior"] = self.prior_.tolist()
         elif self.name == "xgboost":
@@ -145,6 +205,9 @@ class Learner:
                 or not all(isinstance(c, int) and 0 <= c < N_LABELS for c in classes)):
             raise ValueError(f"learner classes must be distinct label codes 0..{N_LABELS - 1}")
         learner.classes_ = np.array(classes, dtype=np.int64)
+        learner.detector_ = learner.typer_ = None
+        if "detector" in meta:
+            return learner._load_two_step(Path(folder), meta, n_features)
         if "prior" in meta:
             learner.prior_ = np.array(meta["prior"], dtype=np.float64)
             if learner.prior_.shape != (N_LABELS,):
@@ -153,7 +216,8 @@ class Learner:
             return learner
         path = learner_path(folder, meta.get("file"))
         if path.name == LEARNER_FILES["xgboost"]:
-            learner.estimator_ = _load_booster(path, len(learner.classes_), n_features)
+            logistic = learner.two_step and len(learner.classes_) == 2
+            learner.estimator_ = _load_booster(path, len(learner.classes_), n_features, logistic)
         else:
             try:
                 data = json.loads(path.read_text(encoding="utf-8"))
@@ -165,6 +229,26 @@ class Learner:
                                 f"features, but the model has {len(learner.classes_)} and {n_features}")
             learner.estimator_ = trees
         return learner
+
+    def _load_two_step(self, folder: Path, meta: dict, n_features: int) -> "Learner":
+        """The parts of a two-step learner (``load`` has read its own params and classes)."""
+        if not self.two_step or len(self.classes_) < 3:
+            raise ValueError("only a two-step learner of three classes or more has a detector")
+        self.detector_ = Learner.load(folder / DETECTOR_FOLDER, meta["detector"], n_features)
+        if self.detector_.classes_.tolist() != [0, 1]:
+            raise ValueError("the detector must say PHI (1) or not (0)")
+        if meta["typer"] is not None:
+            self.typer_ = Learner.load(folder / TYPER_FOLDER, meta["typer"], n_features)
+        elif np.count_nonzero(self.classes_) != 1:
+            raise ValueError("a two-step learner of several PHI classes needs its class model")
+        self.estimator_ = None
+        return self
+
+
+def _subfolder(folder: Path, name: str) -> Path:
+    path = Path(folder) / name
+    path.mkdir(exist_ok=True)
+    return path
 
 
 #: The learner file of each kind, the only names ``model.json`` may give.
@@ -193,9 +277,10 @@ def learner_path(folder: Path, name) -> Path:
     return path
 
 
-def _load_booster(path: Path, n_classes: int, n_features: int):
+def _load_booster(path: Path, n_classes: int, n_features: int, logistic: bool = False):
     """An ``XGBClassifier`` around the booster of ``path``, checked to give ``n_classes``
-    probabilities from ``n_features`` columns (a truncated or foreign file is a UserError)."""
+    probabilities from ``n_features`` columns, or with ``logistic`` one probability (of the
+    second of two classes); a truncated or foreign file is a UserError."""
     import xgboost
     booster = xgboost.Booster()
     try:
@@ -204,7 +289,7 @@ def _load_booster(path: Path, n_classes: int, n_features: int):
         proba = booster.inplace_predict(np.zeros((1, width), dtype=np.float32))
     except xgboost.core.XGBoostError:
         raise UserError(f"{path}: not a readable xgboost model (truncated or damaged)") from None
-    if width != n_features or np.shape(proba) != (1, n_classes):
+    if width != n_features or np.shape(proba) != ((1,) if logistic else (1, n_classes)):
         raise UserError(f"{path}: an xgboost model of {width} features and {np.shape(proba)[-1]} "
                         f"classes, but the model has {n_features} features and {n_classes} classes")
     estimator = xgboost.XGBClassifier()
