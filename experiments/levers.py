@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import platform
-from dataclasses import replace
 import subprocess
 import sys
 import time
@@ -46,7 +45,7 @@ from itdeid.model import TokenModel, with_identifiers  # noqa: E402
 from itdeid.operating_point import decide  # noqa: E402
 from itdeid.report import markdown_table  # noqa: E402
 from itdeid.spans import labels_to_spans  # noqa: E402
-from itdeid.synth import generate  # noqa: E402
+from itdeid.synth import supplement  # noqa: E402
 
 _XGB = dict(learner="xgboost", trigger="token", previous="gold")
 _CONTEXT = dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"), previous="none", context_pass=True)
@@ -173,8 +172,7 @@ def run_fold(name, tokenized, assignment, f, cache: Path, n_jobs, seed) -> Path:
     real = len(train)
     if synthetic:   # patients renamed so no synthetic patient shares a real one's inner fold
         records, nursing = synthetic
-        train += [tokenize_document(replace(d, patient=f"synthetic:{d.patient}"))
-                  for d in generate(records, seed=seed + 1000 + f, nursing=nursing)]
+        train += [tokenize_document(d) for d in supplement(records, seed=seed + 1000 + f, nursing=nursing)]
     # the threshold from the real training notes' out-of-fold probabilities alone
     calibrate_on = [i < real for i in range(len(train))] if params.pop("calibrate_real", False) else None
     if params.pop("peer", None) == "crf":

@@ -41,7 +41,7 @@ from itdeid.featurize import GROUPS, RECALL_GROUPS
 from itdeid.model import TokenModel
 
 #: The member TokenModel's parameters of the recipe.
-MEMBER = dict(groups=GROUPS + RECALL_GROUPS, previous="none", resubstitutions=1)
+MEMBER = dict(groups=GROUPS + RECALL_GROUPS, previous="none", resubstitutions=1, two_step=False)
 #: The ensemble's parameters of the recipe.
 RECIPE = dict(members=5, context_pass=True, target_recall=0.97, identifiers=True)
 

@@ -158,3 +158,27 @@ def test_tag_cuts_a_long_note_and_shows_progress_in_a_log(tmp_path, monkeypatch,
     gold = {(s.start + text.index(d.text), s.end + text.index(d.text)) for d in docs
             for s in d.spans}
     assert sum((s.start, s.end) in gold for s in spans) / len(spans) > 0.8
+
+
+def test_train_with_synthetic_records_chooses_the_threshold_on_the_corpus_alone(tmp_path, monkeypatch):
+    from itdeid.ensemble import InnerEnsemble
+    seen = {}
+    original = InnerEnsemble.fit_tokenized
+
+    def spy(self, docs, calibrate_on=None):
+        seen["ids"], seen["flags"] = [td.document.id for td in docs], list(calibrate_on)
+        return original(self, docs, calibrate_on)
+
+    monkeypatch.setattr(InnerEnsemble, "fit_tokenized", spy)
+    docs = tiny_corpus(12, seed=5)
+    write_i2b2_2006(docs, tmp_path / "train.xml")
+    assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "m"), "--members", "2",
+                 "--synthetic", "4", "--two-step", "--n-estimators", "5", "--n-jobs", "1"]) == 0
+    assert len(seen["ids"]) == 16 and seen["flags"] == [True] * 12 + [False] * 4
+    assert all(i.startswith("synthetic:") for i in seen["ids"][12:])
+    member = json.loads((tmp_path / "m" / "member-0" / "model.json").read_text())
+    assert member["params"]["two_step"] is True
+    assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "x"), "--members", "0",
+                 "--synthetic", "4"]) == 2
+    assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "x"),
+                 "--synthetic", "4", "--synthetic-nursing", "1.5"]) == 2

@@ -258,3 +258,12 @@ def test_hospital_courses_have_a_long_tail():
     assert 6 <= median <= 12, median
     assert 0.08 <= long <= 0.25, long
     assert max(lengths) >= 3 * median
+
+
+def test_a_supplement_shares_no_id_or_patient_with_a_real_corpus():
+    from itdeid.synth import SUPPLEMENT_PREFIX, generate, supplement
+    extra = supplement(6, seed=3)
+    plain = generate(6, seed=3, nursing=0.5)
+    assert [d.id for d in extra] == [SUPPLEMENT_PREFIX + d.id for d in plain]
+    assert all(d.patient.startswith(SUPPLEMENT_PREFIX) for d in extra)
+    assert [d.text for d in extra] == [d.text for d in plain] and extra[0].spans == plain[0].spans

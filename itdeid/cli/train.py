@@ -17,6 +17,7 @@ from itdeid.featurize import GROUPS, RECALL_GROUPS
 from itdeid.model import PREVIOUS, TokenModel
 from itdeid.presets import PRESETS, train_preset
 from itdeid.recipe import MEMBER, RECIPE
+from itdeid.synth import supplement
 from itdeid.triggers import VARIANTS
 from itdeid.vote import RULES
 
@@ -78,6 +79,17 @@ def add_parser(subparsers):
                         "and tag by the mean of their probabilities, the threshold from their "
                         "out-of-fold probabilities (itdeid.ensemble; 0: one model; default: "
                         f"{RECIPE['members']}, 0 with --system)")
+    p.add_argument("--two-step", action=argparse.BooleanOptionalAction, default=MEMBER["two_step"],
+                   help="learners that say PHI or not with a two-class model and name the class "
+                        "with a second one, asked only where P(PHI) may pass a threshold: about a "
+                        "ninth of the trees (itdeid.learners; default: "
+                        f"{'on' if MEMBER['two_step'] else 'off'})")
+    p.add_argument("--synthetic", type=int, default=0, metavar="N",
+                   help="also train on N synthetic records (itdeid.synth, drawn with --seed), "
+                        "the threshold still chosen on CORPUS's notes alone: synthetic PHI is "
+                        "easier than real PHI (issue H). Needs --members (default: 0)")
+    p.add_argument("--synthetic-nursing", type=float, default=0.5, metavar="F",
+                   help="share of the synthetic records written as ICU nursing notes (default: 0.5)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     s = p.add_argument_group("the iterative system (--system)")
     s.add_argument("--system", action="store_true", help="train the three-model iterative system")
@@ -121,6 +133,11 @@ def run(args):
     single_context = args.context_pass and not args.members
     if args.resubstitutions is None:
         args.resubstitutions = 0 if args.system or single_context else MEMBER["resubstitutions"]
+    if args.synthetic < 0 or (args.synthetic and not args.members):
+        raise UserError("--synthetic needs a count of 0 or more, and --members (the ensemble "
+                        "chooses its threshold on the corpus's own notes)")
+    if not 0 <= args.synthetic_nursing <= 1:
+        raise UserError("--synthetic-nursing must be between 0 and 1")
     if single_context and args.resubstitutions:
         raise UserError("--resubstitutions needs --no-context-pass with --members 0: a re-substituted "
                         "copy has no out-of-fold first pass for the second model to read")
@@ -128,7 +145,8 @@ def run(args):
     params = dict(learner=args.learner, previous=previous, n_estimators=args.n_estimators,
                   device=args.device, n_jobs=args.n_jobs, negative_rate=args.negative_rate,
                   target_recall=None if args.argmax else args.target_recall,
-                  resubstitutions=args.resubstitutions, context_pass=single_context)
+                  resubstitutions=args.resubstitutions, context_pass=single_context,
+                  two_step=args.two_step)
     groups = FEATURE_SETS[args.features]
     if args.system:
         if args.resubstitutions and args.iterations:
@@ -145,7 +163,13 @@ def run(args):
     else:
         model = TokenModel(trigger=args.trigger, random_state=args.seed, identifiers=args.identifiers,
                            groups=groups, **params)
-    model.fit(documents)
+    real = len(documents)
+    if args.synthetic:
+        documents = documents + supplement(args.synthetic, seed=args.seed, nursing=args.synthetic_nursing)
+        model.fit(documents, calibrate_on=[i < real for i in range(len(documents))])
+    else:
+        model.fit(documents)
     model.save(args.out)
-    print(f"trained {type(model).__name__} on {len(documents)} documents in "
+    added = f" and {args.synthetic} synthetic records" if args.synthetic else ""
+    print(f"trained {type(model).__name__} on {real} documents{added} in "
           f"{time.perf_counter() - start:.1f} s; saved to {args.out}")

@@ -67,6 +67,7 @@ One module a job, so each part can be read and changed alone (only :func:`genera
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 from itdeid.document import Document
 from itdeid.synth.nursing import NursingNote
@@ -75,7 +76,9 @@ from itdeid.synth.render import assemble
 from itdeid.synth.styles import STYLES
 from itdeid.synth.world import World
 
-__all__ = ["generate", "STYLES"]
+__all__ = ["generate", "supplement", "STYLES"]
+#: Prefix of a supplement's document ids and patients (:func:`supplement`).
+SUPPLEMENT_PREFIX = "synthetic:"
 
 
 def generate(records: int, seed: int = 0, nursing: float = 0.0) -> list[Document]:
@@ -100,3 +103,13 @@ def generate(records: int, seed: int = 0, nursing: float = 0.0) -> list[Document
         documents.append(Document(f"{patient.number}-{index + 1}", text, spans,
                                   patient=str(patient.number)))
     return documents
+
+
+def supplement(records: int, seed: int = 0, nursing: float = 0.5) -> list[Document]:
+    """:func:`generate`'s records to add to a real training corpus, their ids and patients
+    prefixed ``synthetic:`` so that none shares a real note's id or patient (a shared patient
+    would put synthetic and real notes in one inner fold). Half nursing notes by default: added
+    to PhysioNet's nursing notes they ranked real PHI better over 10 folds (issue H,
+    experiments/README.md), where discharge summaries alone taught little about nursing notes."""
+    return [replace(d, id=SUPPLEMENT_PREFIX + d.id, patient=SUPPLEMENT_PREFIX + d.patient)
+            for d in generate(records, seed=seed, nursing=nursing)]
