@@ -66,7 +66,8 @@ import numpy as np
 from itdeid.casing import CASING_COLUMNS, casing_columns
 from itdeid.document import LABELS, PHI_CLASSES, Document
 from itdeid.folds import group_key
-from itdeid.lexicon import LEXICON_COLUMNS, MIN_COUNT, Lexicon, fold_lexicons
+from itdeid.lexicon import LEXICON_COLUMNS, MIN_COUNT, Lexicon, fold_lexicons, lexicon_columns, neighbours
+from itdeid.lexicon import N_CLASSES as LEXICON_CLASSES
 from itdeid.measures import measure_templates, template_span
 from itdeid.spelling import SPELLING_COLUMNS, spelling_columns
 from itdeid.resources import load_json, load_table, load_wordlist
@@ -74,6 +75,7 @@ from itdeid.spans import token_labels
 from itdeid.structure import Structure, analyze
 from itdeid.tokens import Token, tokenize
 from itdeid.triggers import TriggerLists
+from itdeid.token_batch import TokenBatch
 from itdeid.word_table import WordTable
 
 GROUPS: tuple[str, ...] = (
@@ -630,13 +632,79 @@ class FeatureExtractor:
 
     def _matrix(self, docs, trusted, lexicons: Sequence[Lexicon] | None = None) -> np.ndarray:
         """The rows of ``docs`` stacked; ``lexicons``: per document, the lexicon its
-        ``lexicon`` columns come from (default: the fitted one)."""
-        blocks = [self._document(td, trusted[k] if trusted is not None else None,
-                                 lexicons[k] if lexicons is not None else None)
-                  for k, td in enumerate(docs)]
-        if not blocks:
+        ``lexicon`` columns come from (default: the fitted one). Built for the whole batch at
+        once (:mod:`itdeid.token_batch`); a note's rows do not depend on the batch."""
+        docs = list(docs)
+        batch = TokenBatch(docs)
+        if not len(batch):
             return np.zeros((0, len(self.feature_names_)), dtype=np.float32)
-        return np.vstack(blocks)
+        cols = self._learned_columns(batch, lexicons)
+        for group in self.groups:
+            if group in _STATIC_GROUPS:
+                for name in _static_names(docs, group):
+                    cols[name] = batch.joined(lambda td: static_columns(td, group)[name])
+        base_names, windowed = self._base_names()
+        blocks = [np.column_stack([cols[name] for name in base_names]) if base_names
+                  else np.zeros((len(batch), 0), np.float32)]
+        if windowed:
+            w = np.column_stack([cols[name] for name in windowed])
+            blocks += [batch.shifted(w, o) for o in range(-self.window, self.window + 1) if o]
+        if "basic" in self.groups:
+            blocks.append(np.full((len(batch), 2), -1.0, dtype=np.float32))  # prev classes, set by the model
+        if "trusted" in self.groups:
+            if trusted is None:
+                raise ValueError("the 'trusted' feature group needs trusted-phrase attributes")
+            blocks.append(np.vstack([np.asarray(t, dtype=np.float32).reshape(len(td), len(TRUSTED_COLUMNS))
+                                     for td, t in zip(docs, trusted)]))
+        return np.hstack(blocks).astype(np.float32, copy=False)
+
+    def _learned_columns(self, batch: TokenBatch, lexicons) -> dict[str, np.ndarray]:
+        """The columns that depend on what this extractor learned, for a whole batch."""
+        g, cols = self.groups, {}
+        if "basic" in g:
+            cols["initial_type"] = batch.joined(lambda td: static_columns(td, "orthography")["initial_type"])
+            left, right = self.triggers_.batch_hits(batch)
+            for j, c in enumerate(PHI_CLASSES):
+                cols[f"trigger_left_{c}"] = left[:, j]
+                cols[f"trigger_right_{c}"] = right[:, j]
+            cols.update(_suffix_columns(batch, self.suffixes_))
+        if "frequency" in g:
+            own = batch.joined(_own_case_counts)
+            counts = self.case_counts_
+            trained = np.array([(counts.capitalized.get(w, 0), counts.lower.get(w, 0), counts.initial.get(w, 0))
+                                for w in batch.vocabulary], dtype=np.int64).reshape(-1, 3)[batch.ids]
+            cap, lower, initial = (trained + own).T
+            cols["cap_to_lower"] = _log_ratio(cap, lower)
+            cols["cap_to_initial"] = _log_ratio(cap, initial)
+        if "heading" in g:
+            cols["heading_id"] = batch.joined(self._heading_ids)
+        if "nonphi" in g:
+            cols["never_phi"] = batch.per_word(lambda w: w in self.nonphi_)
+        if "lexicon" in g:
+            cols.update(self._lexicon_columns(batch, lexicons))
+        return cols
+
+    def _heading_ids(self, td: TokenizedDocument) -> np.ndarray:
+        s = td.structure
+        ids = np.array([self.headings_.get(h.name, -2) for h in s.headings] + [-1], dtype=np.float32)
+        return ids[np.asarray(s.heading, dtype=np.int64)]   # -1 indexes the appended "none"
+
+    def _lexicon_columns(self, batch: TokenBatch, lexicons) -> dict[str, np.ndarray]:
+        """The ``lexicon`` columns, each note's from its own lexicon when ``lexicons`` is given
+        (training rows: the other patients' statistics)."""
+        used = [self.lexicon_] * len(batch.docs) if lexicons is None else list(lexicons)
+        which = {id(lex): lex for lex in used}
+        of_token = np.repeat(np.array([id(lex) for lex in used], dtype=np.int64), batch.lengths)
+        rows = np.zeros((len(batch), 1 + 2 * LEXICON_CLASSES), dtype=np.float32)
+        tokens = np.zeros(len(batch), dtype=np.float32)
+        for key, lex in which.items():
+            mine = of_token == key
+            rows[mine] = lex.rows(batch.vocabulary)[batch.ids[mine]]
+            tokens[mine] = max(lex.tokens, 1)
+        zipf = batch.joined(lambda td: static_columns(td, "frequency")["zipf"])
+        left = batch.global_index(lambda td: _neighbours(td)[0])
+        right = batch.global_index(lambda td: _neighbours(td)[1])
+        return lexicon_columns(rows, tokens, zipf, left, right)
 
     def previous_columns(self) -> list[int]:
         """Indices of the two predicted-previous-class columns (empty when ``basic`` is off)."""
@@ -705,72 +773,53 @@ class FeatureExtractor:
             out += list(TRUSTED_COLUMNS)
         return out
 
-    def _document(self, td: TokenizedDocument, trusted, lexicon: Lexicon | None = None) -> np.ndarray:
-        g = self.groups
-        n = len(td.tokens)
-        cols: dict[str, np.ndarray] = {}
-        if n == 0:
-            return np.zeros((0, len(self.feature_names_)), dtype=np.float32)
-        # columns of the document alone (cached on it, shared by every model), then those that
-        # depend on what this extractor learned
-        for group in g:
-            if group in _STATIC_GROUPS:
-                cols.update(static_columns(td, group))
-        if "basic" in g:
-            cols["initial_type"] = static_columns(td, "orthography")["initial_type"]
-            left, right = self.triggers_.hits(td.words)
-            for j, c in enumerate(PHI_CLASSES):
-                cols[f"trigger_left_{c}"] = left[:, j]
-                cols[f"trigger_right_{c}"] = right[:, j]
-            suffix = np.array([self.suffixes_.get(w, 0) for w in td.words], dtype=np.float32)
-            cols["suffix_class"] = suffix
-            ahead_class = np.zeros(n, dtype=np.float32)
-            ahead_dist = np.zeros(n, dtype=np.float32)
-            upcoming, where = 0.0, -1
-            for i in range(n - 1, -1, -1):
-                if where >= 0 and where - i <= 4:
-                    ahead_class[i], ahead_dist[i] = upcoming, where - i
-                if suffix[i]:
-                    upcoming, where = suffix[i], i
-            cols["suffix_ahead_class"] = ahead_class
-            cols["suffix_ahead_distance"] = ahead_dist
-        if "frequency" in g:
-            own = td.cache.get("case_counts")
-            if own is None:
-                own = td.cache["case_counts"] = CaseCounts().add([td])
-            ratio = {w: self.case_counts_.ratios(w, own) for w in set(td.words)}
-            ratios = np.array([ratio[w] for w in td.words], dtype=np.float32).reshape(n, 2)
-            cols["cap_to_lower"], cols["cap_to_initial"] = ratios[:, 0], ratios[:, 1]
-        if "heading" in g:
-            s = td.structure
-            names = [h.name for h in s.headings]
-            ids = np.array([self.headings_.get(x, -2) for x in names] + [-1], dtype=np.float32)
-            cols["heading_id"] = ids[np.asarray(s.heading)]  # -1 indexes the appended "none"
-        if "nonphi" in g:
-            cols["never_phi"] = np.array([w in self.nonphi_ for w in td.words], dtype=np.float32)
-        if "lexicon" in g:
-            zipf = static_columns(td, "frequency")["zipf"]
-            cols.update((lexicon or self.lexicon_).columns(td.words, zipf))
 
-        base_names, windowed = self._base_names()
-        base = np.column_stack([cols[name] for name in base_names]) if base_names else np.zeros((n, 0), np.float32)
-        blocks = [base]
-        if windowed:
-            w = np.column_stack([cols[name] for name in windowed])
-            for o in [o for o in range(-self.window, self.window + 1) if o]:
-                shifted = np.full_like(w, -1.0)
-                if o < 0 and -o < n:
-                    shifted[-o:] = w[:o]
-                elif o > 0 and o < n:
-                    shifted[:-o] = w[o:]
-                blocks.append(shifted)
-        if "basic" in g:
-            blocks.append(np.full((n, 2), -1.0, dtype=np.float32))  # prev classes, set by the model
-        if "trusted" in g:
-            if trusted is None:
-                raise ValueError("the 'trusted' feature group needs trusted-phrase attributes")
-            blocks.append(np.asarray(trusted, dtype=np.float32).reshape(n, len(TRUSTED_COLUMNS)))
-        return np.hstack(blocks).astype(np.float32, copy=False)
+def _static_names(docs, group: str) -> list[str]:
+    """The column names of a document-only group (those of its first non-empty note)."""
+    return list(static_columns(next(td for td in docs if len(td)), group))
+
+
+def _own_case_counts(td: TokenizedDocument) -> np.ndarray:
+    """Per token, its word's (capitalized, lower-case, sentence-initial) counts in the note itself
+    (cached on the note: every model adds them to its own training counts)."""
+    if "own_case" not in td.cache:
+        own = CaseCounts().add([td])
+        td.cache["own_case"] = np.array([(own.capitalized.get(w, 0), own.lower.get(w, 0), own.initial.get(w, 0))
+                                         for w in td.words], dtype=np.int64).reshape(len(td), 3)
+    return td.cache["own_case"]
+
+
+def _log_ratio(top: np.ndarray, bottom: np.ndarray) -> np.ndarray:
+    """``log((top + 1) / (bottom + 1))`` of integer counts, as :meth:`CaseCounts.ratios` computes
+    it (``math.log`` in double precision, once per distinct pair), in float32."""
+    base = int(bottom.max()) + 1 if len(bottom) else 1
+    keys, inverse = np.unique(top * base + bottom, return_inverse=True)
+    values = np.array([math.log((k // base + 1) / (k % base + 1)) for k in keys.tolist()], dtype=np.float32)
+    return values[np.ravel(inverse)]
+
+
+def _neighbours(td: TokenizedDocument) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`itdeid.lexicon.neighbours` of the note's words (cached on the note)."""
+    if "neighbours" not in td.cache:
+        td.cache["neighbours"] = neighbours(td.words)
+    return td.cache["neighbours"]
+
+
+def _suffix_columns(batch: TokenBatch, suffixes: dict) -> dict[str, np.ndarray]:
+    """The class of the phrase a word ends ('Hospital'), and of the nearest such word at most
+    4 tokens ahead in the same note, with its distance."""
+    suffix = batch.per_word(lambda w: suffixes.get(w, 0))
+    marked = np.flatnonzero(suffix)
+    ahead_class = np.zeros(len(batch), dtype=np.float32)
+    ahead_dist = np.zeros(len(batch), dtype=np.float32)
+    if len(marked):
+        k = np.searchsorted(marked, np.arange(len(batch)), side="right")   # the next one after
+        has = k < len(marked)
+        nxt = marked[np.minimum(k, len(marked) - 1)]
+        near = has & (nxt < batch.end) & (nxt - np.arange(len(batch)) <= 4)
+        ahead_class[near] = suffix[nxt[near]]
+        ahead_dist[near] = (nxt - np.arange(len(batch)))[near]
+    return {"suffix_class": suffix, "suffix_ahead_class": ahead_class, "suffix_ahead_distance": ahead_dist}
 
 
 def set_previous(X: np.ndarray, columns: Sequence[int], labels: np.ndarray, doc_lengths: Sequence[int]) -> None:

@@ -108,27 +108,39 @@ class Lexicon:
                 raise ValueError(f"lexicon row of a word must be {width} counts")
         return cls(data["table"], data["tokens"])
 
+    def rows(self, words: Sequence[str]) -> np.ndarray:
+        """The table rows of ``words`` as an (n, 17) float32 array (zeros for unknown words)."""
+        width = 1 + 2 * N_CLASSES
+        empty = [0] * width
+        return np.array([self.table.get(w, empty) for w in words], dtype=np.float32).reshape(len(words), width)
+
     def columns(self, words: Sequence[str], zipf: np.ndarray) -> dict[str, np.ndarray]:
         """The ``lexicon`` feature columns of one document's (lower-case) words; ``zipf`` their
         general-English Zipf frequencies."""
-        n = len(words)
-        width = 1 + 2 * N_CLASSES
-        empty = [0] * width
-        rows = np.array([self.table.get(w, empty) for w in words], dtype=np.float32).reshape(n, width)
-        count = rows[:, 0]
-        per_billion = np.log10((count + 0.5) / max(self.tokens, 1) * 1e9)
-        left, right = neighbours(words)
-        out = {"notes_log_count": np.log1p(count), "notes_vs_english": per_billion - zipf}
-        for side, index, block in (("left", left, slice(1, 1 + N_CLASSES)),
-                                   ("right", right, slice(1 + N_CLASSES, width))):
-            # the left neighbour's "next word is PHI" counts, the right neighbour's "previous"
-            phi = rows[:, block]
-            rate = (phi.sum(axis=1) + SMOOTHING * 0.01) / (count + SMOOTHING)
-            best = np.where(phi.sum(axis=1) > 0, phi.argmax(axis=1) + 1, 0).astype(np.float32)
-            has = index >= 0
-            out[f"{side}_phi_rate"] = np.where(has, rate[np.maximum(index, 0)], -1.0).astype(np.float32)
-            out[f"{side}_phi_class"] = np.where(has, best[np.maximum(index, 0)], -1.0).astype(np.float32)
-        return {k: np.asarray(v, dtype=np.float32) for k, v in out.items()}
+        tokens = np.full(len(words), max(self.tokens, 1), dtype=np.float32)
+        return lexicon_columns(self.rows(words), tokens, zipf, *neighbours(words))
+
+
+def lexicon_columns(rows: np.ndarray, tokens: np.ndarray, zipf: np.ndarray, left: np.ndarray,
+                    right: np.ndarray) -> dict[str, np.ndarray]:
+    """The ``lexicon`` columns of tokens from their lexicon ``rows`` (:meth:`Lexicon.rows`), the
+    ordinary tokens their lexicon counted (``tokens``, float32, at least 1), their Zipf
+    frequencies and the indices of their word neighbours (:func:`neighbours`, -1: none). The
+    tokens may be one note's or a batch's (then the neighbour indices are the batch's)."""
+    width = 1 + 2 * N_CLASSES
+    count = rows[:, 0]
+    per_billion = np.log10((count + 0.5) / tokens * 1e9)
+    out = {"notes_log_count": np.log1p(count), "notes_vs_english": per_billion - zipf}
+    for side, index, block in (("left", left, slice(1, 1 + N_CLASSES)),
+                               ("right", right, slice(1 + N_CLASSES, width))):
+        # the left neighbour's "next word is PHI" counts, the right neighbour's "previous"
+        phi = rows[:, block]
+        rate = (phi.sum(axis=1) + SMOOTHING * 0.01) / (count + SMOOTHING)
+        best = np.where(phi.sum(axis=1) > 0, phi.argmax(axis=1) + 1, 0).astype(np.float32)
+        has = index >= 0
+        out[f"{side}_phi_rate"] = np.where(has, rate[np.maximum(index, 0)], -1.0).astype(np.float32)
+        out[f"{side}_phi_class"] = np.where(has, best[np.maximum(index, 0)], -1.0).astype(np.float32)
+    return {k: np.asarray(v, dtype=np.float32) for k, v in out.items()}
 
 
 def fold_lexicons(docs: Sequence, folds: int, min_count: int = MIN_COUNT) -> tuple[list[Lexicon], np.ndarray]:

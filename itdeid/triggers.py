@@ -208,6 +208,35 @@ class TriggerLists:
                         out[i, c - 1] += 1
         return left, right
 
+    def batch_hits(self, batch) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`hits` of every note of a :class:`~itdeid.token_batch.TokenBatch`, end to end
+        (the same counts): the triggers of each distinct word are looked up once, and a trigger
+        points at a token of its own note only."""
+        m = len(batch)
+        left = np.zeros((m, len(PHI_CLASSES)), dtype=np.float32)
+        right = np.zeros((m, len(PHI_CLASSES)), dtype=np.float32)
+        if self.variant == "ngram":   # n-grams span tokens: note by note
+            for td, a in zip(batch.docs, np.concatenate([[0], np.cumsum(batch.lengths)])):
+                left[a:a + len(td)], right[a:a + len(td)] = self.hits(td.words)
+            return left, right
+        for index, out in zip(self._inverted(), (left, right)):
+            entries = [index.get(w, ()) for w in batch.vocabulary]
+            counts = np.array([len(e) for e in entries], dtype=np.int64)
+            if not m or not counts.any():
+                continue
+            offsets = np.array([o for e in entries for o, _ in e], dtype=np.int64)
+            classes = np.array([c for e in entries for _, c in e], dtype=np.int64)
+            first = np.concatenate([[0], np.cumsum(counts)[:-1]])
+            per_token = counts[batch.ids]
+            token = np.repeat(np.arange(m), per_token)
+            # the k-th trigger entry of each token's word, k = 0 .. per_token - 1
+            k = np.arange(len(token)) - np.repeat(np.cumsum(per_token) - per_token, per_token)
+            entry = first[batch.ids][token] + k
+            target = token - offsets[entry]   # the token this trigger points at
+            inside = (target >= batch.start[token]) & (target < batch.end[token])
+            np.add.at(out, (target[inside], classes[entry][inside] - 1), 1)
+        return left, right
+
     # -- persistence ------------------------------------------------------------------------
     def to_dict(self) -> dict:
         def dump(lists):

@@ -1,0 +1,67 @@
+"""The tokens of many notes as one batch: learned feature columns as array operations.
+
+A token model's feature matrix has columns of the note alone, computed once and cached on the
+note (:func:`itdeid.featurize.static_columns`), and columns that depend on what the model learned
+(its triggers, case counts, words never PHI, lexicon). The second kind was built note by note and
+token by token, once for every model: an ensemble of five members paid five Python passes over
+every token (issue I measured them at about 60 % of the recipe's tagging time once the trees had
+shrunk). A :class:`TokenBatch` puts the notes' tokens end to end and numbers their distinct
+words, so a learned column is one lookup per *distinct* word of the batch, then array indexing;
+windows and neighbours are shifts of the whole batch, masked at note boundaries so that no note
+ever sees another's tokens. A note's rows are the same whatever batch it is in (a de-identifier
+must tag a note alike however it is fed), and the same, bit for bit, as the note-by-note code
+gave (``tests/test_token_batch.py``).
+"""
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import numpy as np
+
+
+class TokenBatch:
+    """The tokens of ``docs`` (tokenized documents) end to end.
+
+    Attributes
+    ----------
+    lengths : (n_docs,) token counts
+    start, end : (n_tokens,) index of the first token of each token's note, and one past its last
+    ids : (n_tokens,) the token's word's index in ``vocabulary``
+    vocabulary : list of the batch's distinct (lower-case) words, in order of first occurrence
+    """
+
+    def __init__(self, docs: Sequence):
+        self.docs = docs
+        self.lengths = np.array([len(td) for td in docs], dtype=np.int64)
+        first = np.concatenate([[0], np.cumsum(self.lengths)[:-1]]).astype(np.int64)
+        self.start = np.repeat(first, self.lengths)
+        self.end = self.start + np.repeat(self.lengths, self.lengths)
+        index: dict[str, int] = {}
+        self.ids = np.fromiter((index.setdefault(w, len(index)) for td in docs for w in td.words),
+                               np.int64, int(self.lengths.sum()))
+        self.vocabulary = list(index)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def per_word(self, value: Callable[[str], float], dtype=np.float32) -> np.ndarray:
+        """``value(word)`` for each token, computed once per distinct word."""
+        return np.array([value(w) for w in self.vocabulary], dtype=dtype)[self.ids]
+
+    def joined(self, per_document: Callable) -> np.ndarray:
+        """``per_document(td)`` (an array with one row per token) of every note, end to end."""
+        parts = [np.asarray(per_document(td)) for td in self.docs if len(td)]
+        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.float32)
+
+    def shifted(self, values: np.ndarray, offset: int, fill: float = -1.0) -> np.ndarray:
+        """Row i is ``values[i + offset]`` where that token is in i's note, ``fill`` elsewhere."""
+        out = np.full_like(values, fill)
+        source = np.arange(len(self.ids)) + offset
+        inside = (source >= self.start) & (source < self.end)
+        out[inside] = values[source[inside]]
+        return out
+
+    def global_index(self, per_document: Callable) -> np.ndarray:
+        """Per-note token indices (``per_document(td)``, -1 for none) as batch indices."""
+        local = self.joined(per_document).astype(np.int64)
+        return np.where(local >= 0, local + self.start, -1)

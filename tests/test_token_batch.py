@@ -1,0 +1,78 @@
+"""Feature rows built for a whole batch at once (itdeid.token_batch, issue I): a note's rows are
+the same whatever batch it is in, no window or trigger reaches into another note, and the batch
+forms of the per-note computations give the same numbers."""
+import numpy as np
+import pytest
+
+from itdeid.document import Document
+from itdeid.featurize import GROUPS, RECALL_GROUPS, FeatureExtractor, _suffix_columns, tokenize_document
+from itdeid.token_batch import TokenBatch
+from itdeid.triggers import TriggerLists
+
+from helpers import tiny_corpus
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    docs = [tokenize_document(d) for d in tiny_corpus(24, seed=3)]
+    test = [tokenize_document(d, gold=False) for d in tiny_corpus(8, seed=9)]
+    test.insert(3, tokenize_document(Document("empty", "", []), gold=False))
+    return docs, test
+
+
+@pytest.mark.parametrize("trigger", ["token", "phrase", "ngram"])
+def test_a_notes_rows_do_not_depend_on_its_batch(fitted, trigger):
+    docs, test = fitted
+    ex = FeatureExtractor(groups=GROUPS + RECALL_GROUPS + ("spelling", "measure"), trigger=trigger).fit(docs)
+    together = ex.transform(test)
+    alone = np.vstack([ex.transform([td]) for td in test])
+    reversed_rows = np.vstack(np.split(ex.transform(test[::-1]), np.cumsum([len(td) for td in test[::-1]])[:-1])[::-1])
+    np.testing.assert_array_equal(together, alone)
+    np.testing.assert_array_equal(together, reversed_rows)
+
+
+def test_windows_stop_at_note_boundaries(fitted):
+    docs, test = fitted
+    ex = FeatureExtractor(groups=GROUPS).fit(docs)
+    X = ex.transform(test)
+    before = [i for i, name in enumerate(ex.feature_names_) if name.endswith("@-1")]
+    after = [i for i, name in enumerate(ex.feature_names_) if name.endswith("@+1")]
+    starts = np.cumsum([0] + [len(td) for td in test])
+    for a, b in zip(starts[:-1], starts[1:]):
+        if b > a:
+            assert np.all(X[a, before] == -1) and np.all(X[b - 1, after] == -1)
+
+
+@pytest.mark.parametrize("variant", ["token", "phrase", "ngram"])
+def test_batch_trigger_hits_are_each_notes_hits(fitted, variant):
+    docs, test = fitted
+    lists = TriggerLists(variant, min_count=1, min_gain=0.0).fit([(td.words, td.labels) for td in docs])
+    left, right = lists.batch_hits(TokenBatch(test))
+    each = [lists.hits(td.words) for td in test]
+    np.testing.assert_array_equal(left, np.vstack([e[0] for e in each]))
+    np.testing.assert_array_equal(right, np.vstack([e[1] for e in each]))
+    assert left.any() or right.any()
+
+
+def _suffix_reference(words, suffixes):
+    """The per-note loop the batch form replaced: the next word after i that ends a phrase,
+    at most 4 tokens ahead."""
+    suffix = np.array([suffixes.get(w, 0) for w in words], dtype=np.float32)
+    ahead, dist = np.zeros(len(words), np.float32), np.zeros(len(words), np.float32)
+    upcoming, where = 0.0, -1
+    for i in range(len(words) - 1, -1, -1):
+        if where >= 0 and where - i <= 4:
+            ahead[i], dist[i] = upcoming, where - i
+        if suffix[i]:
+            upcoming, where = suffix[i], i
+    return suffix, ahead, dist
+
+
+def test_suffix_columns_match_the_per_note_loop():
+    words = [["st", "mary", "hospital", "a", "b", "c", "d", "clinic"], ["x", "hospital"], ["y"] * 7 + ["clinic"]]
+    suffixes = {"hospital": 4, "clinic": 4, "mary": 1}
+    docs = [type("Doc", (), {"words": w, "__len__": lambda self, w=w: len(w)})() for w in words]
+    got = _suffix_columns(TokenBatch(docs), suffixes)
+    want = [np.concatenate(parts) for parts in zip(*[_suffix_reference(w, suffixes) for w in words])]
+    for name, expected in zip(("suffix_class", "suffix_ahead_class", "suffix_ahead_distance"), want):
+        np.testing.assert_array_equal(got[name], expected)
