@@ -110,9 +110,17 @@ class Lexicon:
 
     def rows(self, words: Sequence[str]) -> np.ndarray:
         """The table rows of ``words`` as an (n, 17) float32 array (zeros for unknown words)."""
-        width = 1 + 2 * N_CLASSES
-        empty = [0] * width
-        return np.array([self.table.get(w, empty) for w in words], dtype=np.float32).reshape(len(words), width)
+        if getattr(self, "_rows", None) is None or len(self._rows[0]) != len(self.table):
+            # the table as one array, built once (a model tags many batches with one lexicon);
+            # its last row is the unknown word's
+            index = {w: k for k, w in enumerate(self.table)}
+            array = np.zeros((len(index) + 1, 1 + 2 * N_CLASSES), dtype=np.float32)
+            if index:
+                array[:-1] = np.array(list(self.table.values()), dtype=np.float32)
+            self._rows = (index, array)
+        index, array = self._rows
+        unknown = len(index)
+        return array[np.fromiter((index.get(w, unknown) for w in words), np.int64, len(words))]
 
     def columns(self, words: Sequence[str], zipf: np.ndarray) -> dict[str, np.ndarray]:
         """The ``lexicon`` feature columns of one document's (lower-case) words; ``zipf`` their
