@@ -1,0 +1,83 @@
+"""Time ``itdeid train`` on a corpus the way a user runs it: one process a configuration.
+
+    python experiments/train_time.py ../shared/corpora/physionet-deid
+        [--config default=] [--config two-step=--two-step] [--keep DIR]
+        [--out experiments/results/train-time.md]
+
+Issues G and I ask that the default recipe train on the PhysioNet dev split in at most 10 (I) or
+20 (G) minutes on the 2-core machine. Each ``--config NAME=ARGS`` runs ``itdeid train CORPUS
+--out DIR ARGS`` as a separate process, timed from start to exit with its peak resident memory
+(``wait4``), and the saved model's size on disk. ``--keep DIR`` keeps the model folders
+(``DIR/NAME``) for the tagging benchmark (experiments/bench.py ``--model``). Run it on a quiet
+machine: other work on the cores shows up in every number.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from itdeid.report import header, markdown_table
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("corpus", help="annotated corpus to train on")
+    p.add_argument("--config", action="append", default=None, metavar="NAME=ARGS",
+                   help="a configuration: its name and its extra itdeid train arguments "
+                        "(default: default= and two-step=--two-step)")
+    p.add_argument("--keep", default=None, help="keep each model in this folder (NAME/)")
+    p.add_argument("--out", default="experiments/results/train-time.md")
+    return p.parse_args(argv)
+
+
+def train(corpus: str, model: Path, extra: list[str]) -> dict:
+    """Wall seconds, peak RSS (MiB) and the last line of one ``itdeid train`` run."""
+    command = [sys.executable, "-m", "itdeid.cli", "train", str(Path(corpus).resolve()), "--out",
+               str(model.resolve()), *extra]
+    start = time.perf_counter()
+    # outside the checkout: `python -m` would put the source tree (without its data) first
+    process = subprocess.Popen(command, cwd=tempfile.gettempdir(), stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE)
+    stdout, stderr = process.stdout.read(), process.stderr.read()
+    _, status, usage = os.wait4(process.pid, 0)
+    seconds = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"train_time: itdeid train failed: {stderr.decode(errors='replace')[-500:]}")
+    size = sum(f.stat().st_size for f in model.rglob("*") if f.is_file())
+    return {"seconds": seconds, "minutes": seconds / 60, "peak RSS MiB": usage.ru_maxrss / 1024,
+            "model MiB": size / 2**20, "itdeid says": stdout.decode().strip().splitlines()[-1]}
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    configs = [c.split("=", 1) for c in (args.config or ["default=", "two-step=--two-step"])]
+    rows = []
+    with tempfile.TemporaryDirectory() as scratch:
+        root = Path(args.keep) if args.keep else Path(scratch)
+        for name, extra in configs:
+            print(f"training {name} ...", flush=True)
+            row = {"config": name, "extra arguments": extra or "(none)"}
+            row.update(train(args.corpus, root / name, shlex.split(extra)))
+            rows.append(row)
+            print(f"  {row['seconds']:.0f} s", flush=True)
+    text = (header("itdeid train: wall time, memory and model size")
+            + f"- corpus: `{args.corpus}`\n- cores: {os.cpu_count()} (xgboost uses all of them)\n\n"
+            + "Each configuration is `itdeid train CORPUS --out DIR` plus its extra arguments, one "
+              "process, timed from start to exit (reading, training, saving).\n\n"
+            + markdown_table(pd.DataFrame(rows), floatfmt=".1f") + "\n")
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(text, encoding="utf-8")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
