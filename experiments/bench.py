@@ -11,9 +11,11 @@ like), and ``itdeid deid DIR --out OUT --format jsonl`` runs as a separate proce
 start to exit, with the peak resident memory of its largest process (``wait4``: the parent or
 one pool worker). Measured:
 
-- the full pipeline (the model folder: a Deidentifier with its iterations, three trigger models,
-  vote and standardization) and a single model (its ``itr0-token`` folder), on 1 worker and on
-  all cores;
+- the full pipeline (the model folder: the recipe's ensemble, or a Deidentifier with its
+  iterations, three trigger models, vote and standardization) and, for a Deidentifier, a single
+  model (its ``itr0-token`` folder), on 1 worker (pinned to one core) and on all cores;
+- deid.pl 1.1 on the same notes in the same run (``--deid``, experiments/peers.py's runner,
+  pinned to one core), and itdeid's one-core speed as a multiple of it (issue I asks for 20);
 - scaling: the full pipeline on all cores over 1x, 2x, 4x the corpus (copies of the folder);
 - startup: the same command on one short note (imports and model loading), subtracted to give
   the tagging rate itself.
@@ -47,6 +49,10 @@ from itdeid.formats import read_corpus
 from itdeid.report import header, markdown_table
 from itdeid.resources import default_model_dir
 from itdeid.tokens import tokenize
+# experiments/peers.py, beside this script: deid.pl's runner and the one-core pinning
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from peers import SHARED_PEERS, pinned  # noqa: E402
+from peers import run_deid as run_deid_pl  # noqa: E402
 
 
 def parse_args(argv=None):
@@ -58,6 +64,8 @@ def parse_args(argv=None):
     p.add_argument("--profile", action="store_true", help="profile the full pipeline in this process")
     p.add_argument("--profile-notes", type=int, default=200)
     p.add_argument("--cv-results", nargs="*", default=[], help="results folders of itdeid cv / table1.py")
+    p.add_argument("--deid", default=str(SHARED_PEERS / "deid-1.1"),
+                   help="deid 1.1 folder, run on the same notes for the speed ratio ('' to skip)")
     p.add_argument("--out", default="experiments/results/bench.md")
     return p.parse_args(argv)
 
@@ -73,12 +81,15 @@ def write_notes(documents, folder: Path, copies: int = 1) -> None:
 
 
 def run_deid(model: Path, folder: Path, out: Path, workers: int) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MiB, largest process) of one ``itdeid deid`` run."""
+    """Wall seconds and peak RSS (MiB, largest process) of one ``itdeid deid`` run (one worker:
+    pinned to one core, as deid.pl is)."""
     if out.exists():
         shutil.rmtree(out)
     command = [sys.executable, "-m", "itdeid.cli", "deid", str(folder.resolve()), "--out",
                str(out.resolve()), "--model", str(Path(model).resolve()), "--workers", str(workers),
                "--format", "jsonl"]
+    if workers == 1:
+        command = pinned(command)
     start = time.perf_counter()
     # run outside the checkout: `python -m` puts the working folder first on sys.path, and the
     # source tree's itdeid/ lacks the features/ and gazetteers/ an installed copy has
@@ -128,6 +139,25 @@ def profile_pipeline(model_dir: Path, documents, n_notes: int) -> str:
     return out
 
 
+def _deid_pl_row(folder, documents, name: str, tokens: int, rows: list, tmp: Path):
+    """Run deid.pl on ``documents``, add its row, and return (corpus, itdeid's one-core
+    tokens/s after start-up over deid.pl's), or None when deid.pl could not run."""
+    work = tmp / f"deid-pl-{name}"
+    work.mkdir()
+    run = run_deid_pl(documents, Path(folder), work)
+    if run.skipped:
+        print(f"bench: deid.pl skipped: {run.skipped}", file=sys.stderr)
+        return None
+    seconds = run.startup_seconds + run.tag_seconds
+    rows.append({"corpus": name, "model": "deid.pl 1.1 (peer)", "scale": 1, "workers": 1,
+                 "notes": len(documents), "tokens": tokens, "seconds": seconds,
+                 "tokens/s": tokens / seconds, "tokens/s after startup": tokens / run.tag_seconds,
+                 "notes/s": len(documents) / seconds, "peak RSS MiB": float("nan")})
+    ours = next(r for r in rows if r["corpus"] == name and r["model"] == "full pipeline"
+                and r["workers"] == 1 and r["scale"] == 1)
+    return name, ours["tokens/s after startup"] / (tokens / run.tag_seconds)
+
+
 def cv_times(folders) -> pd.DataFrame:
     rows = []
     for folder in map(Path, folders):
@@ -156,16 +186,15 @@ def main(argv=None):
     args = parse_args(argv)
     model = Path(args.model) if args.model else default_model_dir()
     single = model / "itr0-token"
-    if not (model / "deidentifier.json").is_file() or not (single / "model.json").is_file():
-        sys.exit(f"bench: {model} is not a Deidentifier model folder with an itr0-token model")
+    models = [("full pipeline", model)] + ([("single model", single)] if (single / "model.json").is_file() else [])
     cores = args.workers or os.cpu_count() or 1
-    rows, profile = [], ""
+    rows, profile, ratios = [], "", []
     with tempfile.TemporaryDirectory(prefix="itdeid-bench-") as tmp:
         tmp = Path(tmp)
         (tmp / "one").mkdir()
         (tmp / "one" / "note.txt").write_text("Seen by Dr. Smith on 3/4/2005 at Mercy Hospital.\n")
         startup = {}
-        for label, m in (("full pipeline", model), ("single model", single)):
+        for label, m in models:
             startup[label], rss = run_deid(m, tmp / "one", tmp / "out", 1)
             rows.append({"corpus": "(one short note)", "model": label, "scale": 1, "workers": 1,
                          "notes": 1, "tokens": 0, "seconds": startup[label], "tokens/s": float("nan"),
@@ -177,8 +206,7 @@ def main(argv=None):
             tokens = sum(len(tokenize(d.text)) for d in documents)
             for scale in sorted(set(args.scales) | {1}):
                 write_notes(documents, tmp / f"{name}-x{scale}", scale)
-            plan = [("full pipeline", model, 1, 1), ("full pipeline", model, 1, cores),
-                    ("single model", single, 1, 1), ("single model", single, 1, cores)]
+            plan = [(label, m, 1, w) for label, m in models for w in (1, cores)]
             plan += [("full pipeline", model, s, cores) for s in sorted(set(args.scales) - {1})]
             for label, m, scale, workers in plan:
                 seconds, rss = run_deid(m, tmp / f"{name}-x{scale}", tmp / "out", workers)
@@ -190,11 +218,14 @@ def main(argv=None):
                              "notes/s": n_notes / seconds, "peak RSS MiB": rss})
                 print(f"{name} {label} x{scale} workers={workers}: {seconds:.1f} s, "
                       f"{n_tok / seconds:,.0f} tokens/s, {rss:.0f} MiB", file=sys.stderr)
+            if args.deid:
+                ratios.append(_deid_pl_row(args.deid, documents, name, tokens, rows, tmp))
             if args.profile and not profile:
                 profile = profile_pipeline(model, documents, args.profile_notes)
     table = pd.DataFrame(rows)
     text = header("Benchmark: itdeid deid over folders of one-note files")
-    text += (f"- model: `{model}` (full pipeline) and its `itr0-token` model (single model)\n"
+    text += (f"- model: `{model}` (full pipeline)"
+             + (" and its `itr0-token` model (single model)" if len(models) > 1 else "") + "\n"
              f"- all cores = {cores} workers\n\n"
              "`seconds` is the wall time of the whole command (start-up, reading, tagging, writing "
              "JSON Lines); `tokens/s after startup` subtracts the one-short-note run of the same "
@@ -212,6 +243,9 @@ def main(argv=None):
         text += (f"\nTarget (issue E): full-pipeline tagging >= 50,000 tokens/s on all cores. Best "
                  f"measured here: {best:,.0f} tokens/s, "
                  + ("met.\n" if best >= 50_000 else f"not met ({50_000 / best:.1f} times short).\n"))
+    for name, ratio in filter(None, ratios):
+        text += (f"\nOne core, same run, {name}: itdeid's full pipeline tags {ratio:.1f} times as many "
+                 "tokens a second as deid.pl 1.1 (both after start-up; issue I asks for 20).\n")
     if args.cv_results:
         text += "\nTraining cost: 10-fold CV wall time of each row, from the results named\n\n"
         text += markdown_table(cv_times(args.cv_results).set_index("results"), floatfmt=".1f")

@@ -141,7 +141,7 @@ def test_bench_script(tmp_path, monkeypatch):
     monkeypatch.setattr(sys, "argv", ["bench.py", "--corpus", str(tmp_path / "tiny.xml"), "--model",
                                       str(tmp_path / "model"), "--scales", "1", "2", "--workers", "2",
                                       "--profile", "--profile-notes", "3", "--cv-results", str(cv), str(t1),
-                                      "--out", str(out)])
+                                      "--deid", "", "--out", str(out)])
     runpy.run_path(str(EXPERIMENTS / "bench.py"), run_name="__main__")
     text = out.read_text()
     assert "- machine:" in text and "- command:" in text
