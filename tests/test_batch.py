@@ -219,6 +219,27 @@ def test_vote_is_ignored_with_a_token_model(tmp_path, model_dir, capsys):
     assert "--vote recall_first is ignored" in capsys.readouterr().err
 
 
+def test_the_recipes_ensemble_tags_a_folder_as_itdeid_tag_does(tmp_path):
+    """itdeid deid takes the folder itdeid train writes by default (an ensemble.json folder)."""
+    from itdeid.ensemble import InnerEnsemble
+    docs = tiny_corpus(20, seed=4)
+    model = InnerEnsemble(TokenModel(n_estimators=5, n_jobs=1, previous="none"), folds=2,
+                          target_recall=0.9).fit(docs)
+    model.save(tmp_path / "ensemble")
+    notes = write_notes(tmp_path / "in", 4, sub_every=0)
+    assert deid(tmp_path / "in", "--out", tmp_path / "out", "--format", "jsonl", model=tmp_path / "ensemble") == 0
+    written = {}
+    for rel in notes:
+        stem = rel.removesuffix(".txt")
+        spans = read_jsonl_spans(tmp_path / "out" / f"{stem}.jsonl")
+        written[stem] = [(sp.start, sp.end) for sp in spans.get(stem, [])]
+    from itdeid.document import Document
+    plain = [Document(rel.removesuffix(".txt"), text, []) for rel, text in notes.items()]
+    expected = {doc.id: [(sp.start, sp.end) for sp in spans] for doc, spans in zip(plain, model.predict(plain))}
+    assert any(expected.values())
+    assert {k: sorted(v) for k, v in written.items()} == {k: sorted(v) for k, v in expected.items()}
+
+
 # ------------------------------------------------------------------------------------------
 # Kill and resume
 

@@ -55,13 +55,14 @@ def resolve_model_dir(model: str | os.PathLike | None) -> Path:
     if not folder.is_dir():
         raise UserError(f"--model {folder}: no such folder")
     if not _is_model_dir(folder):
-        raise UserError(f"--model {folder}: not a model folder (no model.json or "
+        raise UserError(f"--model {folder}: not a model folder (no model.json, ensemble.json or "
                         "deidentifier.json; train one with itdeid train)")
     return folder.resolve()
 
 
 def _is_model_dir(folder: Path) -> bool:
-    return (folder / "model.json").is_file() or (folder / "deidentifier.json").is_file()
+    """A folder ``itdeid train`` wrote: a token model, the recipe's ensemble or the system."""
+    return any((folder / name).is_file() for name in ("model.json", "ensemble.json", "deidentifier.json"))
 
 
 def model_fingerprint(folder: Path) -> str:
