@@ -61,37 +61,46 @@ def _shifted(values: np.ndarray, offset: int) -> np.ndarray:
     return out
 
 
-def _max_of_others(values: np.ndarray) -> np.ndarray:
-    """Per row and column of ``values`` (at least two rows), the largest value of the *other*
-    rows: the column's maximum, or its runner-up for the row holding the maximum."""
-    order = np.argsort(-values, axis=0, kind="stable")
-    columns = np.arange(values.shape[1])
-    best, second = values[order[0], columns], values[order[1], columns]
-    holds_best = np.arange(len(values))[:, None] == order[0][None, :]
-    return np.where(holds_best, second, best)
-
-
 def _same_word(words: Sequence[str], proba: np.ndarray) -> np.ndarray:
     """Per token: how many *other* tokens of the note are the same word (lower-cased, with a
     letter or digit), the highest and mean first-pass P(PHI) among them, and the highest
-    probability of each PHI class among them."""
+    probability of each PHI class among them.
+
+    All repeated words at once: tokens sorted by word (stably, so in note order within a word),
+    each column ranked within its word; a token's "highest among the others" is its word's
+    maximum, or the runner-up for the token holding the maximum (the first of equal ones)."""
     n = len(words)
     out = np.zeros((n, 3 + len(LABELS) - 1), dtype=np.float32)
-    positions: dict[str, list[int]] = {}
+    index: dict[str, int] = {}
+    ids = np.full(n, -1, dtype=np.int64)
     for i, w in enumerate(words):
         if any(ch.isalnum() for ch in w):
-            positions.setdefault(w, []).append(i)
-    p_phi = 1.0 - proba[:, 0]
-    for rows in positions.values():
-        if len(rows) < 2:
-            continue
-        rows = np.array(rows)
-        phi = p_phi[rows]
-        others = _max_of_others(np.column_stack([phi, proba[rows, 1:]]))
-        out[rows, 0] = len(rows) - 1
-        out[rows, 1] = others[:, 0]
-        out[rows, 2] = (phi.sum() - phi) / (len(rows) - 1)
-        out[rows, 3:] = others[:, 1:]
+            ids[i] = index.setdefault(w, len(index))
+    if not index:
+        return out
+    counts = np.bincount(ids[ids >= 0], minlength=len(index))
+    rows = np.flatnonzero((ids >= 0) & (counts[np.maximum(ids, 0)] >= 2))
+    if not len(rows):
+        return out
+    rows = rows[np.argsort(ids[rows], kind="stable")]
+    word = ids[rows]
+    starts = np.flatnonzero(np.r_[True, word[1:] != word[:-1]])
+    size = np.diff(np.r_[starts, len(rows)])
+    group = np.repeat(np.arange(len(starts)), size)
+    values = np.column_stack([1.0 - proba[rows, 0], proba[rows, 1:]]).astype(np.float32)
+    others = np.empty_like(values)
+    for j in range(values.shape[1]):
+        order = np.lexsort((-values[:, j], group))     # by word, then highest first, then note order
+        best, second = values[order[starts], j], values[order[starts + 1], j]
+        others[:, j] = best[group]
+        others[order[starts], j] = second
+    phi = values[:, 0]
+    # numpy's own sum a word (its pairwise order; np.add.reduceat rounds differently)
+    total = np.array([phi[a:a + k].sum() for a, k in zip(starts.tolist(), size.tolist())], dtype=np.float32)
+    out[rows, 0] = size[group] - 1
+    out[rows, 1] = others[:, 0]
+    out[rows, 2] = (total[group] - phi) / (size[group] - 1).astype(np.float32)
+    out[rows, 3:] = others[:, 1:]
     return out
 
 

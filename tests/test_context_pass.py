@@ -93,3 +93,38 @@ def test_the_model_averages_its_two_passes(stacked):
     model.set_params(context_weight=0.5)
     with pytest.raises(ValueError, match="context_weight"):
         TokenModel(context_weight=2.0, n_estimators=2).fit(docs[:4])
+
+
+def _same_word_reference(words, proba):
+    """The per-word loop the array form replaced (same numbers, bit for bit)."""
+    out = np.zeros((len(words), 11), dtype=np.float32)
+    positions = {}
+    for i, w in enumerate(words):
+        if any(ch.isalnum() for ch in w):
+            positions.setdefault(w, []).append(i)
+    p_phi = 1.0 - proba[:, 0]
+    for rows in positions.values():
+        if len(rows) < 2:
+            continue
+        rows = np.array(rows)
+        values = np.column_stack([p_phi[rows], proba[rows, 1:]])
+        order = np.argsort(-values, axis=0, kind="stable")
+        cols = np.arange(values.shape[1])
+        holds = np.arange(len(rows))[:, None] == order[0][None, :]
+        others = np.where(holds, values[order[1], cols], values[order[0], cols])
+        out[rows, 0] = len(rows) - 1
+        out[rows, 1] = others[:, 0]
+        out[rows, 2] = (p_phi[rows].sum() - p_phi[rows]) / (len(rows) - 1)
+        out[rows, 3:] = others[:, 1:]
+    return out
+
+
+def test_same_word_columns_match_the_per_word_loop():
+    from itdeid.context_pass import _same_word
+    from itdeid.featurize import tokenize_words
+    rng = np.random.default_rng(0)
+    for doc in tiny_corpus(20, seed=6):
+        words = tokenize_words(doc.text) + ["the"] * 9 + ["-", "-"]      # a word seen ten times
+        proba = rng.dirichlet(np.ones(9) * 0.3, size=len(words)).astype(np.float32)
+        proba[rng.random(len(words)) < 0.3] = proba[0]                     # ties
+        np.testing.assert_array_equal(_same_word(words, proba), _same_word_reference(words, proba))
