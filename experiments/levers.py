@@ -126,6 +126,12 @@ ROWS: dict[str, dict] = {
                                       resubstitutions=1, previous="none", members=5, stacked=True,
                                       context_weight=0.5, target_recall=0.95, two_step=True,
                                       identifiers=True),
+    # the same, its fold cache also keeping the out-of-fold P(PHI) of the training notes the
+    # threshold is chosen from (InnerEnsemble.calibration_), so threshold rules can be compared
+    # without retraining (experiments/thresholds.py)
+    "BAG5_CTX_TWO_STEP_OOF": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"), resubstitutions=1,
+                                  previous="none", members=5, stacked=True, context_weight=0.5,
+                                  target_recall=0.95, two_step=True, keep_oof=True),
     # the peer: itdeid.crf.CRFModel (He et al. 2015's features), tagged by its best sequence; its
     # ranking is the marginal P(PHI) of each token
     "CRF": dict(peer="crf"),
@@ -179,6 +185,7 @@ def run_fold(name, tokenized, assignment, f, cache: Path, n_jobs, seed) -> Path:
         return _save_fold(path, start, *_crf_fold(train, test, random_state=seed, **params))
     members = params.pop("members", None)
     stacked = params.pop("stacked", False)
+    keep_oof = params.pop("keep_oof", False)
     weight = params.pop("context_weight", 0.5) if stacked else None
     model = TokenModel(**params, n_jobs=n_jobs, random_state=seed)
     if members:   # itdeid.ensemble: the inner fold models, averaged, thresholded by their oof
@@ -197,6 +204,8 @@ def run_fold(name, tokenized, assignment, f, cache: Path, n_jobs, seed) -> Path:
                       second=np.concatenate(second).astype(np.float32))
     else:
         proba = model.predict_proba_tokenized(test)
+    if keep_oof:
+        passes["oof_phi"], passes["oof_gold"] = model.calibration_
     return _save_fold(path, start, proba, threshold, passes)
 
 

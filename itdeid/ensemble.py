@@ -110,6 +110,10 @@ class InnerEnsemble(BaseEstimator):
     stage_ : list of Learner
         The context stage's models, one per inner fold (empty without ``context_pass``).
     threshold_ : float or None
+    calibration_ : (ndarray, ndarray)
+        After ``fit`` only (not saved): the out-of-fold P(PHI) of the calibration documents'
+        tokens (the blend with the stage) and whether each is gold PHI, what the threshold was
+        chosen from.
     """
 
     def __init__(self, base: TokenModel | None = None, folds: int = 5,
@@ -162,11 +166,14 @@ class InnerEnsemble(BaseEstimator):
         self.members_ = members
         self.stage_ = self._fit_stage(docs, oof, fold) if self.context_pass else []
         self.threshold_ = None
+        chosen = _calibration_documents(calibrate_on, len(docs))
+        gold = np.concatenate([docs[i].labels for i in chosen])
+        blend = np.concatenate([oof[i] for i in chosen])
+        # what the threshold is chosen from, kept in memory for experiments that try other
+        # rules (never saved: the model file holds no statement about its training notes)
+        self.calibration_ = (1.0 - blend[:, 0]).astype(np.float32), gold != 0
         if self.target_recall is not None:
-            chosen = _calibration_documents(calibrate_on, len(docs))
-            gold = np.concatenate([docs[i].labels for i in chosen])
-            self.threshold_ = threshold_for_recall(np.concatenate([oof[i] for i in chosen]), gold,
-                                                   self.target_recall)
+            self.threshold_ = threshold_for_recall(blend, gold, self.target_recall)
         return self
 
     def _fit_stage(self, docs, oof, fold) -> list[Learner]:

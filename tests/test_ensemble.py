@@ -151,3 +151,16 @@ def test_the_threshold_is_chosen_on_the_documents_calibrate_on_flags(monkeypatch
         InnerEnsemble(base, folds=2, target_recall=0.9).fit(docs, calibrate_on=[False] * len(docs))
     with pytest.raises(ValueError, match="one flag a document"):
         InnerEnsemble(base, folds=2, target_recall=0.9).fit(docs, calibrate_on=[True])
+
+
+def test_the_threshold_is_read_off_the_kept_calibration_data_which_is_never_saved(fitted, tmp_path):
+    import math
+    from itdeid.operating_point import MAX_THRESHOLD, MIN_THRESHOLD
+    _, model = fitted
+    p_phi, gold = model.calibration_
+    assert p_phi.shape == gold.shape and gold.any()
+    ranked = np.sort(p_phi[gold])[::-1]
+    expected = ranked[max(1, math.ceil(model.target_recall * len(ranked) - 1e-9)) - 1]
+    assert model.threshold_ == pytest.approx(float(np.clip(expected, MIN_THRESHOLD, MAX_THRESHOLD)), rel=1e-6)
+    model.save(tmp_path / "m")
+    assert not hasattr(InnerEnsemble.load(tmp_path / "m"), "calibration_")
