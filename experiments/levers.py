@@ -25,6 +25,7 @@ import platform
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -39,7 +40,7 @@ from itdeid.document import LABELS  # noqa: E402
 from itdeid.evaluate import evaluate  # noqa: E402
 from itdeid.featurize import GROUPS, tokenize_document  # noqa: E402
 from itdeid.folds import group_folds  # noqa: E402
-from itdeid.formats import read_corpus  # noqa: E402
+from itdeid.formats import read_corpus, write_jsonl_spans  # noqa: E402
 from itdeid.ensemble import InnerEnsemble  # noqa: E402
 from itdeid.model import TokenModel, with_identifiers  # noqa: E402
 from itdeid.operating_point import decide  # noqa: E402
@@ -291,6 +292,9 @@ def main(argv=None) -> int:
                     help="compute only these folds (comma-separated indices, in this order), e.g. "
                          "to share a row's folds between two processes; the report waits for all")
     ap.add_argument("--report-only", action="store_true", help="rebuild results.md from the cache")
+    ap.add_argument("--write-predictions", action="store_true",
+                    help="only write OUT/predictions-ROW.jsonl from the cache, each row's "
+                         "out-of-fold spans at its operating point (for peers.py --itdeid-predictions)")
     ap.add_argument("--partial", action="store_true",
                     help="with --report-only: write partial.md over the folds every named row has "
                          "cached so far (an unfinished run's interim view; results.md is untouched)")
@@ -308,15 +312,27 @@ def main(argv=None) -> int:
     tokenized = [tokenize_document(d) for d in documents]
     assignment = group_folds(documents, args.folds, args.seed)
     order = [int(f) for f in args.only.split(",")] if args.only else list(range(args.folds))
-    for name in [] if args.report_only else names:
+    for name in [] if args.report_only or args.write_predictions else names:
         for f in order:
             run_fold(name, tokenized, assignment, f, cache, args.n_jobs, args.seed)
             print(f"{name} fold {f + 1}/{args.folds} done", file=sys.stderr, flush=True)
         if not args.only:
             write_report(out, args, names, documents, tokenized, assignment)
-    if args.report_only:
+    if args.write_predictions:
+        for name in names:
+            write_predictions(out / f"predictions-{name}.jsonl", name, tokenized, assignment, cache, args.folds)
+    elif args.report_only:
         write_report(out, args, names, documents, tokenized, assignment)
     return 0
+
+
+def write_predictions(path: Path, name: str, tokenized, assignment, cache: Path, folds: int) -> None:
+    """Row ``name``'s out-of-fold spans of every note as JSON Lines (doc, start, end, type)."""
+    spans = {}
+    for f in range(folds):
+        spans.update(cached_fold(name, tokenized, assignment, cache, f)["spans"])
+    write_jsonl_spans([replace(td.document, spans=spans[td.document.id]) for td in tokenized], path)
+    print(f"wrote {path}", file=sys.stderr)
 
 
 def write_report(out: Path, args, names, documents, tokenized, assignment) -> None:
