@@ -104,7 +104,7 @@ def main(argv=None) -> int:
         return 0
     import pandas as pd
     from itdeid.pieces import CONTEXT_CHARS, PIECE_CHARS
-    from itdeid.report import header, markdown_table
+    from itdeid.report import header, markdown_table, publish
     rows = []
     cases = [(mb, False) for mb in args.sizes_mb] + [(mb, True) for mb in args.one_line_mb]
     with tempfile.TemporaryDirectory() as folder:
@@ -144,9 +144,7 @@ def main(argv=None) -> int:
              "the model; `process s`: the whole child process (start-up, model, tagging); "
              "`peak RSS MiB`: the child's peak resident memory (kernel rusage). `whole`: the "
              "note as one piece, as before pieces existed.\n")
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(text, encoding="utf-8")
-    print(text)
+    publish(text, args.out)
     return 0
 
 

@@ -36,7 +36,7 @@ from levers import RECALLS, _cores, _git, cache_name, cached_fold, precision_at_
 from itdeid.featurize import tokenize_document  # noqa: E402
 from itdeid.folds import group_folds  # noqa: E402
 from itdeid.formats import read_corpus  # noqa: E402
-from itdeid.report import markdown_table  # noqa: E402
+from itdeid.report import markdown_table, publish  # noqa: E402
 
 PAIRED_RECALLS = (0.90, 0.95)
 
@@ -130,10 +130,7 @@ def main(argv=None) -> int:
             + f"\n\nPer fold, precision at recall R minus `{against}`'s: mean ± standard error over "
               "folds (percentage points), and the folds where the row is higher:\n\n"
             + markdown_table(pd.DataFrame(paired).set_index("row")) + "\n")
-    if args.out:
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.out).write_text(text, encoding="utf-8")
-    print(text)
+    publish(text, args.out)
     return 0
 
 

@@ -41,7 +41,7 @@ from itdeid.featurize import tokenize_document  # noqa: E402
 from itdeid.folds import group_folds  # noqa: E402
 from itdeid.formats import read_corpus  # noqa: E402
 from itdeid.operating_point import MIN_THRESHOLD, decide  # noqa: E402
-from itdeid.report import header, markdown_table  # noqa: E402
+from itdeid.report import header, markdown_table, publish  # noqa: E402
 from itdeid.spans import labels_to_spans  # noqa: E402
 
 
@@ -109,10 +109,7 @@ def main(argv=None) -> int:
               "for the target recall (floor 0.001 as the recipe, or none); the held-out notes are "
               "tagged at it and the scores pooled (percent).\n\n"
             + markdown_table(table.set_index("floor"), floatfmt=".2f") + "\n")
-    if args.out:
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.out).write_text(text, encoding="utf-8")
-    print(text)
+    publish(text, args.out)
     return 0
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from itdeid.report import header, markdown_table
+from itdeid.report import header, markdown_table, publish
 
 
 def parse_args(argv=None):
@@ -73,9 +73,7 @@ def main(argv=None) -> int:
             + "Each configuration is `itdeid train CORPUS --out DIR` plus its extra arguments, one "
               "process, timed from start to exit (reading, training, saving).\n\n"
             + markdown_table(pd.DataFrame(rows), floatfmt=".1f") + "\n")
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(text, encoding="utf-8")
-    print(text)
+    publish(text, args.out)
     return 0
 
 

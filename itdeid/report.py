@@ -80,3 +80,12 @@ def markdown_table(frame: pd.DataFrame, floatfmt: str = ".2f") -> str:
             cells.append(format(v, floatfmt) if isinstance(v, float) else str(v))
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+def publish(text: str, out=None) -> None:
+    """Write a report to ``out`` (its folder created; nothing written when None) and print it:
+    what every experiment script does with its results."""
+    if out:
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        Path(out).write_text(text, encoding="utf-8")
+    print(text)
