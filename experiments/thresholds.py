@@ -96,7 +96,7 @@ def main(argv=None) -> int:
                     predicted[td.document.id] = labels_to_spans(td.document.text, td.tokens, [LABELS[k] for k in c])
             tested = [td.document for _, _, test, _ in data for td in test]
             instances = evaluate(tested, predicted).to_dict()["summary"]
-            rows.append({"floor": floor, "target (training oof)": target,
+            rows.append({"floor": f"{floor:g}", "target (training oof)": f"{target:.2f}",
                          "thresholds (min-median-max)": f"{min(thresholds):.4f}-{np.median(thresholds):.4f}-{max(thresholds):.4f}",
                          "binary P": 100 * tp / max(tp + fp, 1), "binary R": 100 * tp / max(tp + fn, 1),
                          "lowest fold R": 100 * min(per_fold_recall),
