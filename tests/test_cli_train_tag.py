@@ -111,6 +111,7 @@ def test_train_without_options_trains_the_recipe(tmp_path):
                  "--no-identifiers", "--n-estimators", "5", "--n-jobs", "1"]) == 0
     paper = json.loads((tmp_path / "p" / "model.json").read_text())
     assert paper["threshold"] is None and paper["params"]["previous"] == "oof"
+    assert paper["params"]["two_step"] is False          # the paper's nine-class learner
     assert not paper["params"]["context_pass"] and not paper["params"]["identifiers"]
 
 

@@ -79,11 +79,12 @@ def add_parser(subparsers):
                         "and tag by the mean of their probabilities, the threshold from their "
                         "out-of-fold probabilities (itdeid.ensemble; 0: one model; default: "
                         f"{RECIPE['members']}, 0 with --system)")
-    p.add_argument("--two-step", action=argparse.BooleanOptionalAction, default=MEMBER["two_step"],
+    p.add_argument("--two-step", action=argparse.BooleanOptionalAction, default=None,
                    help="learners that say PHI or not with a two-class model and name the class "
                         "with a second one, asked only where P(PHI) may pass a threshold: about a "
                         "ninth of the trees (itdeid.learners; default: "
-                        f"{'on' if MEMBER['two_step'] else 'off'})")
+                        f"{'on' if MEMBER['two_step'] else 'off'} for the recipe's ensemble, off "
+                        "with --members 0 or --system, the paper's nine-class learners)")
     p.add_argument("--synthetic", type=int, default=0, metavar="N",
                    help="also train on N synthetic records (itdeid.synth, drawn with --seed), "
                         "the threshold still chosen on CORPUS's notes alone: synthetic PHI is "
@@ -142,6 +143,8 @@ def run(args):
         raise UserError("--resubstitutions needs --no-context-pass with --members 0: a re-substituted "
                         "copy has no out-of-fold first pass for the second model to read")
     previous = args.previous or ("none" if args.context_pass or args.members else "oof")
+    if args.two_step is None:
+        args.two_step = MEMBER["two_step"] and bool(args.members)
     params = dict(learner=args.learner, previous=previous, n_estimators=args.n_estimators,
                   device=args.device, n_jobs=args.n_jobs, negative_rate=args.negative_rate,
                   target_recall=None if args.argmax else args.target_recall,
