@@ -47,20 +47,26 @@ def parse_args(argv=None):
     return p.parse_args(argv)
 
 
-def long_note(chars: int, one_line: bool = False) -> str:
-    """``chars`` characters of synthetic notes joined by line ends (or spaces: one line)."""
+def long_note(chars: int, one_line: bool = False):
+    """``chars`` characters of synthetic notes joined by line ends (or spaces: one line), and
+    the generator's gold spans that lie wholly inside them (None for one line, whose offsets
+    moved)."""
+    from itdeid.document import Span
     from itdeid.synth import generate
-    records, parts, size = 50, [], 0
+    records, parts, spans, size = 50, [], [], 0
     seed = 0
     while size < chars:
         for doc in generate(records, seed=seed):
+            spans += [Span(s.start + size, s.end + size, s.type) for s in doc.spans]
             parts.append(doc.text)
             size += len(doc.text) + 1
             if size >= chars:
                 break
         seed += 1
     text = "\n".join(parts)[:chars]
-    return " ".join(text.split()) if one_line else text
+    if one_line:
+        return " ".join(text.split()), None
+    return text, [s for s in spans if s.end <= chars]
 
 
 def tag_one(model_dir: str, note: str, piece_chars: int, spans_file: str) -> None:
@@ -79,6 +85,18 @@ def tag_one(model_dir: str, note: str, piece_chars: int, spans_file: str) -> Non
         "spans": [[s.start, s.end, s.type] for s in found], "tokens": count_tokens(text),
         "pieces": len(pieces.cut(text, piece_chars)), "load_seconds": loaded - started,
         "tag_seconds": tagged - loaded}), encoding="utf-8")
+
+
+def score_against(text: str, gold, spans) -> dict:
+    """Binary token recall and PHI instances found against ``gold`` (empty when None)."""
+    if gold is None:
+        return {"gold R": "", "gold instances": ""}
+    from itdeid.document import Document, Span
+    from itdeid.evaluate import evaluate
+    found = [Span(a, b, t) for a, b, t in spans]
+    summary = evaluate([Document("long", text, gold)], {"long": found}).to_dict()["summary"]
+    return {"gold R": round(100 * summary["binary_token"]["r"], 2),
+            "gold instances": round(100 * summary["phi_instances"]["r"], 2)}
 
 
 def measure(note: Path, model: str, piece_chars: int, work: Path) -> dict:
@@ -112,7 +130,8 @@ def main(argv=None) -> int:
         for mb, one_line in cases:
             chars = int(mb * 1_000_000)
             note = work / f"note-{mb:g}mb{'-one-line' if one_line else ''}.txt"
-            note.write_text(long_note(chars, one_line), encoding="utf-8")
+            text, gold = long_note(chars, one_line)
+            note.write_text(text, encoding="utf-8")
             modes = [("pieces", PIECE_CHARS)]
             if not one_line and mb <= args.whole_up_to_mb:
                 modes.append(("whole", chars + 1))
@@ -127,10 +146,11 @@ def main(argv=None) -> int:
                 if whole is not None:
                     kept = len(whole & {tuple(s) for s in result["spans"]})
                     same = f"{kept} of {len(whole)}"
+                found = score_against(text, gold, result["spans"])
                 rows.append({"note": f"{mb:g} M chars" + (", one line" if one_line else ""),
                              "tokens": result["tokens"], "tagged": mode,
                              "pieces": result["pieces"], "spans": len(result["spans"]),
-                             "same spans as whole": same,
+                             "same spans as whole": same, **found,
                              "tagging s": round(result["tag_seconds"], 1),
                              "process s": round(result["seconds"], 1),
                              "peak RSS MiB": round(result["rss_mib"]),
@@ -143,7 +163,10 @@ def main(argv=None) -> int:
     text += ("\n`tagging s`: reading and tagging the note in the child process, after loading "
              "the model; `process s`: the whole child process (start-up, model, tagging); "
              "`peak RSS MiB`: the child's peak resident memory (kernel rusage). `whole`: the "
-             "note as one piece, as before pieces existed.\n")
+             "note as one piece, as before pieces existed. `gold R` and `gold instances`: binary "
+             "token recall and PHI instances found against the generator's own spans (percent; "
+             "none for one line, whose offsets moved): a span that pieces and whole tag "
+             "differently may be PHI or not, and these say which side finds more of it.\n")
     publish(text, args.out)
     return 0
 
