@@ -133,6 +133,13 @@ ROWS: dict[str, dict] = {
     "BAG5_CTX_TWO_STEP_OOF": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"), resubstitutions=1,
                                   previous="none", members=5, stacked=True, context_weight=0.5,
                                   target_recall=0.95, two_step=True, keep_oof=True),
+    # the recipe since session 12 (two-step learners, target 0.93) plus synthetic records with the
+    # threshold on the real notes (BAG5_CTX_SYN_REAL's issue H lever), keeping its calibration
+    # data so thresholds.py can replay other targets
+    "BAG5_CTX_TWO_STEP_SYN_REAL_OOF": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"),
+                                           resubstitutions=1, previous="none", members=5, stacked=True,
+                                           context_weight=0.5, target_recall=0.93, two_step=True,
+                                           synthetic=(100, 0.5), calibrate_real=True, keep_oof=True),
     # the peer: itdeid.crf.CRFModel (He et al. 2015's features), tagged by its best sequence; its
     # ranking is the marginal P(PHI) of each token
     "CRF": dict(peer="crf"),
