@@ -324,16 +324,11 @@ class CaseCounts:
             getattr(out, name).update({w: n for w, n in getattr(self, name).items() if w in words})
         return out
 
-    def ratios(self, word: str, also: "CaseCounts | None" = None) -> tuple[float, float]:
-        """Log ratios capitalized : lower case and capitalized : sentence-initial (add-one),
-        over these counts plus ``also``'s."""
-        cap, lower, initial = (self.capitalized.get(word, 0), self.lower.get(word, 0),
-                               self.initial.get(word, 0))
-        if also is not None:
-            cap += also.capitalized.get(word, 0)
-            lower += also.lower.get(word, 0)
-            initial += also.initial.get(word, 0)
-        return math.log((cap + 1) / (lower + 1)), math.log((cap + 1) / (initial + 1))
+    def table(self, words: Sequence[str]) -> np.ndarray:
+        """The (capitalized, lower-case, sentence-initial) counts of each of ``words``, as an
+        (n, 3) integer array."""
+        return np.array([(self.capitalized.get(w, 0), self.lower.get(w, 0), self.initial.get(w, 0))
+                         for w in words], dtype=np.int64).reshape(len(words), 3)
 
 
 # ------------------------------------------------------------------------------------------
@@ -670,10 +665,7 @@ class FeatureExtractor:
             cols.update(_suffix_columns(batch, self.suffixes_))
         if "frequency" in g:
             own = batch.joined(_own_case_counts)
-            counts = self.case_counts_
-            trained = np.array([(counts.capitalized.get(w, 0), counts.lower.get(w, 0), counts.initial.get(w, 0))
-                                for w in batch.vocabulary], dtype=np.int64).reshape(-1, 3)[batch.ids]
-            cap, lower, initial = (trained + own).T
+            cap, lower, initial = (self.case_counts_.table(batch.vocabulary)[batch.ids] + own).T
             cols["cap_to_lower"] = _log_ratio(cap, lower)
             cols["cap_to_initial"] = _log_ratio(cap, initial)
         if "heading" in g:
@@ -783,15 +775,14 @@ def _own_case_counts(td: TokenizedDocument) -> np.ndarray:
     """Per token, its word's (capitalized, lower-case, sentence-initial) counts in the note itself
     (cached on the note: every model adds them to its own training counts)."""
     if "own_case" not in td.cache:
-        own = CaseCounts().add([td])
-        td.cache["own_case"] = np.array([(own.capitalized.get(w, 0), own.lower.get(w, 0), own.initial.get(w, 0))
-                                         for w in td.words], dtype=np.int64).reshape(len(td), 3)
+        td.cache["own_case"] = CaseCounts().add([td]).table(td.words)
     return td.cache["own_case"]
 
 
 def _log_ratio(top: np.ndarray, bottom: np.ndarray) -> np.ndarray:
-    """``log((top + 1) / (bottom + 1))`` of integer counts, as :meth:`CaseCounts.ratios` computes
-    it (``math.log`` in double precision, once per distinct pair), in float32."""
+    """The add-one log ratio ``log((top + 1) / (bottom + 1))`` of integer counts (capitalized
+    against lower-case or sentence-initial), by ``math.log`` in double precision once per
+    distinct pair, in float32."""
     base = int(bottom.max()) + 1 if len(bottom) else 1
     keys, inverse = np.unique(top * base + bottom, return_inverse=True)
     values = np.array([math.log((k // base + 1) / (k % base + 1)) for k in keys.tolist()], dtype=np.float32)
@@ -813,12 +804,12 @@ def _suffix_columns(batch: TokenBatch, suffixes: dict) -> dict[str, np.ndarray]:
     ahead_class = np.zeros(len(batch), dtype=np.float32)
     ahead_dist = np.zeros(len(batch), dtype=np.float32)
     if len(marked):
-        k = np.searchsorted(marked, np.arange(len(batch)), side="right")   # the next one after
-        has = k < len(marked)
+        here = np.arange(len(batch))
+        k = np.searchsorted(marked, here, side="right")   # the next marked word after each token
         nxt = marked[np.minimum(k, len(marked) - 1)]
-        near = has & (nxt < batch.end) & (nxt - np.arange(len(batch)) <= 4)
+        near = (k < len(marked)) & (nxt < batch.end) & (nxt - here <= 4)
         ahead_class[near] = suffix[nxt[near]]
-        ahead_dist[near] = (nxt - np.arange(len(batch)))[near]
+        ahead_dist[near] = (nxt - here)[near]
     return {"suffix_class": suffix, "suffix_ahead_class": ahead_class, "suffix_ahead_distance": ahead_dist}
 
 
