@@ -26,13 +26,12 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent))
 sys.path.insert(0, str(ROOT))
 
-from levers import _git, cache_name, cached_fold  # noqa: E402
+from levers import (_git, add_cache_arguments, cached_fold, cached_folds, corpus_missing,  # noqa: E402
+                    tokenized_folds)
 
 from itdeid.casing import casing_columns  # noqa: E402
 from itdeid.evaluate import overlaps_any  # noqa: E402
-from itdeid.featurize import _census, static_columns, tokenize_document  # noqa: E402
-from itdeid.folds import group_folds  # noqa: E402
-from itdeid.formats import read_corpus  # noqa: E402
+from itdeid.featurize import _census, static_columns  # noqa: E402
 
 
 def _case(text: str) -> str:
@@ -107,24 +106,17 @@ def _table(counter: Counter, position: int, title: str) -> str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("corpus")
-    ap.add_argument("--levers", default="experiments/results/g-levers")
+    add_cache_arguments(ap)
     ap.add_argument("--before", default="XGB_TOKEN")
     ap.add_argument("--after", default="R97_IDS")
-    ap.add_argument("--folds", type=int, default=10)
-    ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default="experiments/results/errors-physionet.md")
     args = ap.parse_args(argv)
-    if not Path(args.corpus).exists():
-        print(f"corpus {args.corpus} not found; nothing to do", file=sys.stderr)
+    if corpus_missing(args):
         return 0
-    documents = read_corpus(args.corpus)
-    tokenized = [tokenize_document(d) for d in documents]
-    assignment = group_folds(documents, args.folds, args.seed)
+    tokenized, assignment = tokenized_folds(args)
     cache = Path(args.levers) / "cache"
     # the folds both rows have cached (an unfinished run's view says so in the header)
-    folds = [f for f in range(args.folds)
-             if all((cache / cache_name(r) / f"fold{f}.npz").exists() for r in (args.before, args.after))]
+    folds = cached_folds(cache, (args.before, args.after), args.folds)
     if not folds:
         print("no fold is cached for both rows", file=sys.stderr)
         return 1

@@ -234,6 +234,34 @@ def _save_fold(path: Path, start: float, proba, threshold, extra) -> Path:
     return path
 
 
+def add_cache_arguments(ap: argparse.ArgumentParser) -> None:
+    """The arguments of a script that reads these fold caches (rankings.py, errors.py,
+    thresholds.py): the corpus, the results folder and the folds' layout."""
+    ap.add_argument("corpus")
+    ap.add_argument("--levers", default="experiments/results/g-levers")
+    ap.add_argument("--folds", type=int, default=10)
+    ap.add_argument("--seed", type=int, default=0)
+
+
+def cached_folds(cache: Path, rows, folds: int) -> list[int]:
+    """The folds every row of ``rows`` has cached."""
+    return [f for f in range(folds) if all((cache / cache_name(r) / f"fold{f}.npz").exists() for r in rows)]
+
+
+def corpus_missing(args) -> bool:
+    """Whether the corpus of ``args`` is not there (said on stderr: nothing to do without it)."""
+    if Path(args.corpus).exists():
+        return False
+    print(f"corpus {args.corpus} not found; nothing to do", file=sys.stderr)
+    return True
+
+
+def tokenized_folds(args):
+    """The corpus of ``args`` tokenized, and levers.py's fold of each note."""
+    documents = read_corpus(args.corpus)
+    return [tokenize_document(d) for d in documents], group_folds(documents, args.folds, args.seed)
+
+
 def cached_fold(name, tokenized, assignment, cache: Path, f: int) -> dict:
     """Row ``name``'s cached fold ``f``: its test documents, their probabilities, the
     threshold, the seconds it took, and the predicted spans by document id at that threshold

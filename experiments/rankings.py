@@ -31,11 +31,9 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent))
 sys.path.insert(0, str(ROOT))
 
-from levers import RECALLS, _cores, _git, cache_name, cached_fold, precision_at_recall  # noqa: E402
+from levers import (RECALLS, _cores, _git, add_cache_arguments, cached_fold, cached_folds,  # noqa: E402
+                    corpus_missing, precision_at_recall, tokenized_folds)
 
-from itdeid.featurize import tokenize_document  # noqa: E402
-from itdeid.folds import group_folds  # noqa: E402
-from itdeid.formats import read_corpus  # noqa: E402
 from itdeid.report import markdown_table, publish  # noqa: E402
 
 PAIRED_RECALLS = (0.90, 0.95)
@@ -68,32 +66,25 @@ def blend(p_phi: list[np.ndarray], weights: list[float], geometric: bool) -> np.
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("corpus")
-    ap.add_argument("--levers", default="experiments/results/g-levers")
+    add_cache_arguments(ap)
     ap.add_argument("--rows", required=True)
     ap.add_argument("--means", default="", help="comma-separated means, each rows joined by '+', "
                     "a row optionally weighted (ROW*0.2), the mean geometric with the prefix geo:")
     ap.add_argument("--against", default=None, help="row the paired differences are taken against")
-    ap.add_argument("--folds", type=int, default=10)
-    ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
-    if not Path(args.corpus).exists():
-        print(f"corpus {args.corpus} not found; nothing to do", file=sys.stderr)
+    if corpus_missing(args):
         return 0
     rows = [r for r in args.rows.split(",") if r]
     means = [m for m in args.means.split(",") if m]
     against = args.against or rows[0]
     cache = Path(args.levers) / "cache"
     needed = sorted(set(rows) | {r for m in means for r, _ in mean_terms(m)[1]} | {against})
-    folds = [f for f in range(args.folds)
-             if all((cache / cache_name(r) / f"fold{f}.npz").exists() for r in needed)]
+    folds = cached_folds(cache, needed, args.folds)
     if not folds:
         print("no fold is cached for every row named", file=sys.stderr)
         return 1
-    documents = read_corpus(args.corpus)
-    tokenized = [tokenize_document(d) for d in documents]
-    assignment = group_folds(documents, args.folds, args.seed)
+    tokenized, assignment = tokenized_folds(args)
     per_fold = {r: [fold_scores(r, tokenized, assignment, cache, f) for f in folds] for r in needed}
     gold = [g for _, g in per_fold[needed[0]]]
     entries = {r: [p for p, _ in per_fold[r]] for r in rows}

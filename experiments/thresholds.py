@@ -33,13 +33,11 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent))
 sys.path.insert(0, str(ROOT))
 
-from levers import cache_name, cached_fold  # noqa: E402
+from levers import (add_cache_arguments, cache_name, cached_fold, cached_folds,  # noqa: E402
+                    corpus_missing, tokenized_folds)
 
 from itdeid.document import LABELS  # noqa: E402
 from itdeid.evaluate import evaluate  # noqa: E402
-from itdeid.featurize import tokenize_document  # noqa: E402
-from itdeid.folds import group_folds  # noqa: E402
-from itdeid.formats import read_corpus  # noqa: E402
 from itdeid.operating_point import MIN_THRESHOLD, decide  # noqa: E402
 from itdeid.report import header, markdown_table, publish  # noqa: E402
 from itdeid.spans import labels_to_spans  # noqa: E402
@@ -55,25 +53,19 @@ def threshold_at(p_phi: np.ndarray, gold: np.ndarray, target: float, floor: floa
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("corpus")
-    ap.add_argument("--levers", default="experiments/results/g-levers")
+    add_cache_arguments(ap)
     ap.add_argument("--row", default="BAG5_CTX_TWO_STEP_OOF")
     ap.add_argument("--targets", default="0.80,0.85,0.90,0.93,0.95,0.97")
-    ap.add_argument("--folds", type=int, default=10)
-    ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
-    if not Path(args.corpus).exists():
-        print(f"corpus {args.corpus} not found; nothing to do", file=sys.stderr)
+    if corpus_missing(args):
         return 0
     cache = Path(args.levers) / "cache" / cache_name(args.row)
-    folds = [f for f in range(args.folds) if (cache / f"fold{f}.npz").exists()]
+    folds = cached_folds(Path(args.levers) / "cache", [args.row], args.folds)
     if not folds or "oof_phi" not in np.load(cache / f"fold{folds[0]}.npz"):
         print(f"no fold of {args.row} with out-of-fold calibration data in {cache}", file=sys.stderr)
         return 1
-    documents = read_corpus(args.corpus)
-    tokenized = [tokenize_document(d) for d in documents]
-    assignment = group_folds(documents, args.folds, args.seed)
+    tokenized, assignment = tokenized_folds(args)
     data = []
     for f in folds:
         saved = np.load(cache / f"fold{f}.npz")
