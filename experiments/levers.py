@@ -140,6 +140,17 @@ ROWS: dict[str, dict] = {
                                            resubstitutions=1, previous="none", members=5, stacked=True,
                                            context_weight=0.5, target_recall=0.93, two_step=True,
                                            synthetic=(100, 0.5), calibrate_real=True, keep_oof=True),
+    # the recipe's row (two-step learners, target 0.93, calibration data kept) with the trees of
+    # experiments/detector_params.py's sets: 400 trees at learning rate 0.1, of depth 4 ("shallow")
+    # or 6 ("slow"), for the members, their class models and the context stage alike
+    "BAG5_CTX_TWO_STEP_SHALLOW_OOF": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"),
+                                          resubstitutions=1, previous="none", members=5, stacked=True,
+                                          context_weight=0.5, target_recall=0.93, two_step=True,
+                                          keep_oof=True, n_estimators=400, max_depth=4, learning_rate=0.1),
+    "BAG5_CTX_TWO_STEP_SLOW_OOF": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"),
+                                       resubstitutions=1, previous="none", members=5, stacked=True,
+                                       context_weight=0.5, target_recall=0.93, two_step=True,
+                                       keep_oof=True, n_estimators=400, learning_rate=0.1),
     # the peer: itdeid.crf.CRFModel (He et al. 2015's features), tagged by its best sequence; its
     # ranking is the marginal P(PHI) of each token
     "CRF": dict(peer="crf"),
