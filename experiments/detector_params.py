@@ -56,6 +56,9 @@ SETS: dict[str, dict] = {
     "lambda": dict(reg_lambda=10.0),
     "slow_lambda": dict(n_estimators=400, learning_rate=0.1, reg_lambda=10.0),
     "slower": dict(n_estimators=800, learning_rate=0.05),
+    "shallow_slower": dict(n_estimators=800, max_depth=4, learning_rate=0.05),
+    "shallow_weighted": dict(n_estimators=400, max_depth=4, learning_rate=0.1, scale_pos_weight=5.0),
+    "shallower": dict(n_estimators=400, max_depth=3, learning_rate=0.1),
 }
 
 

@@ -44,7 +44,15 @@ def add_parser(subparsers):
                         "predictions (generalize better), gold labels (3x faster) or none "
                         "(default: none with --members or the context pass, which tag all "
                         "tokens at once; oof otherwise)")
-    p.add_argument("--n-estimators", type=int, default=None, help="boosting rounds (default: the learner's)")
+    p.add_argument("--n-estimators", type=int, default=None,
+                   help="boosting rounds (default: the recipe's for the ensemble, "
+                        f"{MEMBER.get('n_estimators', 'the learner')}'s; the learner's otherwise)")
+    p.add_argument("--max-depth", type=int, default=None,
+                   help="depth of each tree (default: the recipe's for the ensemble, "
+                        f"{MEMBER.get('max_depth', 'the learner')}'s; the learner's otherwise)")
+    p.add_argument("--learning-rate", type=float, default=None,
+                   help="boosting learning rate (default: the recipe's for the ensemble, "
+                        f"{MEMBER.get('learning_rate', 'the learner')}'s; the learner's otherwise)")
     p.add_argument("--device", default="cpu", help="xgboost device: cpu or cuda (default: cpu)")
     p.add_argument("--n-jobs", type=int, default=None, help="xgboost threads (default: all cores)")
     p.add_argument("--negative-rate", type=float, default=1.0,
@@ -145,7 +153,13 @@ def run(args):
     previous = args.previous or ("none" if args.context_pass or args.members else "oof")
     if args.two_step is None:
         args.two_step = MEMBER["two_step"] and bool(args.members)
+    # the recipe's trees for its ensemble; a single model or the paper's system keeps the
+    # learner's own defaults (the paper's settings)
+    for name in ("n_estimators", "max_depth", "learning_rate"):
+        if getattr(args, name) is None and args.members and not args.system:
+            setattr(args, name, MEMBER.get(name))
     params = dict(learner=args.learner, previous=previous, n_estimators=args.n_estimators,
+                  max_depth=args.max_depth, learning_rate=args.learning_rate,
                   device=args.device, n_jobs=args.n_jobs, negative_rate=args.negative_rate,
                   target_recall=None if args.argmax else args.target_recall,
                   resubstitutions=args.resubstitutions, context_pass=single_context,
