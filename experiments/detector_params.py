@@ -74,7 +74,9 @@ def fold_rows(tokenized, assignment, f: int, seed: int):
     """The recipe member's training rows (with one re-substituted copy) and test rows of fold f."""
     train = [td for td, a in zip(tokenized, assignment) if a != f]
     test = [td for td, a in zip(tokenized, assignment) if a == f]
-    model = TokenModel(**{k: v for k, v in MEMBER.items() if k != "two_step"}, random_state=seed)
+    # the member's feature rows only: its learner (and tree parameters) are not used here
+    model = TokenModel(groups=MEMBER["groups"], previous=MEMBER["previous"],
+                       resubstitutions=MEMBER["resubstitutions"], random_state=seed)
     copies = [tokenize_document(d) for d in resubstituted(
         [td.document for td in train], model.resubstitutions, seed)]
     extractor = model._new_extractor()
