@@ -151,6 +151,12 @@ ROWS: dict[str, dict] = {
                                        resubstitutions=1, previous="none", members=5, stacked=True,
                                        context_weight=0.5, target_recall=0.93, two_step=True,
                                        keep_oof=True, n_estimators=400, learning_rate=0.1),
+    # the same models (its fold cache) with the identifier templates: the recipe as it tags
+    "BAG5_CTX_TWO_STEP_SHALLOW_IDS": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"),
+                                          resubstitutions=1, previous="none", members=5, stacked=True,
+                                          context_weight=0.5, target_recall=0.93, two_step=True,
+                                          keep_oof=True, n_estimators=400, max_depth=4, learning_rate=0.1,
+                                          identifiers=True),
     # the shallow trees with issue H's synthetic records (BAG5_CTX_TWO_STEP_SYN_REAL_OOF's lever)
     "BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_OOF": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"),
                                                    resubstitutions=1, previous="none", members=5,
