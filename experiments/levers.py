@@ -157,6 +157,14 @@ ROWS: dict[str, dict] = {
                                           context_weight=0.5, target_recall=0.93, two_step=True,
                                           keep_oof=True, n_estimators=400, max_depth=4, learning_rate=0.1,
                                           identifiers=True),
+    # issue I: the same with one context stage model refitted on all the inner folds' rows
+    # (InnerEnsemble's stage_refit) instead of the mean of five: the threshold data are the
+    # same, a token passes through a fifth of the stage's trees
+    "BAG5_CTX_TWO_STEP_SHALLOW_REFIT_OOF": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"),
+                                                resubstitutions=1, previous="none", members=5, stacked=True,
+                                                context_weight=0.5, target_recall=0.93, two_step=True,
+                                                keep_oof=True, n_estimators=400, max_depth=4,
+                                                learning_rate=0.1, stage_refit=True),
     # the shallow trees with issue H's synthetic records (BAG5_CTX_TWO_STEP_SYN_REAL_OOF's lever)
     "BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_OOF": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"),
                                                    resubstitutions=1, previous="none", members=5,
@@ -219,10 +227,12 @@ def run_fold(name, tokenized, assignment, f, cache: Path, n_jobs, seed) -> Path:
     stacked = params.pop("stacked", False)
     keep_oof = params.pop("keep_oof", False)
     weight = params.pop("context_weight", 0.5) if stacked else None
+    refit = params.pop("stage_refit", False)
     model = TokenModel(**params, n_jobs=n_jobs, random_state=seed)
     if members:   # itdeid.ensemble: the inner fold models, averaged, thresholded by their oof
         model = InnerEnsemble(model, folds=members, target_recall=model.target_recall,
-                              identifiers=False, context_pass=stacked, context_weight=weight or 0.5)
+                              identifiers=False, context_pass=stacked, context_weight=weight or 0.5,
+                              stage_refit=refit)
     if calibrate_on is None:
         model.fit_tokenized(train)
     else:   # an InnerEnsemble (a TokenModel's second argument is its trusted phrases)

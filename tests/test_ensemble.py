@@ -109,6 +109,26 @@ def test_a_stacked_ensemble_saves_and_loads_with_its_stage(stacked, tmp_path):
         assert np.allclose(a, b, atol=1e-6)
 
 
+def test_a_refitted_stage_is_one_model_with_the_same_threshold_data_and_saves(stacked, tmp_path):
+    docs, folded = stacked
+    base = TokenModel(n_estimators=5, n_jobs=1, previous="none", random_state=7)
+    model = InnerEnsemble(base, folds=3, target_recall=0.9, context_pass=True, stage_refit=True).fit(docs)
+    assert len(model.stage_) == 1 and len(model.members_) == 3
+    # the threshold still comes from the per-fold stage models' out-of-fold probabilities
+    assert np.array_equal(model.calibration_[0], folded.calibration_[0])
+    assert model.threshold_ == folded.threshold_
+    model.save(tmp_path / "m")
+    assert [p.name for p in (tmp_path / "m").iterdir() if p.name.startswith("context-")] == ["context-0"]
+    again = load_model(tmp_path / "m")
+    assert again.stage_refit and len(again.stage_) == 1
+    tds = [tokenize_document(d, gold=False) for d in docs[:4]]
+    refit = model.predict_proba_tokenized(tds)
+    for a, b in zip(again.predict_proba_tokenized(tds), refit):
+        assert np.allclose(a, b, atol=1e-6)
+    # and it is not the per-fold stages' mean
+    assert any(not np.allclose(a, b) for a, b in zip(refit, folded.predict_proba_tokenized(tds)))
+
+
 def test_a_stage_list_that_disagrees_with_context_pass_is_one_line_naming_the_file(stacked, tmp_path):
     _, model = stacked
     model.save(tmp_path / "m")
