@@ -165,6 +165,15 @@ ROWS: dict[str, dict] = {
                                                 context_weight=0.5, target_recall=0.93, two_step=True,
                                                 keep_oof=True, n_estimators=400, max_depth=4,
                                                 learning_rate=0.1, stage_refit=True),
+    # the shallow trees with the two trial groups (misspelled announcing words such as 'neice',
+    # and measurements written like dates such as '5/5' or '3-4/10'), whose single-model rows
+    # ranked too noisily to judge them with the old trees
+    "BAG5_CTX_TWO_STEP_SHALLOW_TRIAL_OOF": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon",
+                                                                      "spelling", "measure"),
+                                                resubstitutions=1, previous="none", members=5, stacked=True,
+                                                context_weight=0.5, target_recall=0.93, two_step=True,
+                                                keep_oof=True, n_estimators=400, max_depth=4,
+                                                learning_rate=0.1),
     # the shallow trees with issue H's synthetic records (BAG5_CTX_TWO_STEP_SYN_REAL_OOF's lever)
     "BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_OOF": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"),
                                                    resubstitutions=1, previous="none", members=5,
