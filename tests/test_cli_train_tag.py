@@ -19,7 +19,9 @@ def _physionet_corpus(tmp_path):
 
 def test_train_then_tag_physionet_jsonl(tmp_path, capsys):
     docs = _physionet_corpus(tmp_path)
-    assert main(["train", str(tmp_path / "id.text"), "--out", str(tmp_path / "model")]) == 0
+    # the recipe's trees; its synthetic records and threads left out to keep the test quick
+    assert main(["train", str(tmp_path / "id.text"), "--out", str(tmp_path / "model"),
+                 "--synthetic", "0", "--n-jobs", "1"]) == 0
     assert main(["tag", str(tmp_path / "model"), str(tmp_path / "id.text"),
                  "--out", str(tmp_path / "pred.jsonl")]) == 0
     lines = [json.loads(x) for x in (tmp_path / "pred.jsonl").read_text().splitlines()]
@@ -38,7 +40,8 @@ def test_train_then_tag_physionet_jsonl(tmp_path, capsys):
 def test_tag_writes_i2b2_xml(tmp_path):
     docs = tiny_corpus(20, seed=3)
     write_i2b2_2006(docs, tmp_path / "train.xml")
-    main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "m"), "--learner", "tree"])
+    main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "m"), "--learner", "tree",
+          "--synthetic", "0"])
     main(["tag", str(tmp_path / "m"), str(tmp_path / "train.xml"), "--out", str(tmp_path / "pred.xml")])
     tagged = read_corpus(tmp_path / "pred.xml")
     assert [d.id for d in tagged] == [d.id for d in docs]
@@ -90,12 +93,14 @@ def test_train_with_the_recall_features_and_resubstitution(tmp_path):
                  "--members", "0", "--resubstitutions", "1", "--context-pass"]) == 2
 
 
-def test_train_without_options_trains_the_recipe(tmp_path):
+def test_train_without_options_trains_the_recipe(tmp_path, capsys):
     from itdeid.recipe import MEMBER, RECIPE
     docs = tiny_corpus(16, seed=5)
     write_i2b2_2006(docs, tmp_path / "train.xml")
     assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "m"),
                  "--n-estimators", "5", "--n-jobs", "1"]) == 0
+    # the recipe's synthetic records were added to the corpus's 16 notes
+    assert f"on 16 documents and {RECIPE['synthetic']} synthetic records" in capsys.readouterr().out
     state = json.loads((tmp_path / "m" / "ensemble.json").read_text())
     assert len(state["members"]) == RECIPE["members"] and state["threshold"] is not None
     assert state["params"]["target_recall"] == RECIPE["target_recall"]
@@ -112,6 +117,7 @@ def test_train_without_options_trains_the_recipe(tmp_path):
     assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "p"), "--features",
                  "paper", "--members", "0", "--resubstitutions", "0", "--no-context-pass", "--argmax",
                  "--no-identifiers", "--n-estimators", "5", "--n-jobs", "1"]) == 0
+    assert "synthetic" not in capsys.readouterr().out   # the paper's model: the corpus alone
     paper = json.loads((tmp_path / "p" / "model.json").read_text())
     assert paper["threshold"] is None and paper["params"]["previous"] == "oof"
     assert paper["params"]["two_step"] is False          # the paper's nine-class learner
@@ -125,7 +131,7 @@ def test_train_members_writes_an_ensemble_that_tags(tmp_path):
     write_i2b2_2006(docs, tmp_path / "train.xml")
     assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "e"), "--members", "3",
                  "--no-context-pass", "--resubstitutions", "1", "--n-estimators", "5",
-                 "--n-jobs", "1"]) == 0
+                 "--n-jobs", "1", "--synthetic", "0"]) == 0
     state = json.loads((tmp_path / "e" / "ensemble.json").read_text())
     assert state["members"] == ["member-0", "member-1", "member-2"] and state["threshold"] is not None
     member = json.loads((tmp_path / "e" / "member-0" / "model.json").read_text())
@@ -135,7 +141,7 @@ def test_train_members_writes_an_ensemble_that_tags(tmp_path):
     assert (tmp_path / "tagged.jsonl").read_text().strip()
     # with --members, --context-pass stacks the ensemble's context stage
     assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "x"), "--members", "2",
-                 "--context-pass", "--n-estimators", "5", "--n-jobs", "1"]) == 0
+                 "--context-pass", "--n-estimators", "5", "--n-jobs", "1", "--synthetic", "0"]) == 0
     assert len(json.loads((tmp_path / "x" / "ensemble.json").read_text())["stage"]) == 2
     assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "y"),
                  "--members", "1", "--no-context-pass"]) == 2

@@ -93,12 +93,14 @@ def add_parser(subparsers):
                         "ninth of the trees (itdeid.learners; default: "
                         f"{'on' if MEMBER['two_step'] else 'off'} for the recipe's ensemble, off "
                         "with --members 0 or --system, the paper's nine-class learners)")
-    p.add_argument("--synthetic", type=int, default=0, metavar="N",
+    p.add_argument("--synthetic", type=int, default=None, metavar="N",
                    help="also train on N synthetic records (itdeid.synth, drawn with --seed), "
                         "the threshold still chosen on CORPUS's notes alone: synthetic PHI is "
-                        "easier than real PHI (issue H). Needs --members (default: 0)")
-    p.add_argument("--synthetic-nursing", type=float, default=0.5, metavar="F",
-                   help="share of the synthetic records written as ICU nursing notes (default: 0.5)")
+                        "easier than real PHI (issue H). Needs --members (default: "
+                        f"{RECIPE['synthetic']} for the recipe's ensemble, 0 with --members 0 or --system)")
+    p.add_argument("--synthetic-nursing", type=float, default=RECIPE["synthetic_nursing"], metavar="F",
+                   help="share of the synthetic records written as ICU nursing notes "
+                        f"(default: {RECIPE['synthetic_nursing']})")
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     s = p.add_argument_group("the iterative system (--system)")
     s.add_argument("--system", action="store_true", help="train the three-model iterative system")
@@ -142,6 +144,8 @@ def run(args):
     single_context = args.context_pass and not args.members
     if args.resubstitutions is None:
         args.resubstitutions = 0 if args.system or single_context else MEMBER["resubstitutions"]
+    if args.synthetic is None:
+        args.synthetic = RECIPE["synthetic"] if args.members else 0
     if args.synthetic < 0 or (args.synthetic and not args.members):
         raise UserError("--synthetic needs a count of 0 or more, and --members (the ensemble "
                         "chooses its threshold on the corpus's own notes)")
