@@ -40,8 +40,8 @@ ranks real PHI best with, run at an operating point chosen for recall rather tha
 - **the operating point**: the P(PHI) threshold at which the members' out-of-fold predictions
   find 93 % of the training PHI tokens (:mod:`itdeid.operating_point`). The notes are tagged
   by the members' mean, which scores rare PHI higher than one member does, so recall on unseen
-  notes lands above that target. The whole recipe (synthetic records below included), over
-  the ten folds: 95.3 % of the PHI tokens and 96.4 % of the PHI instances, at 54.4 % token
+  notes lands above that target. The recipe (synthetic records below included, identifier
+  templates not yet applied), over the ten folds: 95.3 % of the PHI tokens and 96.4 % of the PHI instances, at 54.4 % token
   precision and 66.0 8-way F (row BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_OOF,
   experiments/results/g-levers/thresholds-shallow-syn.md; the session-12 recipe, with the
   paper's trees and no synthetic records, gave 96.3 % at 34.9 % and 48.5). The target is the
