@@ -181,6 +181,12 @@ ROWS: dict[str, dict] = {
                                                    two_step=True, synthetic=(100, 0.5), calibrate_real=True,
                                                    keep_oof=True, n_estimators=400, max_depth=4,
                                                    learning_rate=0.1),
+    # the session-13 recipe (shallow trees, synthetic records) plus the trial groups
+    "BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_OOF": dict(
+        _XGB, groups=GROUPS + ("casing", "census", "lexicon", "spelling", "measure"),
+        resubstitutions=1, previous="none", members=5, stacked=True, context_weight=0.5,
+        target_recall=0.93, two_step=True, synthetic=(100, 0.5), calibrate_real=True, keep_oof=True,
+        n_estimators=400, max_depth=4, learning_rate=0.1),
     # the recipe since session 13 as it tags (the row above, its fold cache, with the identifier
     # templates)
     "BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_IDS": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"),
