@@ -54,6 +54,12 @@ _CONTEXT = dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"), previous=
 #: from another's only by ``identifiers`` shares its fold cache (the templates act after tagging),
 #: and so does one that differs only by ``context_weight`` (the cache keeps both passes) or by
 #: ``argmax`` (tag by the most likely label, not at the cached threshold).
+#: The session-13 recipe's row: two-step members with 400 trees of depth 4 at learning rate 0.1,
+#: a context stage, target 0.93, the calibration data kept (thresholds.py).
+_SHALLOW = dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"), resubstitutions=1, previous="none",
+                members=5, stacked=True, context_weight=0.5, target_recall=0.93, two_step=True,
+                keep_oof=True, n_estimators=400, max_depth=4, learning_rate=0.1)
+_TRIAL_GROUPS = GROUPS + ("casing", "census", "lexicon", "spelling", "measure")
 ROWS: dict[str, dict] = {
     "XGB_TOKEN": dict(_XGB, groups=GROUPS),
     "CASING": dict(_XGB, groups=GROUPS + ("casing",)),
@@ -143,58 +149,26 @@ ROWS: dict[str, dict] = {
     # the recipe's row (two-step learners, target 0.93, calibration data kept) with the trees of
     # experiments/detector_params.py's sets: 400 trees at learning rate 0.1, of depth 4 ("shallow")
     # or 6 ("slow"), for the members, their class models and the context stage alike
-    "BAG5_CTX_TWO_STEP_SHALLOW_OOF": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"),
-                                          resubstitutions=1, previous="none", members=5, stacked=True,
-                                          context_weight=0.5, target_recall=0.93, two_step=True,
-                                          keep_oof=True, n_estimators=400, max_depth=4, learning_rate=0.1),
-    "BAG5_CTX_TWO_STEP_SLOW_OOF": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"),
-                                       resubstitutions=1, previous="none", members=5, stacked=True,
-                                       context_weight=0.5, target_recall=0.93, two_step=True,
-                                       keep_oof=True, n_estimators=400, learning_rate=0.1),
-    # the same models (its fold cache) with the identifier templates: the recipe as it tags
-    "BAG5_CTX_TWO_STEP_SHALLOW_IDS": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"),
-                                          resubstitutions=1, previous="none", members=5, stacked=True,
-                                          context_weight=0.5, target_recall=0.93, two_step=True,
-                                          keep_oof=True, n_estimators=400, max_depth=4, learning_rate=0.1,
-                                          identifiers=True),
-    # issue I: the same with one context stage model refitted on all the inner folds' rows
-    # (InnerEnsemble's stage_refit) instead of the mean of five: the threshold data are the
-    # same, a token passes through a fifth of the stage's trees
-    "BAG5_CTX_TWO_STEP_SHALLOW_REFIT_OOF": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"),
-                                                resubstitutions=1, previous="none", members=5, stacked=True,
-                                                context_weight=0.5, target_recall=0.93, two_step=True,
-                                                keep_oof=True, n_estimators=400, max_depth=4,
-                                                learning_rate=0.1, stage_refit=True),
-    # the shallow trees with the two trial groups (misspelled announcing words such as 'neice',
-    # and measurements written like dates such as '5/5' or '3-4/10'), whose single-model rows
-    # ranked too noisily to judge them with the old trees
-    "BAG5_CTX_TWO_STEP_SHALLOW_TRIAL_OOF": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon",
-                                                                      "spelling", "measure"),
-                                                resubstitutions=1, previous="none", members=5, stacked=True,
-                                                context_weight=0.5, target_recall=0.93, two_step=True,
-                                                keep_oof=True, n_estimators=400, max_depth=4,
-                                                learning_rate=0.1),
-    # the shallow trees with issue H's synthetic records (BAG5_CTX_TWO_STEP_SYN_REAL_OOF's lever)
-    "BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_OOF": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"),
-                                                   resubstitutions=1, previous="none", members=5,
-                                                   stacked=True, context_weight=0.5, target_recall=0.93,
-                                                   two_step=True, synthetic=(100, 0.5), calibrate_real=True,
-                                                   keep_oof=True, n_estimators=400, max_depth=4,
-                                                   learning_rate=0.1),
-    # the session-13 recipe (shallow trees, synthetic records) plus the trial groups
-    "BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_OOF": dict(
-        _XGB, groups=GROUPS + ("casing", "census", "lexicon", "spelling", "measure"),
-        resubstitutions=1, previous="none", members=5, stacked=True, context_weight=0.5,
-        target_recall=0.93, two_step=True, synthetic=(100, 0.5), calibrate_real=True, keep_oof=True,
-        n_estimators=400, max_depth=4, learning_rate=0.1),
-    # the recipe since session 13 as it tags (the row above, its fold cache, with the identifier
-    # templates)
-    "BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_IDS": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"),
-                                                   resubstitutions=1, previous="none", members=5,
-                                                   stacked=True, context_weight=0.5, target_recall=0.93,
-                                                   two_step=True, synthetic=(100, 0.5), calibrate_real=True,
-                                                   keep_oof=True, n_estimators=400, max_depth=4,
-                                                   learning_rate=0.1, identifiers=True),
+    "BAG5_CTX_TWO_STEP_SHALLOW_OOF": _SHALLOW,
+    "BAG5_CTX_TWO_STEP_SLOW_OOF": dict(_SHALLOW, max_depth=None),
+    # the same models (its fold cache) with the identifier templates
+    "BAG5_CTX_TWO_STEP_SHALLOW_IDS": dict(_SHALLOW, identifiers=True),
+    # issue I: one context stage model refitted on all the inner folds' rows (InnerEnsemble's
+    # stage_refit) instead of the mean of five: the threshold data are the same, a token passes
+    # through a fifth of the stage's trees
+    "BAG5_CTX_TWO_STEP_SHALLOW_REFIT_OOF": dict(_SHALLOW, stage_refit=True),
+    # the two trial groups (misspelled announcing words such as 'neice', and measurements written
+    # like dates such as '5/5' or '3-4/10'), whose single-model rows ranked too noisily to judge
+    # them with the old trees
+    "BAG5_CTX_TWO_STEP_SHALLOW_TRIAL_OOF": dict(_SHALLOW, groups=_TRIAL_GROUPS),
+    # issue H's synthetic records (BAG5_CTX_TWO_STEP_SYN_REAL_OOF's lever): the recipe since
+    # session 13; with the identifier templates (the same fold cache), the recipe as it tags
+    "BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_OOF": dict(_SHALLOW, synthetic=(100, 0.5), calibrate_real=True),
+    "BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_IDS": dict(_SHALLOW, synthetic=(100, 0.5), calibrate_real=True,
+                                                   identifiers=True),
+    # that recipe plus the trial groups
+    "BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_OOF": dict(_SHALLOW, groups=_TRIAL_GROUPS, synthetic=(100, 0.5),
+                                                         calibrate_real=True),
     # the peer: itdeid.crf.CRFModel (He et al. 2015's features), tagged by its best sequence; its
     # ranking is the marginal P(PHI) of each token
     "CRF": dict(peer="crf"),
