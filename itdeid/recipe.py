@@ -41,8 +41,8 @@ ranks real PHI best with, run at an operating point chosen for recall rather tha
   find 93 % of the training PHI tokens (:mod:`itdeid.operating_point`). The notes are tagged
   by the members' mean, which scores rare PHI higher than one member does, so recall on unseen
   notes lands above that target. The recipe (synthetic records below included, identifier
-  templates not yet applied), over the ten folds: 95.3 % of the PHI tokens and 96.4 % of the PHI instances, at 54.4 % token
-  precision and 66.0 8-way F (row BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_OOF,
+  templates not yet applied), over the ten folds: 95.3 % of the PHI tokens and 96.4 % of the
+  PHI instances, at 54.4 % token precision and 66.0 8-way F (row BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_OOF,
   experiments/results/g-levers/thresholds-shallow-syn.md; the session-12 recipe, with the
   paper's trees and no synthetic records, gave 96.3 % at 34.9 % and 48.5). The target is the
   lowest whose pooled held-out recall in those patient-grouped folds stays at 0.95 or more
@@ -64,8 +64,8 @@ ranks real PHI best with, run at an operating point chosen for recall rather tha
 
 Each part can be changed from the command line (``--features paper``, ``--resubstitutions 0``,
 ``--members 0``, ``--no-context-pass``, ``--no-two-step``, ``--n-estimators``, ``--max-depth``,
-``--learning-rate``, ``--synthetic 0``, ``--target-recall``, ``--argmax``, ``--no-identifiers``; ``--members 0
---resubstitutions 0`` keeps the context pass of sessions 7-8 on a single model); the paper's own
+``--learning-rate``, ``--synthetic 0``, ``--target-recall``, ``--argmax``, ``--no-identifiers``;
+``--members 0 --resubstitutions 0`` keeps the context pass of sessions 7-8 on a single model); the paper's own
 configuration is ``--features paper --resubstitutions 0 --members 0 --no-context-pass --argmax
 --no-identifiers``.
 """
@@ -85,7 +85,11 @@ RECIPE = dict(members=5, context_pass=True, target_recall=0.93, identifiers=True
 
 def recipe_model(**member_params) -> InnerEnsemble:
     """A fresh, unfitted estimator of the recipe; ``member_params`` are TokenModel parameters
-    of its members (``n_jobs``, ``n_estimators``, ``random_state``, ...) over :data:`MEMBER`."""
+    of its members (``n_jobs``, ``n_estimators``, ``random_state``, ...) over :data:`MEMBER`.
+
+    The recipe's synthetic records are training data, not a part of the estimator: ``itdeid
+    train`` adds ``RECIPE["synthetic"]`` records of :func:`itdeid.synth.supplement` to the
+    corpus and fits with ``calibrate_on`` flagging the corpus's own notes."""
     return InnerEnsemble(TokenModel(**{**MEMBER, **member_params}), folds=RECIPE["members"],
                          context_pass=RECIPE["context_pass"], target_recall=RECIPE["target_recall"],
                          identifiers=RECIPE["identifiers"])
