@@ -36,7 +36,8 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent))
 sys.path.insert(0, str(ROOT))
 
-from levers import RECALLS, add_cache_arguments, corpus_missing, tokenized_folds  # noqa: E402
+from levers import (RECALLS, add_cache_arguments, corpus_missing, precision_at_recall,  # noqa: E402
+                    tokenized_folds)
 
 from itdeid.featurize import tokenize_document  # noqa: E402
 from itdeid.model import TokenModel  # noqa: E402
@@ -64,10 +65,7 @@ SETS: dict[str, dict] = {
 
 def precision_at(p: np.ndarray, gold: np.ndarray, recall: float) -> float:
     """Binary token precision where the ranking by ``p`` first reaches ``recall`` of ``gold``."""
-    order = np.argsort(-p, kind="stable")
-    found = np.cumsum(gold[order])
-    k = int(np.searchsorted(found / gold.sum(), recall - 1e-12))
-    return float(found[k] / (k + 1)) if k < len(p) else float("nan")
+    return precision_at_recall(p, gold, recall)[0]
 
 
 def fold_rows(tokenized, assignment, f: int, seed: int):

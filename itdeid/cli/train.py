@@ -45,14 +45,14 @@ def add_parser(subparsers):
                         "(default: none with --members or the context pass, which tag all "
                         "tokens at once; oof otherwise)")
     p.add_argument("--n-estimators", type=int, default=None,
-                   help="boosting rounds (default: the recipe's for the ensemble, "
-                        f"{MEMBER.get('n_estimators', 'the learner')}'s; the learner's otherwise)")
+                   help="boosting rounds (default: "
+                        f"{MEMBER['n_estimators']} for the recipe's ensemble, the learner's otherwise)")
     p.add_argument("--max-depth", type=int, default=None,
-                   help="depth of each tree (default: the recipe's for the ensemble, "
-                        f"{MEMBER.get('max_depth', 'the learner')}'s; the learner's otherwise)")
+                   help="depth of each tree (default: "
+                        f"{MEMBER['max_depth']} for the recipe's ensemble, the learner's otherwise)")
     p.add_argument("--learning-rate", type=float, default=None,
-                   help="boosting learning rate (default: the recipe's for the ensemble, "
-                        f"{MEMBER.get('learning_rate', 'the learner')}'s; the learner's otherwise)")
+                   help="boosting learning rate (default: "
+                        f"{MEMBER['learning_rate']} for the recipe's ensemble, the learner's otherwise)")
     p.add_argument("--device", default="cpu", help="xgboost device: cpu or cuda (default: cpu)")
     p.add_argument("--n-jobs", type=int, default=None, help="xgboost threads (default: all cores)")
     p.add_argument("--negative-rate", type=float, default=1.0,
