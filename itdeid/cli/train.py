@@ -76,7 +76,7 @@ def add_parser(subparsers):
                         "default: on)")
     p.add_argument("--features", choices=FEATURE_SETS, default="recall",
                    help="feature groups: 'recall' (default), the paper's plus issue G's casing, "
-                        "census and lexicon groups (itdeid.featurize), or 'paper'")
+                        "census, lexicon, spelling and measure groups (itdeid.featurize), or 'paper'")
     p.add_argument("--resubstitutions", type=int, default=None,
                    help="also train on this many copies of each note with PHI, its PHI replaced "
                         "by fresh stand-ins (itdeid.resubstitute; default: "
