@@ -166,9 +166,12 @@ ROWS: dict[str, dict] = {
     "BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_OOF": dict(_SHALLOW, synthetic=(100, 0.5), calibrate_real=True),
     "BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_IDS": dict(_SHALLOW, synthetic=(100, 0.5), calibrate_real=True,
                                                    identifiers=True),
-    # that recipe plus the trial groups
+    # that recipe plus the trial groups: the recipe since session 14; with the identifier
+    # templates (the same fold cache), the recipe as it tags
     "BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_OOF": dict(_SHALLOW, groups=_TRIAL_GROUPS, synthetic=(100, 0.5),
                                                          calibrate_real=True),
+    "BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_IDS": dict(_SHALLOW, groups=_TRIAL_GROUPS, synthetic=(100, 0.5),
+                                                         calibrate_real=True, identifiers=True),
     # the peer: itdeid.crf.CRFModel (He et al. 2015's features), tagged by its best sequence; its
     # ranking is the marginal P(PHI) of each token
     "CRF": dict(peer="crf"),
