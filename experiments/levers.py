@@ -172,6 +172,10 @@ ROWS: dict[str, dict] = {
                                                          calibrate_real=True),
     "BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_IDS": dict(_SHALLOW, groups=_TRIAL_GROUPS, synthetic=(100, 0.5),
                                                          calibrate_real=True, identifiers=True),
+    # issue I: the session-14 recipe with one context stage model refitted on all the inner
+    # folds' rows (stage_refit) instead of the mean of five
+    "BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_OOF": dict(_SHALLOW, groups=_TRIAL_GROUPS, synthetic=(100, 0.5),
+                                                               calibrate_real=True, stage_refit=True),
     # the peer: itdeid.crf.CRFModel (He et al. 2015's features), tagged by its best sequence; its
     # ranking is the marginal P(PHI) of each token
     "CRF": dict(peer="crf"),
