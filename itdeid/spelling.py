@@ -16,6 +16,13 @@ What still gives them away:
 
 Surnames are often one edit from a word too ('Stord', 'Lander'), so neither column decides: the
 trees weigh them with the name lists and the context. Both depend on the document alone.
+
+Speed (issue I): :func:`edits1` defines "one edit", but building its 54n+25 strings for every new
+word type cost about a tenth of the tagging time. The lookups go the other way instead: the
+common words and the announcers are indexed once by what one edit can leave of them (each
+deletion, each position blanked), so a word needs about 3n lookups. For lower-case ASCII
+words the answer is the same as through :func:`edits1` (tests/test_trial_features.py checks it
+on a corpus); other words take the :func:`edits1` path.
 """
 from __future__ import annotations
 
@@ -62,6 +69,59 @@ def common_words() -> dict[str, float]:
     return out
 
 
+class OneEditIndex:
+    """Which words of a fixed lower-case ASCII vocabulary lie one edit (:func:`edits1`) from a
+    word, found by lookups rather than by generating the edits.
+
+    For lower-case ASCII ``word`` and vocabulary word ``e`` (``e != word``), ``e`` is in
+    ``edits1(word)`` exactly when one of these holds: ``e`` is ``word`` with one letter deleted,
+    or with two adjacent letters swapped (looked up in the vocabulary); ``word`` is ``e`` with
+    one letter deleted (``by_deletion``); or the two differ at one position only (``by_blank``,
+    keyed by the word with that position blanked)."""
+
+    BLANK = "\0"
+
+    def __init__(self, vocabulary):
+        self.words = frozenset(vocabulary)
+        self.by_deletion: dict[str, set[str]] = {}
+        self.by_blank: dict[str, set[str]] = {}
+        for e in self.words:
+            for i in range(len(e)):
+                self.by_deletion.setdefault(e[:i] + e[i + 1:], set()).add(e)
+                self.by_blank.setdefault(e[:i] + self.BLANK + e[i + 1:], set()).add(e)
+
+    def neighbours(self, word: str) -> set[str]:
+        """The vocabulary words in ``edits1(word)``; ``word`` must be lower-case ASCII."""
+        words, found = self.words, set()
+        for i in range(len(word)):
+            deleted = word[:i] + word[i + 1:]
+            if deleted in words:
+                found.add(deleted)
+            found |= self.by_blank.get(word[:i] + self.BLANK + word[i + 1:], set())
+            if i + 1 < len(word):
+                swapped = word[:i] + word[i + 1] + word[i] + word[i + 2:]
+                if swapped in words:
+                    found.add(swapped)
+        found |= self.by_deletion.get(word, set())
+        found.discard(word)
+        return found
+
+
+def _plain(word: str) -> bool:
+    """Lower-case ASCII letters only: the words :class:`OneEditIndex` answers for."""
+    return word.isascii() and word.isalpha() and word.islower()
+
+
+@lru_cache(maxsize=1)
+def _common_index() -> OneEditIndex:
+    return OneEditIndex(common_words())
+
+
+@lru_cache(maxsize=1)
+def _announcer_index() -> OneEditIndex:
+    return OneEditIndex(w for w in announcers() if len(w) >= 5 and _plain(w))
+
+
 @lru_cache(maxsize=200_000)
 def near_word_zipf(word: str) -> float:
     """Zipf of the most frequent common word one edit from lower-case ``word`` (see module)."""
@@ -71,7 +131,8 @@ def near_word_zipf(word: str) -> float:
     if zipf_frequency(word, "en") >= RARE_ZIPF:
         return 0.0
     common = common_words()
-    return max((common[e] for e in edits1(word) if e in common), default=0.0)
+    near = _common_index().neighbours(word) if _plain(word) else (e for e in edits1(word) if e in common)
+    return max((common[e] for e in near), default=0.0)
 
 
 @lru_cache(maxsize=200_000)
@@ -83,7 +144,11 @@ def announcer_kind(word: str) -> int:
         return table[word]
     if len(word) < 5 or not word.isalpha():
         return 0
-    kinds = {table[e] for e in edits1(word) if e in table and len(e) >= 5}
+    if _plain(word):
+        near = _announcer_index().neighbours(word)
+    else:
+        near = {e for e in edits1(word) if e in table and len(e) >= 5}
+    kinds = {table[e] for e in near}
     return min(kinds) if kinds else 0
 
 

@@ -72,3 +72,28 @@ def test_dates_and_words_around_them_are_not(text, token):
 def test_only_the_number_of_an_announced_template_is_flagged():
     flags = _flags("PEEP 5 and pain 8/10")
     assert flags["8/10"] and not flags["pain"]
+
+
+def test_one_edit_index_finds_what_edits1_finds():
+    """The lookup path of near_word_zipf and announcer_kind gives the words edits1 would, on
+    common words, announcers, their one-edit slips and random letter strings (seeded)."""
+    import random
+    from itdeid.casing import announcers
+    from itdeid.spelling import _announcer_index, _common_index, common_words
+    rng = random.Random(0)
+    common = common_words()
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    sample = rng.sample(sorted(common), 300) + sorted(announcers())
+    words = set(sample)
+    for w in sample:
+        words.update(rng.sample(sorted(edits1(w)), 5))
+    words.update("".join(rng.choice(letters) for _ in range(rng.randint(1, 9))) for _ in range(300))
+    table = {w for w in announcers() if len(w) >= 5}
+    checked = 0
+    for w in sorted(words):
+        if not (w.isascii() and w.isalpha() and w.islower()):
+            continue
+        assert _common_index().neighbours(w) == {e for e in edits1(w) if e in common}, w
+        assert _announcer_index().neighbours(w) == {e for e in edits1(w) if e in table}, w
+        checked += 1
+    assert checked > 1500
