@@ -47,6 +47,7 @@ from itdeid.model_files import checked_params, damaged, read_model_state
 from itdeid.learners import Learner
 from itdeid.model import NotFittedError, TokenModel, predict_spans, with_identifiers
 from itdeid.operating_point import check_threshold, decide, threshold_for_recall
+from itdeid.token_batch import TokenBatch
 
 #: Version of the ensemble.json layout.
 FORMAT = 1
@@ -227,7 +228,10 @@ class InnerEnsemble(BaseEstimator):
         return self._mean(docs)
 
     def _mean(self, docs) -> list[np.ndarray]:
-        each = [m.predict_proba_tokenized(docs) for m in self.members_]
+        # one batch for all members: the columns of the notes alone are joined once
+        docs = list(docs)
+        batch = TokenBatch(docs) if docs else None
+        each = [m.predict_proba_tokenized(docs, batch=batch) for m in self.members_]
         return [np.mean([e[j] for e in each], axis=0) for j in range(len(docs))]
 
     def pass_probabilities(self, docs: Sequence[TokenizedDocument]):

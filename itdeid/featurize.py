@@ -591,16 +591,18 @@ class FeatureExtractor:
         return names
 
     # -- transform --------------------------------------------------------------------------
-    def transform(self, docs: Sequence[TokenizedDocument], trusted: Sequence[np.ndarray] | None = None
-                  ) -> np.ndarray:
+    def transform(self, docs: Sequence[TokenizedDocument], trusted: Sequence[np.ndarray] | None = None,
+                  batch: TokenBatch | None = None) -> np.ndarray:
         """The feature matrix of all tokens of ``docs``, documents one after another.
 
         ``trusted``: per document, an (n_tokens, k) array of trusted-phrase attributes (issue C);
-        required when the ``trusted`` group is on.
+        required when the ``trusted`` group is on. ``batch``: a :class:`TokenBatch` of these
+        same ``docs`` shared with other extractors (an ensemble's members), so the columns of
+        the notes alone are joined once.
         """
         if not hasattr(self, "feature_names_"):
             raise RuntimeError("FeatureExtractor is not fitted yet: call fit() first")
-        return self._matrix(docs, trusted)
+        return self._matrix(docs, trusted, batch=batch)
 
     def fit_transform(self, docs, trusted=None, copies: Sequence[TokenizedDocument] = ()):
         """Fit on ``docs``, then the training rows: those of ``docs``, then those of ``copies``
@@ -621,19 +623,24 @@ class FeatureExtractor:
         per_document = [lexicons[fold_of[group_key(td.document)]] for td in rows]
         return self._matrix(rows, trusted, per_document)
 
-    def _matrix(self, docs, trusted, lexicons: Sequence[Lexicon] | None = None) -> np.ndarray:
+    def _matrix(self, docs, trusted, lexicons: Sequence[Lexicon] | None = None,
+                batch: TokenBatch | None = None) -> np.ndarray:
         """The rows of ``docs`` stacked; ``lexicons``: per document, the lexicon its
         ``lexicon`` columns come from (default: the fitted one). Built for the whole batch at
         once (:mod:`itdeid.token_batch`); a note's rows do not depend on the batch."""
         docs = list(docs)
-        batch = TokenBatch(docs)
+        if batch is None:
+            batch = TokenBatch(docs)
+        elif len(batch.docs) != len(docs) or any(a is not b for a, b in zip(batch.docs, docs)):
+            raise ValueError("the TokenBatch given to transform holds other documents")
         if not len(batch):
             return np.zeros((0, len(self.feature_names_)), dtype=np.float32)
         cols = self._learned_columns(batch, lexicons)
         for group in self.groups:
             if group in _STATIC_GROUPS:
                 for name in _static_names(docs, group):
-                    cols[name] = batch.joined(lambda td: static_columns(td, group)[name])
+                    cols[name] = batch.joined_once(("static", group, name),
+                                                   lambda td: static_columns(td, group)[name])
         base_names, windowed = self._base_names()
         blocks = [np.column_stack([cols[name] for name in base_names]) if base_names
                   else np.zeros((len(batch), 0), np.float32)]
@@ -653,14 +660,15 @@ class FeatureExtractor:
         """The columns that depend on what this extractor learned, for a whole batch."""
         g, cols = self.groups, {}
         if "basic" in g:
-            cols["initial_type"] = batch.joined(lambda td: static_columns(td, "orthography")["initial_type"])
+            cols["initial_type"] = batch.joined_once(("static", "orthography", "initial_type"),
+                                                     lambda td: static_columns(td, "orthography")["initial_type"])
             left, right = self.triggers_.batch_hits(batch)
             for j, c in enumerate(PHI_CLASSES):
                 cols[f"trigger_left_{c}"] = left[:, j]
                 cols[f"trigger_right_{c}"] = right[:, j]
             cols.update(_suffix_columns(batch, self.suffixes_))
         if "frequency" in g:
-            own = batch.joined(_own_case_counts)
+            own = batch.joined_once(("own case counts",), _own_case_counts)
             cap, lower, initial = (self.case_counts_.table(batch.vocabulary)[batch.ids] + own).T
             cols["cap_to_lower"] = _log_ratio(cap, lower)
             cols["cap_to_initial"] = _log_ratio(cap, initial)
@@ -689,9 +697,9 @@ class FeatureExtractor:
             mine = of_token == key
             rows[mine] = lex.rows(batch.vocabulary)[batch.ids[mine]]
             tokens[mine] = max(lex.tokens, 1)
-        zipf = batch.joined(lambda td: static_columns(td, "frequency")["zipf"])
-        left = batch.global_index(lambda td: _neighbours(td)[0])
-        right = batch.global_index(lambda td: _neighbours(td)[1])
+        zipf = batch.joined_once(("static", "frequency", "zipf"), lambda td: static_columns(td, "frequency")["zipf"])
+        left = batch.global_index(lambda td: _neighbours(td)[0], key=("neighbour", "left"))
+        right = batch.global_index(lambda td: _neighbours(td)[1], key=("neighbour", "right"))
         return lexicon_columns(rows, tokens, zipf, left, right)
 
     def previous_columns(self) -> list[int]:

@@ -392,18 +392,21 @@ class TokenModel(BaseEstimator):
         if not hasattr(self, "learner_"):
             raise NotFittedError("this TokenModel is not fitted yet: call fit() or load() first")
 
-    def predict_proba_tokenized(self, docs: Sequence[TokenizedDocument], trusted=None) -> list[np.ndarray]:
-        """Per document, an (n_tokens, 9) array of label probabilities (tagging left to right)."""
+    def predict_proba_tokenized(self, docs: Sequence[TokenizedDocument], trusted=None,
+                                batch=None) -> list[np.ndarray]:
+        """Per document, an (n_tokens, 9) array of label probabilities (tagging left to right).
+        ``batch``: a :class:`~itdeid.token_batch.TokenBatch` of ``docs`` shared with other models
+        (:meth:`itdeid.featurize.FeatureExtractor.transform`)."""
         self._check_fitted()
         if getattr(self, "context_learner_", None) is None:
-            return self._first_pass(docs, trusted, self.operating_threshold())[1]
+            return self._first_pass(docs, trusted, self.operating_threshold(), batch)[1]
         first, second = self.pass_probabilities(docs, trusted)
         return [self.blend_passes(a, b) for a, b in zip(first, second)]
 
-    def _first_pass(self, docs, trusted, threshold):
+    def _first_pass(self, docs, trusted, threshold, batch=None):
         """The documents' feature rows and the first model's probabilities, decoded with the
         previous-class feature (if any) decided at ``threshold``."""
-        X = self.extractor_.transform(docs, trusted)
+        X = self.extractor_.transform(docs, trusted, batch=batch)
         columns = [] if self.previous == "none" else self.extractor_.previous_columns()
         return X, decode(self.learner_, X, _lengths(docs), columns, threshold=threshold)
 

@@ -40,6 +40,9 @@ class TokenBatch:
         self.ids = np.fromiter((index.setdefault(w, len(index)) for td in docs for w in td.words),
                                np.int64, int(self.lengths.sum()))
         self.vocabulary = list(index)
+        #: Columns of the notes alone, joined once for every model that reads this batch (the
+        #: members of an ensemble share one batch, :meth:`itdeid.ensemble.InnerEnsemble`).
+        self.memo: dict = {}
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -53,6 +56,13 @@ class TokenBatch:
         parts = [np.asarray(per_document(td)) for td in self.docs if len(td)]
         return np.concatenate(parts) if parts else np.zeros(0, dtype=np.float32)
 
+    def joined_once(self, key, per_document: Callable) -> np.ndarray:
+        """:meth:`joined`, remembered under ``key``: for columns that depend on the notes alone,
+        never on what a model learned."""
+        if key not in self.memo:
+            self.memo[key] = self.joined(per_document)
+        return self.memo[key]
+
     def shifted(self, values: np.ndarray, offset: int, fill: float = -1.0) -> np.ndarray:
         """Row i is ``values[i + offset]`` where that token is in i's note, ``fill`` elsewhere."""
         out = np.full_like(values, fill)
@@ -61,7 +71,8 @@ class TokenBatch:
         out[inside] = values[source[inside]]
         return out
 
-    def global_index(self, per_document: Callable) -> np.ndarray:
-        """Per-note token indices (``per_document(td)``, -1 for none) as batch indices."""
-        local = self.joined(per_document).astype(np.int64)
+    def global_index(self, per_document: Callable, key=None) -> np.ndarray:
+        """Per-note token indices (``per_document(td)``, -1 for none) as batch indices
+        (remembered under ``key`` when given, as :meth:`joined_once`)."""
+        local = (self.joined(per_document) if key is None else self.joined_once(key, per_document)).astype(np.int64)
         return np.where(local >= 0, local + self.start, -1)

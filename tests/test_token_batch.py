@@ -31,6 +31,22 @@ def test_a_notes_rows_do_not_depend_on_its_batch(fitted, trigger):
     np.testing.assert_array_equal(together, reversed_rows)
 
 
+def test_extractors_sharing_a_batch_get_their_own_rows(fitted):
+    """An ensemble's members share one TokenBatch (the notes' own columns joined once): each
+    extractor's rows are those it builds alone, and a batch of other notes is refused."""
+    docs, test = fitted
+    first = FeatureExtractor(groups=GROUPS + RECALL_GROUPS).fit(docs[:12])
+    second = FeatureExtractor(groups=GROUPS + RECALL_GROUPS, trigger="phrase").fit(docs[12:])
+    batch = TokenBatch(test)
+    shared = [first.transform(test, batch=batch), second.transform(test, batch=batch)]
+    assert batch.memo
+    np.testing.assert_array_equal(shared[0], first.transform(test))
+    np.testing.assert_array_equal(shared[1], second.transform(test))
+    assert not np.array_equal(shared[0], shared[1])
+    with pytest.raises(ValueError, match="other documents"):
+        first.transform(test[:-1], batch=batch)
+
+
 def test_windows_stop_at_note_boundaries(fitted):
     docs, test = fitted
     ex = FeatureExtractor(groups=GROUPS).fit(docs)
