@@ -21,6 +21,7 @@ The rows are cumulative (each adds one lever to the row before it), except the p
 from __future__ import annotations
 
 import argparse
+import math
 import platform
 import subprocess
 import sys
@@ -60,6 +61,8 @@ _SHALLOW = dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"), resubstit
                 members=5, stacked=True, context_weight=0.5, target_recall=0.93, two_step=True,
                 keep_oof=True, n_estimators=400, max_depth=4, learning_rate=0.1)
 _TRIAL_GROUPS = GROUPS + ("casing", "census", "lexicon", "spelling", "measure")
+#: The screens tried (experiments/results/cascade.md: at 1e-5 to 1e-4 no gold PHI changed).
+_SCREENS = (1e-5, 1e-4, 1e-3)
 ROWS: dict[str, dict] = {
     "XGB_TOKEN": dict(_XGB, groups=GROUPS),
     "CASING": dict(_XGB, groups=GROUPS + ("casing",)),
@@ -172,6 +175,15 @@ ROWS: dict[str, dict] = {
                                                          calibrate_real=True),
     "BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_IDS": dict(_SHALLOW, groups=_TRIAL_GROUPS, synthetic=(100, 0.5),
                                                          calibrate_real=True, identifiers=True),
+    # issue I: the session-14 recipe's models tagging in a cascade (InnerEnsemble's screen):
+    # member 0 judges every token, the rest of the ensemble only tokens near one it gives at
+    # least P(PHI) = screen. One training a fold: the row keeps the full ensemble's tagging
+    # (must equal ..._TRIAL_OOF's) and each screen's; the _SCREEN rows read those.
+    "BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_SCREENS_OOF": dict(
+        _SHALLOW, groups=_TRIAL_GROUPS, synthetic=(100, 0.5), calibrate_real=True, screens=_SCREENS),
+    **{f"BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_SCREEN1E{round(-math.log10(s))}_OOF": dict(
+        _SHALLOW, groups=_TRIAL_GROUPS, synthetic=(100, 0.5), calibrate_real=True, screens=_SCREENS, screen=s)
+       for s in _SCREENS},
     # issue I: the session-14 recipe with one context stage model refitted on all the inner
     # folds' rows (stage_refit) instead of the mean of five
     "BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_OOF": dict(_SHALLOW, groups=_TRIAL_GROUPS, synthetic=(100, 0.5),
@@ -195,7 +207,7 @@ def _git() -> str:
 
 
 #: Parameters that act after the models are trained: rows differing only by these share a cache.
-AFTER_TRAINING = ("identifiers", "context_weight", "argmax")
+AFTER_TRAINING = ("identifiers", "context_weight", "argmax", "screen")
 
 
 def _trained(params: dict) -> dict:
@@ -210,7 +222,7 @@ def cache_name(name: str) -> str:
 def run_fold(name, tokenized, assignment, f, cache: Path, n_jobs, seed) -> Path:
     """Train row ``name`` on every fold but ``f``, save its probabilities on fold ``f``
     (the row owning the cache is the one trained, so a cached threshold is that row's)."""
-    params = {k: v for k, v in ROWS[cache_name(name)].items() if k not in ("identifiers", "argmax")}
+    params = {k: v for k, v in ROWS[cache_name(name)].items() if k not in ("identifiers", "argmax", "screen")}
     path = cache / cache_name(name) / f"fold{f}.npz"
     if path.exists():
         return path
@@ -232,6 +244,7 @@ def run_fold(name, tokenized, assignment, f, cache: Path, n_jobs, seed) -> Path:
     keep_oof = params.pop("keep_oof", False)
     weight = params.pop("context_weight", 0.5) if stacked else None
     refit = params.pop("stage_refit", False)
+    screens = params.pop("screens", ())
     model = TokenModel(**params, n_jobs=n_jobs, random_state=seed)
     if members:   # itdeid.ensemble: the inner fold models, averaged, thresholded by their oof
         model = InnerEnsemble(model, folds=members, target_recall=model.target_recall,
@@ -252,7 +265,17 @@ def run_fold(name, tokenized, assignment, f, cache: Path, n_jobs, seed) -> Path:
         proba = model.predict_proba_tokenized(test)
     if keep_oof:
         passes["oof_phi"], passes["oof_gold"] = model.calibration_
+    for screen in screens:   # the same models tagging in a cascade (InnerEnsemble's screen)
+        model.screen = screen
+        first, second = model.pass_probabilities(test)
+        passes[f"{_screen_key(screen)}_first"] = np.concatenate(first).astype(np.float32)
+        passes[f"{_screen_key(screen)}_second"] = np.concatenate(second).astype(np.float32)
+        model.screen = None
     return _save_fold(path, start, proba, threshold, passes)
+
+
+def _screen_key(screen: float) -> str:
+    return f"screen{screen:g}"
 
 
 def _crf_fold(train, test, **params):
@@ -309,9 +332,12 @@ def cached_fold(name, tokenized, assignment, cache: Path, f: int) -> dict:
     threshold = None if np.isnan(saved["threshold"]) or ROWS[name].get("argmax") \
         else float(saved["threshold"])
     proba = saved["proba"]
-    if "second" in saved:   # a context-pass row: its own mean of the two passes
+    passes = _screen_key(ROWS[name]["screen"]) + "_" if ROWS[name].get("screen") else ""
+    if passes + "second" in saved:   # a context-pass row: its own mean of the two passes
         w = float(ROWS[name].get("context_weight", 0.5))
-        proba = w * saved["second"] + (1 - w) * saved["first"]
+        proba = w * saved[passes + "second"] + (1 - w) * saved[passes + "first"]
+    elif passes:
+        raise KeyError(f"fold {f} of {cache_name(name)} holds no tagging with screen {ROWS[name]['screen']:g}")
     cuts = np.cumsum(saved["lengths"])[:-1]
     parts = np.split(proba, cuts)
     if "codes" in saved and threshold is None:   # a peer's own tags (the CRF's best sequence)

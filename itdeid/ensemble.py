@@ -82,6 +82,22 @@ def _calibration_documents(calibrate_on, n: int) -> list[int]:
     return chosen
 
 
+#: Tokens each side of a token that passes the screen that go on with it (``screen``): the
+#: context stage reads the members' mean of the tokens around.
+SCREEN_REACH = 3
+
+
+def within_reach(batch: TokenBatch, hit: np.ndarray, reach: int) -> np.ndarray:
+    """Tokens at most ``reach`` tokens from a ``hit`` in the same note (a note's tags must not
+    depend on the notes tagged with it)."""
+    near = hit.astype(np.float32)[:, None]
+    out = hit.copy()
+    for offset in range(-reach, reach + 1):
+        if offset:
+            out |= batch.shifted(near, offset, fill=0.0)[:, 0] > 0
+    return out
+
+
 class InnerEnsemble(BaseEstimator):
     """The mean of ``folds`` token models, each trained on the other folds of an inner split
     grouped by patient; the threshold for ``target_recall`` from their out-of-fold probabilities.
@@ -109,6 +125,13 @@ class InnerEnsemble(BaseEstimator):
         of the mean of the per-fold stage models (which still give the out-of-fold probabilities
         the threshold is chosen from): the usual way to finish stacking, at a fifth of the
         stage's trees a token when tagging (issue I).
+    screen : float or None, default None
+        Tag in a cascade (issue I): member 0 judges every token first, and only tokens whose
+        P(PHI) from it reaches ``screen``, with :data:`SCREEN_REACH` tokens each side in the
+        same note (the stage reads its neighbours), go on to the other members and the stage;
+        the others keep member 0's probabilities. Nearly every token of a note is plainly
+        ordinary text, so most of the trees are skipped. Needs members that tag every token at
+        once (``previous="none"``). The threshold is still the full ensemble's.
 
     Attributes
     ----------
@@ -126,7 +149,7 @@ class InnerEnsemble(BaseEstimator):
     def __init__(self, base: TokenModel | None = None, folds: int = 5,
                  target_recall: float | None = 0.95, threshold: float | None = None,
                  identifiers: bool = True, context_pass: bool = False, context_weight: float = 0.5,
-                 stage_refit: bool = False):
+                 stage_refit: bool = False, screen: float | None = None):
         self.base = base
         self.folds = folds
         self.target_recall = target_recall
@@ -135,6 +158,7 @@ class InnerEnsemble(BaseEstimator):
         self.context_pass = context_pass
         self.context_weight = context_weight
         self.stage_refit = stage_refit
+        self.screen = screen
 
     def _member(self, f: int) -> TokenModel:
         base = self.base if self.base is not None else TokenModel()
@@ -228,11 +252,31 @@ class InnerEnsemble(BaseEstimator):
         return self._mean(docs)
 
     def _mean(self, docs) -> list[np.ndarray]:
+        return self._member_mean(docs)[0]
+
+    def _member_mean(self, docs) -> tuple[list[np.ndarray], np.ndarray | None]:
+        """Per document, the members' mean probabilities; and, with ``screen``, which tokens
+        (of all documents end to end) went on past member 0 (None: all of them)."""
         # one batch for all members: the columns of the notes alone are joined once
         docs = list(docs)
         batch = TokenBatch(docs) if docs else None
-        each = [m.predict_proba_tokenized(docs, batch=batch) for m in self.members_]
-        return [np.mean([e[j] for e in each], axis=0) for j in range(len(docs))]
+        if self.screen is None or not docs:
+            each = [m.predict_proba_tokenized(docs, batch=batch) for m in self.members_]
+            return [np.mean([e[j] for e in each], axis=0) for j in range(len(docs))], None
+        screen = self.screen
+        if isinstance(screen, bool) or not isinstance(screen, (int, float)) or not 0 <= screen < 1:
+            raise ValueError(f"screen must be a number in [0, 1), got {screen!r}")
+        if any(m.previous != "none" for m in self.members_):
+            raise ValueError("screen needs members that tag every token at once (previous='none')")
+        first = self.members_[0].learner_.predict_proba(self.members_[0].extractor_.transform(docs, batch=batch))
+        keep = within_reach(batch, (1.0 - first[:, 0]) >= screen, SCREEN_REACH)
+        each = [first]
+        for member in self.members_[1:]:
+            p = first.copy()
+            if keep.any():
+                p[keep] = member.learner_.predict_proba(member.extractor_.transform(docs, batch=batch)[keep])
+            each.append(p)
+        return np.split(np.mean(each, axis=0), np.cumsum(batch.lengths)[:-1]), keep
 
     def pass_probabilities(self, docs: Sequence[TokenizedDocument]):
         """The members' mean and the context stage's label probabilities, each a list of
@@ -240,12 +284,18 @@ class InnerEnsemble(BaseEstimator):
         self._check_fitted()
         if not getattr(self, "stage_", None):
             raise ValueError("pass_probabilities needs an ensemble trained with context_pass")
-        mean = self._mean(docs)
+        mean, keep = self._member_mean(docs)
         if not docs:
             return mean, []
         # one call a stage model for the whole batch: a call per note cost more than its trees
         X = np.vstack([stacked_columns(td, p) for td, p in zip(docs, mean)])
-        p_phi = 1.0 - np.mean([learner.predict_proba(X)[:, 0] for learner in self.stage_], axis=0)
+        if keep is None:
+            p_phi = 1.0 - np.mean([learner.predict_proba(X)[:, 0] for learner in self.stage_], axis=0)
+        else:   # screened-out tokens: the stage says what the members' mean says
+            p_phi = 1.0 - np.concatenate(mean)[:, 0]
+            if keep.any():
+                p_phi[keep] = 1.0 - np.mean([learner.predict_proba(X[keep])[:, 0] for learner in self.stage_],
+                                            axis=0)
         cuts = np.cumsum([len(td) for td in docs])[:-1]
         return mean, [stage_labels(q, p) for q, p in zip(np.split(p_phi, cuts), mean)]
 

@@ -129,6 +129,59 @@ def test_a_refitted_stage_is_one_model_with_the_same_threshold_data_and_saves(st
     assert any(not np.allclose(a, b) for a, b in zip(refit, folded.predict_proba_tokenized(tds)))
 
 
+def test_a_screen_of_zero_is_the_full_ensemble_and_a_screen_keeps_member_zero_elsewhere(stacked, tmp_path):
+    """screen (issue I): with 0 every token goes on, bit for bit the full ensemble; with a
+    screen, a token no member-0 probability near it reaches keeps member 0's probabilities, a
+    token near one gets the full ensemble's, and each note's result is its own (no reach across
+    notes)."""
+    from itdeid.ensemble import SCREEN_REACH
+    docs, model = stacked
+    tds = [tokenize_document(d, gold=False) for d in docs[:6]]
+    full = model.predict_proba_tokenized(tds)
+    model.context_weight = 0.0
+    full_mean = model.predict_proba_tokenized(tds)
+    model.context_weight = 0.5
+    try:
+        model.screen = 0.0
+        for a, b in zip(model.predict_proba_tokenized(tds), full):
+            np.testing.assert_array_equal(a, b)
+        model.screen = 1.5
+        with pytest.raises(ValueError, match="screen must be"):
+            model.predict_proba_tokenized(tds)
+        first = model.members_[0].predict_proba_tokenized(tds)
+        screen = float(np.quantile(np.concatenate([1 - f[:, 0] for f in first]), 0.8))
+        model.screen = screen
+        screened = model.predict_proba_tokenized(tds)
+        alone = [model.predict_proba_tokenized([td])[0] for td in tds]
+        model.context_weight = 0.0
+        mean = model.predict_proba_tokenized(tds)
+        model.context_weight = 0.5
+        model.save(tmp_path / "m")
+        assert load_model(tmp_path / "m").screen == screen
+    finally:
+        model.screen, model.context_weight = None, 0.5
+    skipped = near = 0
+    for f, s, a, m, fm in zip(first, screened, alone, mean, full_mean):
+        np.testing.assert_array_equal(s, a)
+        hit = np.flatnonzero(1 - f[:, 0] >= screen)
+        reached = np.zeros(len(f), dtype=bool)
+        for i in hit:
+            reached[max(0, i - SCREEN_REACH):i + SCREEN_REACH + 1] = True
+        np.testing.assert_allclose(m[~reached], f[~reached], rtol=1e-6)
+        np.testing.assert_array_equal(m[reached], fm[reached])
+        skipped += int((~reached).sum())
+        near += int(reached.sum())
+    assert skipped and near
+
+
+def test_a_screen_needs_members_that_tag_every_token_at_once():
+    docs = tiny_corpus(12, seed=5)
+    base = TokenModel(n_estimators=3, n_jobs=1, previous="gold", random_state=1)
+    model = InnerEnsemble(base, folds=2, target_recall=0.9, screen=0.01).fit(docs)
+    with pytest.raises(ValueError, match="previous='none'"):
+        model.predict_proba_tokenized([tokenize_document(d, gold=False) for d in docs[:2]])
+
+
 def test_a_stage_list_that_disagrees_with_context_pass_is_one_line_naming_the_file(stacked, tmp_path):
     _, model = stacked
     model.save(tmp_path / "m")
