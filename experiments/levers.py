@@ -175,19 +175,20 @@ ROWS: dict[str, dict] = {
                                                          calibrate_real=True),
     "BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_IDS": dict(_SHALLOW, groups=_TRIAL_GROUPS, synthetic=(100, 0.5),
                                                          calibrate_real=True, identifiers=True),
-    # issue I: the session-14 recipe's models tagging in a cascade (InnerEnsemble's screen):
-    # member 0 judges every token, the rest of the ensemble only tokens near one it gives at
-    # least P(PHI) = screen. One training a fold: the row keeps the full ensemble's tagging
-    # (must equal ..._TRIAL_OOF's) and each screen's; the _SCREEN rows read those.
-    "BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_SCREENS_OOF": dict(
-        _SHALLOW, groups=_TRIAL_GROUPS, synthetic=(100, 0.5), calibrate_real=True, screens=_SCREENS),
-    **{f"BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_SCREEN1E{round(-math.log10(s))}_OOF": dict(
-        _SHALLOW, groups=_TRIAL_GROUPS, synthetic=(100, 0.5), calibrate_real=True, screens=_SCREENS, screen=s)
-       for s in _SCREENS},
     # issue I: the session-14 recipe with one context stage model refitted on all the inner
     # folds' rows (stage_refit) instead of the mean of five
     "BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_OOF": dict(_SHALLOW, groups=_TRIAL_GROUPS, synthetic=(100, 0.5),
                                                                calibrate_real=True, stage_refit=True),
+    # and those models tagging in a cascade (InnerEnsemble's screen): member 0 judges every
+    # token, the rest of the ensemble only tokens near one it gives at least P(PHI) = screen.
+    # One training a fold: the row keeps the full ensemble's tagging (the same models as
+    # ..._REFIT_OOF, so the same probabilities) and each screen's; the _SCREEN rows read those.
+    "BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_SCREENS_OOF": dict(
+        _SHALLOW, groups=_TRIAL_GROUPS, synthetic=(100, 0.5), calibrate_real=True, stage_refit=True,
+        screens=_SCREENS),
+    **{f"BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_SCREEN1E{round(-math.log10(s))}_OOF": dict(
+        _SHALLOW, groups=_TRIAL_GROUPS, synthetic=(100, 0.5), calibrate_real=True, stage_refit=True,
+        screens=_SCREENS, screen=s) for s in _SCREENS},
     # the peer: itdeid.crf.CRFModel (He et al. 2015's features), tagged by its best sequence; its
     # ranking is the marginal P(PHI) of each token
     "CRF": dict(peer="crf"),
