@@ -334,19 +334,21 @@ def analyze(text: str, tokens: list[Token]) -> Structure:
     headings = find_headings(text)
     h_starts = [h.start for h in headings]
 
-    heading = np.full(n, -1, dtype=np.int64)
-    in_heading = np.zeros(n, dtype=bool)
-    for i, t in enumerate(tokens):
-        k = bisect_right(h_starts, t.start) - 1
-        heading[i] = k
-        if k >= 0 and t.start < headings[k].end:
-            in_heading[i] = True
+    # per token as whole arrays rather than a Python loop writing one numpy element at a time
+    t_starts = np.fromiter((t.start for t in tokens), dtype=np.int64, count=n)
+    t_ends = np.fromiter((t.end for t in tokens), dtype=np.int64, count=n)
+    heading = np.searchsorted(np.asarray(h_starts, dtype=np.int64), t_starts, side="right") - 1
+    h_ends = np.asarray([h.end for h in headings] + [0], dtype=np.int64)   # [-1]: no heading
+    in_heading = (heading >= 0) & (t_starts < h_ends[heading])
 
     line_starts, lines = _line_info(text)
     lower_doc = _mostly_lower(text)
-    line_start = np.zeros(n, dtype=bool)
-    for i, t in enumerate(tokens):
-        line_start[i] = i == 0 or "\n" in text[tokens[i - 1].end:t.start]
+    # newlines before each character offset, so "a newline between two tokens" is a difference
+    newlines = np.concatenate([[0], np.cumsum(np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+                                              == ord("\n"))])
+    line_start = np.ones(n, dtype=bool)
+    if n > 1:
+        line_start[1:] = newlines[t_starts[1:]] > newlines[t_ends[:-1]]
     new_sentence = np.zeros(n, dtype=bool)
     for i, t in enumerate(tokens):
         if i == 0:
@@ -375,8 +377,9 @@ def analyze(text: str, tokens: list[Token]) -> Structure:
     sentence = np.cumsum(new_sentence, dtype=np.int64) - 1 if n else np.zeros(0, dtype=np.int64)
     n_sentences = int(sentence[-1]) + 1 if n else 0
     sentence_position = (sentence / n_sentences).astype(np.float64) if n else np.zeros(0)
-    token_in_sentence = np.zeros(n, dtype=np.int64)
-    for i in range(1, n):
-        token_in_sentence[i] = 0 if new_sentence[i] else token_in_sentence[i - 1] + 1
+    # tokens since the last sentence start (new_sentence[0] is always set)
+    index = np.arange(n, dtype=np.int64)
+    token_in_sentence = index - np.maximum.accumulate(np.where(new_sentence, index, 0)) if n \
+        else np.zeros(0, dtype=np.int64)
     return Structure(heading, in_heading, sentence, sentence_position, line_start,
                      token_in_sentence, headings)
