@@ -99,6 +99,28 @@ def test_table1_peers_join_finished_folds_without_redoing_them(tmp_path, monkeyp
         runpy.run_path(str(EXPERIMENTS / "table1.py"), run_name="__main__")
 
 
+def test_iteration_effect_script_counts_what_a_table1_run_changed(tmp_path, monkeypatch):
+    """iteration_effect.py reads a Table 1 run's folds; its counts add up to the tokens whose
+    label ITR1 changed (issue H: what the iterations fixed and broke)."""
+    import numpy as np
+    argv, out = tiny_table1(tmp_path)
+    monkeypatch.setattr(sys, "argv", argv)
+    run_script("table1.py")
+    monkeypatch.setattr(sys, "argv", ["iteration_effect.py", "--results", str(out)])
+    with pytest.raises(SystemExit) as done:
+        run_script("iteration_effect.py")
+    assert done.value.code == 0
+    text = (out / "iteration-effect.md").read_text()
+    assert "## ITR1_VOTE_STD against ITR0_VOTE_STD" in text and "- command:" in text
+    changed = int(text.split("Tokens whose label differs: ")[1].split(".")[0])
+    row = next(line for line in text.splitlines() if line.startswith("| all |"))
+    counts = [int(x) for x in row.strip("|").split("|")[2:]]
+    assert sum(counts) <= changed
+    base = np.concatenate([np.load(p)["ITR0_VOTE_STD"] for p in sorted((out / "folds").glob("fold-*.npz"))])
+    step = np.concatenate([np.load(p)["ITR1_VOTE_STD"] for p in sorted((out / "folds").glob("fold-*.npz"))])
+    assert changed == int((base != step).sum())
+
+
 def test_figure2_script(tmp_path, monkeypatch):
     write_i2b2_2006(tiny_corpus(12, seed=7), tmp_path / "tiny.xml")
     out = tmp_path / "f2"
