@@ -48,6 +48,8 @@ def parse_args(argv=None):
     p.add_argument("--n-jobs", type=int, default=None)
     p.add_argument("--device", default="cpu")
     p.add_argument("--out", default=None)
+    p.add_argument("--redraw", action="store_true",
+                   help="only draw figure2.png again from the figure2.csv in --out (no training)")
     return p.parse_args(argv)
 
 
@@ -72,9 +74,12 @@ class FoldMatrices:
 
 def main(argv=None):
     args = parse_args(argv)
-    documents = read_corpus(args.corpus)
     name = Path(args.corpus).stem if Path(args.corpus).is_file() else Path(args.corpus).name
     out = Path(args.out or f"experiments/results/figure2-{name}")
+    if args.redraw:
+        table = pd.read_csv(out / "figure2.csv", index_col="step")
+        return 0 if draw(table, name, args.folds, out / "figure2.png") else 1
+    documents = read_corpus(args.corpus)
     out.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
     tokenized = [tokenize_document(d) for d in documents]
@@ -125,22 +130,28 @@ def main(argv=None):
     text += "\nEvery candidate at every step:\n\n" + markdown_table(
         pd.DataFrame(candidates).pivot(index="group", columns="step", values="8way_F"))
     (out / "figure2.md").write_text(text, encoding="utf-8")
+    drawn = draw(table, name, args.folds, out / "figure2.png")
+    print(markdown_table(table))
+    print(f"written to {out}/figure2.md, figure2.csv" + (", figure2.png" if drawn else ""))
+
+
+def draw(table: pd.DataFrame, name: str, folds: int, path: Path) -> bool:
+    """The curve as a PNG; False (said on stderr) when matplotlib is not installed."""
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
         print("matplotlib is not installed (pip install '.[plots]'): figure2.png not drawn", file=sys.stderr)
-    else:
-        fig, ax = plt.subplots(figsize=(7, 4))
-        ax.plot(table.index, table["8way_F"], marker="o")
-        ax.set_xticks(table.index, [f"+{g}" for g in table["added"]], rotation=40, ha="right")
-        ax.set_ylabel("token 8-way F (%)")
-        ax.set_title(f"Feature groups added greedily ({name}, {args.folds}-fold CV)")
-        fig.tight_layout()
-        fig.savefig(out / "figure2.png", dpi=120)
-    print(markdown_table(table))
-    print(f"written to {out}/figure2.md, figure2.csv, figure2.png")
+        return False
+    fig, ax = plt.subplots(figsize=(7, 4))
+    ax.plot(table.index, table["8way_F"], marker="o")
+    ax.set_xticks(table.index, [f"+{g}" for g in table["added"]], rotation=40, ha="right")
+    ax.set_ylabel("token 8-way F (%)")
+    ax.set_title(f"Feature groups added greedily ({name}, {folds}-fold CV)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    return True
 
 
 if __name__ == "__main__":
