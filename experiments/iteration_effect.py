@@ -67,6 +67,28 @@ def effect_table(gold: np.ndarray, under: np.ndarray, base: np.ndarray, step: np
     return table
 
 
+def harvest_table(docs, under: list[np.ndarray], base: list[np.ndarray]) -> pd.DataFrame:
+    """By gold class: the PHI tokens under unambiguous headings (what a gold harvest takes), the
+    PHI tokens elsewhere in the same note whose word is one of those (what the note's trusted
+    phrases can reach in the flow text), and how many of the latter the base already tags right."""
+    counts = {label: Counter() for label in LABELS[1:]}
+    for td, here, codes in zip(docs, under, base):
+        gold = np.asarray(td.labels)
+        harvested = {td.words[i] for i in np.flatnonzero(here & (gold > 0))}
+        for i in np.flatnonzero(gold > 0):
+            c = counts[LABELS[gold[i]]]
+            if here[i]:
+                c["harvested"] += 1
+            elif td.words[i] in harvested:
+                c["reachable in other text"] += 1
+                c["of which the base tags right"] += int(codes[i] == gold[i])
+    table = pd.DataFrame(counts).T.reindex(columns=["harvested", "reachable in other text",
+                                                     "of which the base tags right"]).fillna(0).astype(int)
+    table.index.name = "gold class"
+    table.loc["all"] = table.sum()
+    return table
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--results", required=True, help="a table1.py output folder (with folds/)")
@@ -106,6 +128,12 @@ def main(argv=None) -> int:
              f"{len(trusted)}; {int(under.sum())} tokens under them, {int((under & (gold > 0)).sum())} "
              f"of them PHI\n")
     text += "\n" + ", ".join(f"`{h}`" for h in sorted(trusted)) + "\n" if trusted else "\n(none)\n"
+    text += ("\nWhat a gold harvest takes and what it could reach: PHI tokens under those headings, PHI "
+             "tokens elsewhere in the same note with one of their words, and how many of those "
+             f"{BASE} already tags with the right class:\n\n")
+    text += markdown_table(harvest_table([docs[i] for i in order],
+                                         [token_places(docs[i], trusted) for i in order],
+                                         [codes[BASE][i] for i in order]))
     for k in range(1, settings["iterations"] + 1):
         step = f"ITR{k}_VOTE_STD"
         if step not in codes:
