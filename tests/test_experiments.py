@@ -113,7 +113,8 @@ def test_iteration_effect_script_counts_what_a_table1_run_changed(tmp_path, monk
     text = (out / "iteration-effect.md").read_text()
     assert "## ITR1_VOTE_STD against ITR0_VOTE_STD" in text and "- command:" in text
     changed = int(text.split("Tokens whose label differs: ")[1].split(".")[0])
-    row = next(line for line in text.splitlines() if line.startswith("| all |"))
+    section = text.split("## ITR1_VOTE_STD against ITR0_VOTE_STD")[1]
+    row = next(line for line in section.splitlines() if line.startswith("| all |"))
     counts = [int(x) for x in row.strip("|").split("|")[2:]]
     assert sum(counts) <= changed
     base = np.concatenate([np.load(p)["ITR0_VOTE_STD"] for p in sorted((out / "folds").glob("fold-*.npz"))])
