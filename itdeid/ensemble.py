@@ -85,6 +85,9 @@ def _calibration_documents(calibrate_on, n: int) -> list[int]:
 #: Tokens each side of a token that passes the screen that go on with it (``screen``): the
 #: context stage reads the members' mean of the tokens around.
 SCREEN_REACH = 3
+#: The screen is never above the operating threshold over this factor (a lower ``--threshold``
+#: lowers it too), so a token member 0 rates that far below the threshold is all it skips.
+SCREEN_MARGIN = 10
 
 
 def within_reach(batch: TokenBatch, hit: np.ndarray, reach: int) -> np.ndarray:
@@ -131,7 +134,8 @@ class InnerEnsemble(BaseEstimator):
         same note (the stage reads its neighbours), go on to the other members and the stage;
         the others keep member 0's probabilities. Nearly every token of a note is plainly
         ordinary text, so most of the trees are skipped. Needs members that tag every token at
-        once (``previous="none"``). The threshold is still the full ensemble's.
+        once (``previous="none"``). The threshold is still the full ensemble's, and the screen
+        is never above a tenth of it (:data:`SCREEN_MARGIN`).
 
     Attributes
     ----------
@@ -266,6 +270,9 @@ class InnerEnsemble(BaseEstimator):
         screen = self.screen
         if isinstance(screen, bool) or not isinstance(screen, (int, float)) or not 0 <= screen < 1:
             raise ValueError(f"screen must be a number in [0, 1), got {screen!r}")
+        threshold = self.operating_threshold()
+        if threshold is not None:   # a screened-out token keeps member 0's P(PHI): keep it far below
+            screen = min(screen, threshold / SCREEN_MARGIN)
         if any(m.previous != "none" for m in self.members_):
             raise ValueError("screen needs members that tag every token at once (previous='none')")
         first = self.members_[0].learner_.predict_proba(self.members_[0].extractor_.transform(docs, batch=batch))

@@ -106,7 +106,10 @@ def test_train_without_options_trains_the_recipe(tmp_path, capsys):
     assert state["params"]["target_recall"] == RECIPE["target_recall"]
     assert state["params"]["identifiers"] == RECIPE["identifiers"]
     assert state["params"]["context_pass"] == RECIPE["context_pass"]
-    assert len(state["stage"]) == (RECIPE["members"] if RECIPE["context_pass"] else 0)
+    stages = (1 if RECIPE["stage_refit"] else RECIPE["members"]) if RECIPE["context_pass"] else 0
+    assert len(state["stage"]) == stages
+    assert state["params"]["stage_refit"] == RECIPE["stage_refit"]
+    assert state["params"]["screen"] == RECIPE["screen"]
     saved = json.loads((tmp_path / "m" / "member-0" / "model.json").read_text())
     for name, value in MEMBER.items():
         if name == "n_estimators":   # given on the command line above, to keep the test quick
@@ -142,7 +145,17 @@ def test_train_members_writes_an_ensemble_that_tags(tmp_path):
     # with --members, --context-pass stacks the ensemble's context stage
     assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "x"), "--members", "2",
                  "--context-pass", "--n-estimators", "5", "--n-jobs", "1", "--synthetic", "0"]) == 0
-    assert len(json.loads((tmp_path / "x" / "ensemble.json").read_text())["stage"]) == 2
+    assert len(json.loads((tmp_path / "x" / "ensemble.json").read_text())["stage"]) == 1   # refitted
+    assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "z"), "--members", "2",
+                 "--no-stage-refit", "--screen", "0", "--n-estimators", "5", "--n-jobs", "1",
+                 "--synthetic", "0"]) == 0
+    state = json.loads((tmp_path / "z" / "ensemble.json").read_text())
+    assert len(state["stage"]) == 2 and state["params"]["screen"] is None
+    # a screen needs members without the previous-class feature; a bad one is a usage error
+    assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "w"), "--members", "2",
+                 "--previous", "oof", "--screen", "0.001"]) == 2
+    assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "w"), "--members", "2",
+                 "--screen", "1.5"]) == 2
     assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "y"),
                  "--members", "1", "--no-context-pass"]) == 2
 

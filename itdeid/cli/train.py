@@ -101,6 +101,15 @@ def add_parser(subparsers):
     p.add_argument("--synthetic-nursing", type=float, default=RECIPE["synthetic_nursing"], metavar="F",
                    help="share of the synthetic records written as ICU nursing notes "
                         f"(default: {RECIPE['synthetic_nursing']})")
+    p.add_argument("--stage-refit", action=argparse.BooleanOptionalAction, default=RECIPE["stage_refit"],
+                   help="tag with one context-stage model refitted on all the inner folds' rows "
+                        "instead of the mean of one a fold: a fifth of the stage's trees a token "
+                        f"(itdeid.ensemble; default: {'on' if RECIPE['stage_refit'] else 'off'})")
+    p.add_argument("--screen", type=float, default=None, metavar="S",
+                   help="with --members: tag in a cascade, member 0 judging every token and the "
+                        "other members and the stage only tokens near one it gives P(PHI) >= S "
+                        f"(itdeid.ensemble; default: {RECIPE['screen']}, or 0 with --previous other "
+                        "than none; 0: every token judged by all)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     s = p.add_argument_group("the iterative system (--system)")
     s.add_argument("--system", action="store_true", help="train the three-model iterative system")
@@ -179,8 +188,15 @@ def run(args):
     elif args.members:
         base = TokenModel(trigger=args.trigger, random_state=args.seed, groups=groups,
                           **dict(params, target_recall=None))
+        if args.screen is None:
+            args.screen = RECIPE["screen"] if previous == "none" else 0.0
+        if not 0 <= args.screen < 1:
+            raise UserError("--screen must be at least 0 and below 1")
+        if args.screen and previous != "none":
+            raise UserError("--screen needs members that tag every token at once (--previous none)")
         model = InnerEnsemble(base, folds=args.members, target_recall=params["target_recall"],
-                              identifiers=args.identifiers, context_pass=args.context_pass)
+                              identifiers=args.identifiers, context_pass=args.context_pass,
+                              stage_refit=args.stage_refit, screen=args.screen or None)
     else:
         model = TokenModel(trigger=args.trigger, random_state=args.seed, identifiers=args.identifiers,
                            groups=groups, **params)
