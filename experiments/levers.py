@@ -189,6 +189,10 @@ ROWS: dict[str, dict] = {
     **{f"BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_SCREEN1E{round(-math.log10(s))}_OOF": dict(
         _SHALLOW, groups=_TRIAL_GROUPS, synthetic=(100, 0.5), calibrate_real=True, stage_refit=True,
         screens=_SCREENS, screen=s) for s in _SCREENS},
+    # the recipe since session 14 as it tags: the screen of 0.001 and the identifier templates
+    "BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_SCREEN1E3_IDS": dict(
+        _SHALLOW, groups=_TRIAL_GROUPS, synthetic=(100, 0.5), calibrate_real=True, stage_refit=True,
+        screens=_SCREENS, screen=1e-3, identifiers=True),
     # the peer: itdeid.crf.CRFModel (He et al. 2015's features), tagged by its best sequence; its
     # ranking is the marginal P(PHI) of each token
     "CRF": dict(peer="crf"),
