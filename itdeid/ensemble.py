@@ -281,7 +281,7 @@ class InnerEnsemble(BaseEstimator):
         for member in self.members_[1:]:
             p = first.copy()
             if keep.any():
-                p[keep] = member.learner_.predict_proba(member.extractor_.transform(docs, batch=batch)[keep])
+                p[keep] = member.learner_.predict_proba(member.extractor_.transform(docs, batch=batch, rows=keep))
             each.append(p)
         return np.split(np.mean(each, axis=0), np.cumsum(batch.lengths)[:-1]), keep
 

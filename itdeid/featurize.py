@@ -592,17 +592,19 @@ class FeatureExtractor:
 
     # -- transform --------------------------------------------------------------------------
     def transform(self, docs: Sequence[TokenizedDocument], trusted: Sequence[np.ndarray] | None = None,
-                  batch: TokenBatch | None = None) -> np.ndarray:
+                  batch: TokenBatch | None = None, rows: np.ndarray | None = None) -> np.ndarray:
         """The feature matrix of all tokens of ``docs``, documents one after another.
 
         ``trusted``: per document, an (n_tokens, k) array of trusted-phrase attributes (issue C);
         required when the ``trusted`` group is on. ``batch``: a :class:`TokenBatch` of these
         same ``docs`` shared with other extractors (an ensemble's members), so the columns of
-        the notes alone are joined once.
+        the notes alone are joined once. ``rows``: a boolean mask over all the tokens; only
+        their rows are assembled (a screened ensemble's later members, :mod:`itdeid.ensemble`),
+        the same rows as ``transform(docs)[rows]``.
         """
         if not hasattr(self, "feature_names_"):
             raise RuntimeError("FeatureExtractor is not fitted yet: call fit() first")
-        return self._matrix(docs, trusted, batch=batch)
+        return self._matrix(docs, trusted, batch=batch, rows=rows)
 
     def fit_transform(self, docs, trusted=None, copies: Sequence[TokenizedDocument] = ()):
         """Fit on ``docs``, then the training rows: those of ``docs``, then those of ``copies``
@@ -624,7 +626,7 @@ class FeatureExtractor:
         return self._matrix(rows, trusted, per_document)
 
     def _matrix(self, docs, trusted, lexicons: Sequence[Lexicon] | None = None,
-                batch: TokenBatch | None = None) -> np.ndarray:
+                batch: TokenBatch | None = None, rows: np.ndarray | None = None) -> np.ndarray:
         """The rows of ``docs`` stacked; ``lexicons``: per document, the lexicon its
         ``lexicon`` columns come from (default: the fitted one). Built for the whole batch at
         once (:mod:`itdeid.token_batch`); a note's rows do not depend on the batch."""
@@ -633,8 +635,12 @@ class FeatureExtractor:
             batch = TokenBatch(docs)
         elif len(batch.docs) != len(docs) or any(a is not b for a, b in zip(batch.docs, docs)):
             raise ValueError("the TokenBatch given to transform holds other documents")
-        if not len(batch):
+        if rows is not None and (rows.dtype != bool or rows.shape != (len(batch),)):
+            raise ValueError("rows must be a boolean mask over the documents' tokens")
+        if not len(batch) or (rows is not None and not rows.any()):
             return np.zeros((0, len(self.feature_names_)), dtype=np.float32)
+        pick = slice(None) if rows is None else rows
+        n_rows = len(batch) if rows is None else int(rows.sum())
         cols = self._learned_columns(batch, lexicons)
         for group in self.groups:
             if group in _STATIC_GROUPS:
@@ -642,18 +648,18 @@ class FeatureExtractor:
                     cols[name] = batch.joined_once(("static", group, name),
                                                    lambda td: static_columns(td, group)[name])
         base_names, windowed = self._base_names()
-        blocks = [np.column_stack([cols[name] for name in base_names]) if base_names
-                  else np.zeros((len(batch), 0), np.float32)]
+        blocks = [np.column_stack([np.asarray(cols[name])[pick] for name in base_names]) if base_names
+                  else np.zeros((n_rows, 0), np.float32)]
         if windowed:
             w = np.column_stack([cols[name] for name in windowed])
-            blocks += [batch.shifted(w, o) for o in range(-self.window, self.window + 1) if o]
+            blocks += [batch.shifted(w, o, rows=rows) for o in range(-self.window, self.window + 1) if o]
         if "basic" in self.groups:
-            blocks.append(np.full((len(batch), 2), -1.0, dtype=np.float32))  # prev classes, set by the model
+            blocks.append(np.full((n_rows, 2), -1.0, dtype=np.float32))  # prev classes, set by the model
         if "trusted" in self.groups:
             if trusted is None:
                 raise ValueError("the 'trusted' feature group needs trusted-phrase attributes")
             blocks.append(np.vstack([np.asarray(t, dtype=np.float32).reshape(len(td), len(TRUSTED_COLUMNS))
-                                     for td, t in zip(docs, trusted)]))
+                                     for td, t in zip(docs, trusted)])[pick])
         return np.hstack(blocks).astype(np.float32, copy=False)
 
     def _learned_columns(self, batch: TokenBatch, lexicons) -> dict[str, np.ndarray]:

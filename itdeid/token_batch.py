@@ -63,11 +63,14 @@ class TokenBatch:
             self.memo[key] = self.joined(per_document)
         return self.memo[key]
 
-    def shifted(self, values: np.ndarray, offset: int, fill: float = -1.0) -> np.ndarray:
-        """Row i is ``values[i + offset]`` where that token is in i's note, ``fill`` elsewhere."""
-        out = np.full_like(values, fill)
-        source = np.arange(len(self.ids)) + offset
-        inside = (source >= self.start) & (source < self.end)
+    def shifted(self, values: np.ndarray, offset: int, fill: float = -1.0,
+                rows: np.ndarray | None = None) -> np.ndarray:
+        """Row i is ``values[i + offset]`` where that token is in i's note, ``fill`` elsewhere;
+        only for the tokens of the boolean mask ``rows`` when given (in order)."""
+        index = np.arange(len(self.ids)) if rows is None else np.flatnonzero(rows)
+        out = np.full((len(index),) + values.shape[1:], fill, dtype=values.dtype)
+        source = index + offset
+        inside = (source >= self.start[index]) & (source < self.end[index])
         out[inside] = values[source[inside]]
         return out
 

@@ -47,6 +47,19 @@ def test_extractors_sharing_a_batch_get_their_own_rows(fitted):
         first.transform(test[:-1], batch=batch)
 
 
+def test_rows_of_a_mask_are_the_same_rows_of_the_whole_matrix(fitted):
+    """transform(rows=mask) assembles only the masked tokens' rows (a screened ensemble's later
+    members), exactly those of the whole matrix, windows across note boundaries included."""
+    docs, test = fitted
+    ex = FeatureExtractor(groups=GROUPS + RECALL_GROUPS).fit(docs)
+    whole = ex.transform(test)
+    mask = np.random.default_rng(0).random(len(whole)) < 0.3
+    np.testing.assert_array_equal(ex.transform(test, rows=mask), whole[mask])
+    assert ex.transform(test, rows=np.zeros(len(whole), dtype=bool)).shape == (0, whole.shape[1])
+    with pytest.raises(ValueError, match="boolean mask"):
+        ex.transform(test, rows=np.flatnonzero(mask))
+
+
 def test_windows_stop_at_note_boundaries(fitted):
     docs, test = fitted
     ex = FeatureExtractor(groups=GROUPS).fit(docs)
