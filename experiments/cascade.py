@@ -17,8 +17,10 @@ model's threshold differs from the full ensemble's, how many of those are gold P
 corpus has gold spans), and the seconds of the full and the screened tagging, one thread, best
 of two, split into feature rows and trees. Notes ``--skip`` to ``--skip + --notes`` of the
 corpus are used, so a model trained on the first ``--skip`` notes is scored on notes it did not
-see. Nothing here changes a model; the screen is built into the library only if this says it
-is worth it.
+see. Nothing here changes a model. Since session 14 the screen is in the library
+(``InnerEnsemble(screen=S)``, the recipe's default 0.001), chosen by levers.py's 10-fold rows
+``..._REFIT_SCREEN1E5/1E4/1E3_OOF`` (experiments/README, issue I, session 14) rather than by this
+one split.
 """
 from __future__ import annotations
 
