@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 from itdeid.deidentifier import load_model  # noqa: E402
 from itdeid.featurize import tokenize_document  # noqa: E402
 from itdeid.formats import read_corpus  # noqa: E402
-from itdeid.report import header, markdown_table  # noqa: E402
+from itdeid.report import header, markdown_table, publish  # noqa: E402
 
 
 def parse_value(text: str):
@@ -89,9 +89,7 @@ def main(argv=None) -> int:
     text += (f"- corpus: `{args.corpus}`, notes {args.skip}-{args.skip + len(test) - 1} ({tokens} tokens), "
              f"after {len(warm)} warm-up notes; best of {args.repeats}, tagging only\n\n")
     text += markdown_table(table.set_index("model")) + "\n"
-    if args.out:
-        Path(args.out).write_text(text, encoding="utf-8")
-    print(text)
+    publish(text, args.out)
     return 0
 
 

@@ -40,7 +40,7 @@ from itdeid.ensemble import InnerEnsemble, stage_labels  # noqa: E402
 from itdeid.featurize import tokenize_document  # noqa: E402
 from itdeid.formats import read_corpus  # noqa: E402
 from itdeid.operating_point import decide  # noqa: E402
-from itdeid.report import header, markdown_table  # noqa: E402
+from itdeid.report import header, markdown_table, publish  # noqa: E402
 
 #: Tokens each side of a screened-in token that go on with it.
 REACH = 3
@@ -145,9 +145,7 @@ def main(argv=None) -> int:
             + ("" if args.model else f"- model: the recipe trained here on notes 0-{args.skip - 1}\n")
             + f"- notes {args.skip}-{args.skip + len(docs) - 1}: {len(docs)} ({n_tokens} tokens); threshold "
             f"{threshold}\n\n" + markdown_table(pd.DataFrame(table).set_index("screen")) + "\n")
-    if args.out:
-        Path(args.out).write_text(text, encoding="utf-8")
-    print(text)
+    publish(text, args.out)
     return 0
 
 

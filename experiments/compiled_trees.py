@@ -33,7 +33,7 @@ from itdeid.deidentifier import load_model  # noqa: E402
 from itdeid.ensemble import InnerEnsemble  # noqa: E402
 from itdeid.featurize import tokenize_document  # noqa: E402
 from itdeid.formats import read_corpus  # noqa: E402
-from itdeid.report import header, markdown_table  # noqa: E402
+from itdeid.report import header, markdown_table, publish  # noqa: E402
 
 
 
@@ -112,9 +112,7 @@ def main(argv=None) -> int:
             "Seconds to predict the rows once, one thread, best of the repeats; the ratio is tl2cgen's "
             "time over xgboost's (below 1: compiled trees are faster):\n\n"
             + markdown_table(pd.DataFrame(table).set_index("learner")) + "\n")
-    if args.out:
-        Path(args.out).write_text(text, encoding="utf-8")
-    print(text)
+    publish(text, args.out)
     return 0
 
 

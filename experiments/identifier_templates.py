@@ -18,7 +18,7 @@ import pandas as pd
 
 from itdeid.formats import read_corpus
 from itdeid.identifiers import identifier_spans
-from itdeid.report import header, markdown_table
+from itdeid.report import header, markdown_table, publish
 
 
 def count_matches(documents) -> pd.DataFrame:
@@ -51,9 +51,7 @@ def main(argv=None):
              "PHI spans\n\nMatches of features/identifiers.json by HIPAA kind (kinds with no match "
              "are not listed):\n\n")
     text += markdown_table(table, floatfmt=".0f")
-    if args.out:
-        Path(args.out).write_text(text, encoding="utf-8")
-    print(text)
+    publish(text, args.out)
 
 
 if __name__ == "__main__":

@@ -35,7 +35,7 @@ from itdeid.document import LABELS  # noqa: E402
 from itdeid.featurize import tokenize_document  # noqa: E402
 from itdeid.formats import read_corpus  # noqa: E402
 from itdeid.iterate import unambiguous_headings  # noqa: E402
-from itdeid.report import header, markdown_table  # noqa: E402
+from itdeid.report import header, markdown_table, publish  # noqa: E402
 from table1 import load_fold  # noqa: E402
 
 BASE = "ITR0_VOTE_STD"
@@ -146,8 +146,7 @@ def main(argv=None) -> int:
         top = ", ".join(f"{LABELS[a]} -> {LABELS[b]}: {n}" for (a, b), n in moved.most_common(8))
         text += f"\nMost common changes of label (base -> {step}): {top or 'none'}\n"
     out = Path(args.out or folder / "iteration-effect.md")
-    out.write_text(text, encoding="utf-8")
-    print(text)
+    publish(text, out)
     return 0
 
 
