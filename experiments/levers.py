@@ -193,6 +193,19 @@ ROWS: dict[str, dict] = {
     "BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_SCREEN1E3_IDS": dict(
         _SHALLOW, groups=_TRIAL_GROUPS, synthetic=(100, 0.5), calibrate_real=True, stage_refit=True,
         screens=_SCREENS, screen=1e-3, identifiers=True),
+    # the clock group on trial (features/clock_times.json): times of day such as 'at 2015' or
+    # '1900-0730', which the regex group's year template flags, as evidence against PHI; trained
+    # once a fold with the recipe's screen, which the _SCREEN1E3 rows read (compare with
+    # ..._REFIT_SCREEN1E3_OOF and ..._IDS)
+    "BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_CLOCK_SCREENS_OOF": dict(
+        _SHALLOW, groups=_TRIAL_GROUPS + ("clock",), synthetic=(100, 0.5), calibrate_real=True,
+        stage_refit=True, screens=(1e-3,)),
+    "BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_CLOCK_SCREEN1E3_OOF": dict(
+        _SHALLOW, groups=_TRIAL_GROUPS + ("clock",), synthetic=(100, 0.5), calibrate_real=True,
+        stage_refit=True, screens=(1e-3,), screen=1e-3),
+    "BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_CLOCK_SCREEN1E3_IDS": dict(
+        _SHALLOW, groups=_TRIAL_GROUPS + ("clock",), synthetic=(100, 0.5), calibrate_real=True,
+        stage_refit=True, screens=(1e-3,), screen=1e-3, identifiers=True),
     # the peer: itdeid.crf.CRFModel (He et al. 2015's features), tagged by its best sequence; its
     # ranking is the marginal P(PHI) of each token
     "CRF": dict(peer="crf"),

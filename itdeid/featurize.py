@@ -44,6 +44,13 @@ measure    clinical measurements written like dates: settings, scores, counts wi
            or announcing word (:mod:`itdeid.measures`, features/measures.json)
 ========== ===================================================================================
 
+and one group on trial (:data:`TRIAL_GROUPS`), measured in experiments/levers.py before it joins:
+
+========== ===================================================================================
+clock      times of day written like years or numbers: after 'at' or 'till', with am/pm, hh:mm,
+           shift ranges (:mod:`itdeid.measures`, features/clock_times.json)
+========== ===================================================================================
+
 Attributes of the tokens in a window of ``window`` tokens each side are added for a subset of
 columns (the cheap, local ones), the way the paper described each token by its neighbours.
 """
@@ -63,7 +70,7 @@ from itdeid.document import LABELS, PHI_CLASSES, Document
 from itdeid.folds import group_key
 from itdeid.lexicon import LEXICON_COLUMNS, MIN_COUNT, Lexicon, fold_lexicons, lexicon_columns, neighbours
 from itdeid.lexicon import N_CLASSES as LEXICON_CLASSES
-from itdeid.measures import measure_templates, template_span
+from itdeid.measures import clock_templates, measure_templates, template_span
 from itdeid.spelling import SPELLING_COLUMNS, spelling_columns
 from itdeid.resources import load_json, load_table, load_wordlist
 from itdeid.spans import token_labels
@@ -81,7 +88,7 @@ GROUPS: tuple[str, ...] = (
 #: joined in session 14, after 10-fold CV (experiments/results/g-levers/rankings-shallow-syn-trial.md).
 RECALL_GROUPS: tuple[str, ...] = ("casing", "census", "lexicon", "spelling", "measure")
 #: Groups being measured (issue G's ablation), known to the extractor but in no preset yet.
-TRIAL_GROUPS: tuple[str, ...] = ()
+TRIAL_GROUPS: tuple[str, ...] = ("clock",)
 #: Inner folds of the lexicon's out-of-fold statistics for training rows.
 LEXICON_FOLDS = 5
 LABEL_CODE = {label: i for i, label in enumerate(LABELS)}
@@ -386,15 +393,25 @@ def _regex_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
     return cols
 
 
-def _measure_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
-    """Covered by a template of features/measures.json (:mod:`itdeid.measures`), and which one
-    first (1-based; 0: none)."""
+def _template_columns(td: TokenizedDocument, templates: list[re.Pattern], name: str) -> dict[str, np.ndarray]:
+    """Covered by one of ``templates`` (:mod:`itdeid.measures`), and which one first (1-based;
+    0: none), as columns ``name`` and ``name_template``."""
     starts, ends = token_offsets(td)
     which = np.zeros(len(td.tokens), dtype=np.float32)
-    for k, pattern in enumerate(measure_templates(), start=1):
+    for k, pattern in enumerate(templates, start=1):
         mask = _covered(starts, ends, (template_span(m) for m in pattern.finditer(td.document.text)))
         which[mask & (which == 0)] = k
-    return {"measure": (which > 0).astype(np.float32), "measure_template": which}
+    return {name: (which > 0).astype(np.float32), f"{name}_template": which}
+
+
+def _measure_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
+    """The measurement templates of features/measures.json."""
+    return _template_columns(td, measure_templates(), "measure")
+
+
+def _clock_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
+    """The clock-time templates of features/clock_times.json."""
+    return _template_columns(td, clock_templates(), "clock")
 
 
 def _location_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
@@ -479,7 +496,7 @@ _STATIC_GROUPS = {
     "sentence": _sentence_columns, "context": _context_columns,
     "firstnames": _firstnames_columns, "nonphi": _nonphi_columns,
     "casing": casing_columns, "census": _census_columns, "spelling": spelling_columns,
-    "measure": _measure_columns,
+    "measure": _measure_columns, "clock": _clock_columns,
 }
 
 
@@ -762,6 +779,9 @@ class FeatureExtractor:
         if "measure" in g:
             names += ["measure", "measure_template"]
             windowed += ["measure"]
+        if "clock" in g:
+            names += ["clock", "clock_template"]
+            windowed += ["clock"]
         return names, windowed
 
     def _names(self) -> list[str]:

@@ -8,9 +8,15 @@ of the false alarms at a high-recall operating point (issue G's error analysis).
 of features/measures.json say what the number measures, from the word before it or the unit
 or percent sign after it, so the trees can tell '6/10' after 'pain' from '6/10' after 'seen on'.
 
+Clock times are the same trap: nurses log events by the 24-hour clock ('extubated at 2015',
+'shift 1900-0730'), and the regex group's year template flags every four digits from 1930 to
+2049. features/clock_times.json (the ``clock`` group) flags times by the word before them
+('at', 'till', 'approx'), an am/pm, a colon or a shift range.
+
 A template with a group named ``m`` flags only what that group covers (the number, not the
-word announcing it). The ``measure`` group's columns (itdeid.featurize) mark the tokens a
-template covers, as the regex group does for its templates; they depend on the document alone.
+word announcing it). The ``measure`` and ``clock`` groups' columns (itdeid.featurize) mark the
+tokens a template covers, as the regex group does for its templates; they depend on the document
+alone.
 """
 from __future__ import annotations
 
@@ -20,11 +26,19 @@ from functools import lru_cache
 from itdeid.resources import load_json
 
 
-@lru_cache(maxsize=1)
+@lru_cache(maxsize=None)
+def _templates(name: str) -> list[re.Pattern]:
+    return [re.compile(t["pattern"], re.IGNORECASE) for t in load_json("features", name)["templates"]]
+
+
 def measure_templates() -> list[re.Pattern]:
     """The compiled templates of features/measures.json, in file order."""
-    return [re.compile(t["pattern"], re.IGNORECASE)
-            for t in load_json("features", "measures.json")["templates"]]
+    return _templates("measures.json")
+
+
+def clock_templates() -> list[re.Pattern]:
+    """The compiled templates of features/clock_times.json, in file order."""
+    return _templates("clock_times.json")
 
 
 def template_span(match: re.Match) -> tuple[int, int]:

@@ -1,5 +1,6 @@
-"""The trial feature groups of issue G: ``spelling`` (misspelled ordinary words, announcing
-words themselves) and ``measure`` (clinical measurements written like dates)."""
+"""The feature groups of issue G that were or are on trial: ``spelling`` (misspelled ordinary
+words, announcing words themselves), ``measure`` (clinical measurements written like dates) and
+``clock`` (times of day written like years)."""
 import pytest
 
 from itdeid.casing import ANNOUNCER_KINDS
@@ -48,9 +49,9 @@ def test_the_group_gives_one_value_per_token_through_the_extractor():
 from itdeid.featurize import static_columns  # noqa: E402
 
 
-def _flags(text):
+def _flags(text, group="measure"):
     td = tokenize_document(Document("m", text), gold=False)
-    flag = static_columns(td, "measure")["measure"]
+    flag = static_columns(td, group)[group]
     return {t.text: bool(f) for t, f in zip(td.tokens, flag)}
 
 
@@ -72,6 +73,34 @@ def test_dates_and_words_around_them_are_not(text, token):
 def test_only_the_number_of_an_announced_template_is_flagged():
     flags = _flags("PEEP 5 and pain 8/10")
     assert flags["8/10"] and not flags["pain"]
+
+
+# ---- the trial group ``clock`` (itdeid.measures, features/clock_times.json) ---------------
+@pytest.mark.parametrize("text,token", [
+    ("extubated at 2015 no stridor", "2015"), ("present till approx 2030 .", "2030"),
+    ("arrived to MICU AT 0130 alert", "0130"), ("MICU NPN 1900-0730 : neuro", "1900-0730"),
+    ("given at 515 PM", "515"), ("visit 1:20 today", "1:20"), ("shift 7a-7p uneventful", "7")])
+def test_times_of_day_are_flagged(text, token):
+    assert _flags(text, "clock")[token]
+
+
+@pytest.mark.parametrize("text,token", [("admitted in 2015 with", "2015"),
+                                        ("rate at 100 cc/hr", "100"),
+                                        ("seen on 10/18 by", "10/18"),
+                                        ("at 2000 lasix given", "at")])
+def test_years_rates_dates_and_time_words_are_not(text, token):
+    assert not _flags(text, "clock")[token]
+
+
+def test_the_clock_group_goes_through_the_extractor_with_its_window():
+    td = tokenize_document(Document("c", "BP 84/40 at 2000 , better"), gold=False)
+    train = tokenize_document(Document("t", "Seen at 1900 by Dr Smith."), gold=True)
+    fx = FeatureExtractor(groups=GROUPS + ("clock",)).fit([train])
+    X = fx.transform([td])
+    assert X.shape == (len(td.tokens), len(fx.feature_names_))
+    column = X[:, fx.feature_names_.index("clock")]
+    assert list(column) == [1.0 if t.text == "2000" else 0.0 for t in td.tokens]
+    assert "clock@+1" in fx.feature_names_
 
 
 def test_one_edit_index_finds_what_edits1_finds():
