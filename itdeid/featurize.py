@@ -67,6 +67,7 @@ import numpy as np
 
 from itdeid.casing import CASING_COLUMNS, casing_columns
 from itdeid.document import LABELS, PHI_CLASSES, Document
+from itdeid.guarded import compile_template
 from itdeid.folds import group_key
 from itdeid.lexicon import LEXICON_COLUMNS, MIN_COUNT, Lexicon, fold_lexicons, lexicon_columns, neighbours
 from itdeid.lexicon import N_CLASSES as LEXICON_CLASSES
@@ -147,7 +148,7 @@ def tokenize_document(document: Document, gold: bool = True) -> TokenizedDocumen
 def regex_templates() -> dict[str, list[re.Pattern]]:
     """Compiled templates of features/regex.json, per class."""
     data = load_json("features", "regex.json")["templates"]
-    return {cls: [re.compile(t["pattern"], re.IGNORECASE if "i" in t.get("flags", "") else 0)
+    return {cls: [compile_template(t["pattern"], re.IGNORECASE if "i" in t.get("flags", "") else 0)
                   for t in templates]
             for cls, templates in data.items()}
 

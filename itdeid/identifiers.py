@@ -24,6 +24,7 @@ from functools import lru_cache
 import numpy as np
 
 from itdeid.document import LABELS, Span
+from itdeid.guarded import compile_template
 from itdeid.resources import load_json
 
 LABEL_CODE = {label: i for i, label in enumerate(LABELS)}
@@ -32,7 +33,7 @@ LABEL_CODE = {label: i for i, label in enumerate(LABELS)}
 @lru_cache(maxsize=1)
 def identifier_templates() -> tuple[tuple[str, str, re.Pattern], ...]:
     """(kind, class, compiled pattern) of every template of features/identifiers.json."""
-    return tuple((t["kind"], t["class"], re.compile(t["pattern"], re.IGNORECASE if "i" in t.get("flags", "") else 0))
+    return tuple((t["kind"], t["class"], compile_template(t["pattern"], re.IGNORECASE if "i" in t.get("flags", "") else 0))
                  for t in load_json("features", "identifiers.json")["templates"])
 
 

@@ -23,12 +23,13 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from itdeid.guarded import compile_template
 from itdeid.resources import load_json
 
 
 @lru_cache(maxsize=None)
 def _templates(name: str) -> list[re.Pattern]:
-    return [re.compile(t["pattern"], re.IGNORECASE) for t in load_json("features", name)["templates"]]
+    return [compile_template(t["pattern"], re.IGNORECASE) for t in load_json("features", name)["templates"]]
 
 
 def measure_templates() -> list[re.Pattern]:

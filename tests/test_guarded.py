@@ -1,0 +1,65 @@
+"""Templates compiled with a first-character guard (itdeid.guarded) find exactly what the
+templates as written find: every template the package ships, on synthetic records and nursing
+notes, the HIPAA-kinds corpus with its distractors, and strings made to sit at the guards' edges."""
+import random
+import re
+
+import pytest
+
+from itdeid.guarded import compile_template, first_characters
+from itdeid.resources import load_json
+from itdeid.synth import generate
+from hipaa_kinds import DISTRACTORS, hipaa_corpus
+
+
+def _templates():
+    found = []
+    for cls, templates in load_json("features", "regex.json")["templates"].items():
+        found += [(t["pattern"], re.IGNORECASE if "i" in t.get("flags", "") else 0) for t in templates]
+    for name in ("measures.json", "clock_times.json"):
+        found += [(t["pattern"], re.IGNORECASE) for t in load_json("features", name)["templates"]]
+    found += [(t["pattern"], re.IGNORECASE if "i" in t.get("flags", "") else 0)
+              for t in load_json("features", "identifiers.json")["templates"]]
+    return found
+
+
+TEMPLATES = _templates()
+
+
+def _texts():
+    rng = random.Random(0)
+    texts = [d.text for d in generate(30, seed=3, nursing=0.5)]
+    texts += [d.text for d in hipaa_corpus()[0]] + list(DISTRACTORS)
+    # characters the guards and lookbehinds turn on, shuffled into short strings
+    alphabet = "0123456789/.-:@'()#% \n\tAaMmPpJjDdXx,~"
+    texts += ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 40))) for _ in range(2000)]
+    return texts
+
+
+TEXTS = _texts()
+
+
+@pytest.mark.parametrize("pattern,flags", TEMPLATES, ids=[f"template{i}" for i in range(len(TEMPLATES))])
+def test_a_guarded_template_finds_what_the_template_finds(pattern, flags):
+    plain, guarded = re.compile(pattern, flags), compile_template(pattern, flags)
+    assert guarded.groupindex == plain.groupindex
+    for text in TEXTS:
+        assert [m.span() for m in guarded.finditer(text)] == [m.span() for m in plain.finditer(text)]
+
+
+def test_every_shipped_template_gets_a_guard():
+    """A template whose first characters cannot be read runs unguarded: correct, but slow."""
+    assert [p for p, f in TEMPLATES if first_characters(p, f) is None] == []
+
+
+@pytest.mark.parametrize("pattern,expected", [
+    (r"(?<!\w)\d+", r"[\d]"), (r"(?:ab|c)d", "[ac]"), (r"x?y", "[xy]"), (r"(?P<m>[1-6])/", "[1-6]"),
+    (r"\bfoo", "[f]")])
+def test_first_characters_of_simple_patterns(pattern, expected):
+    assert first_characters(pattern) == expected
+
+
+@pytest.mark.parametrize("pattern", [r"a*", r".b", r"[^a]b", r"(?:a|.)b", r"(?:x|)"])
+def test_no_guard_where_the_first_character_is_open(pattern):
+    assert first_characters(pattern) is None
+    assert compile_template(pattern).pattern == pattern
