@@ -162,18 +162,31 @@ _INLINE_LABEL = re.compile(r"[A-Za-z][A-Za-z /&\-]*")
 _SEPARATOR_END = re.compile(r"(?:[.;|:]\s+|\s{2,}|\t)$")
 
 
-def _mostly_upper(text: str) -> bool:
-    letters = [c for c in text if c.isalpha()]
-    if len(letters) < 20:
-        return False
-    return sum(c.isupper() for c in letters) / len(letters) > 0.7
+def _letter_counts(codes: np.ndarray) -> tuple[int, int]:
+    """(letters, upper-case letters) among the code points ``codes`` of a text, as str.isalpha
+    and str.isupper count them: ASCII by array comparisons, the rest (rare in notes) one by one."""
+    upper = int(np.count_nonzero((codes >= 65) & (codes <= 90)))
+    letters = upper + int(np.count_nonzero((codes >= 97) & (codes <= 122)))
+    for code in codes[codes > 127].tolist():
+        c = chr(code)
+        if c.isalpha():
+            letters += 1
+            upper += c.isupper()
+    return letters, upper
 
 
-def _mostly_lower(text: str) -> bool:
-    letters = [c for c in text if c.isalpha()]
-    if len(letters) < 20:
-        return False
-    return sum(c.isupper() for c in letters) / len(letters) < 0.05
+def _code_points(text: str) -> np.ndarray:
+    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+
+
+def _mostly_upper(counts: tuple[int, int]) -> bool:
+    letters, upper = counts
+    return letters >= 20 and upper / letters > 0.7
+
+
+def _mostly_lower(counts: tuple[int, int]) -> bool:
+    letters, upper = counts
+    return letters >= 20 and upper / letters < 0.05
 
 
 def _label_ok(label: str) -> bool:
@@ -263,10 +276,11 @@ def _inline_headings(line: str, offset: int, skip_to: int, inv: _Inventory) -> l
     return found
 
 
-def find_headings(text: str) -> list[Heading]:
-    """The headings of ``text`` in order (see the module docstring for the rules)."""
+def find_headings(text: str, counts: tuple[int, int] | None = None) -> list[Heading]:
+    """The headings of ``text`` in order (see the module docstring for the rules); ``counts``:
+    its :func:`_letter_counts`, when the caller has them."""
     inv = _inventory()
-    upper_doc = _mostly_upper(text)
+    upper_doc = _mostly_upper(counts or _letter_counts(_code_points(text)))
     headings: list[Heading] = []
     for m in _LINE.finditer(text):
         line = m.group()
@@ -331,7 +345,9 @@ def analyze(text: str, tokens: list[Token]) -> Structure:
     """Headings, sentences and lines of ``text`` for each of its ``tokens``."""
     inv = _inventory()
     n = len(tokens)
-    headings = find_headings(text)
+    codes = _code_points(text)
+    counts = _letter_counts(codes)
+    headings = find_headings(text, counts)
     h_starts = [h.start for h in headings]
 
     # per token as whole arrays rather than a Python loop writing one numpy element at a time
@@ -342,10 +358,9 @@ def analyze(text: str, tokens: list[Token]) -> Structure:
     in_heading = (heading >= 0) & (t_starts < h_ends[heading])
 
     line_starts, lines = _line_info(text)
-    lower_doc = _mostly_lower(text)
+    lower_doc = _mostly_lower(counts)
     # newlines before each character offset, so "a newline between two tokens" is a difference
-    newlines = np.concatenate([[0], np.cumsum(np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
-                                              == ord("\n"))])
+    newlines = np.concatenate([[0], np.cumsum(codes == ord("\n"))])
     line_start = np.ones(n, dtype=bool)
     if n > 1:
         line_start[1:] = newlines[t_starts[1:]] > newlines[t_ends[:-1]]

@@ -244,3 +244,16 @@ def test_inline_headings_of_a_long_line_are_those_of_the_quadratic_search(monkey
     monkeypatch.setattr(s, "_inline_headings", _inline_headings_reference)
     assert fast == find_headings(text)
     assert len(fast) > 20
+
+
+def test_letter_counts_agree_with_str_methods():
+    """The note-case shares count letters and capitals as str.isalpha/str.isupper do, also for
+    accented, Greek, titlecase and other non-ASCII letters (seeded random strings)."""
+    import random
+    from itdeid.structure import _code_points, _letter_counts
+    rng = random.Random(0)
+    alphabet = "abcXYZ 12\n\t\u00c9\u00e9\u00df\u0130\u0131\u01c5\u03a3\u03c3\u2160\u2170_-."
+    for _ in range(2000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
+        letters = [c for c in text if c.isalpha()]
+        assert _letter_counts(_code_points(text)) == (len(letters), sum(c.isupper() for c in letters))
