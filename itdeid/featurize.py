@@ -67,7 +67,7 @@ import numpy as np
 
 from itdeid.casing import CASING_COLUMNS, casing_columns
 from itdeid.document import LABELS, PHI_CLASSES, Document
-from itdeid.guarded import compile_template
+from itdeid.guarded import Template, lowered_ascii
 from itdeid.folds import group_key
 from itdeid.lexicon import LEXICON_COLUMNS, MIN_COUNT, Lexicon, fold_lexicons, lexicon_columns, neighbours
 from itdeid.lexicon import N_CLASSES as LEXICON_CLASSES
@@ -145,10 +145,10 @@ def tokenize_document(document: Document, gold: bool = True) -> TokenizedDocumen
 # Knowledge shipped with the package.
 # ------------------------------------------------------------------------------------------
 @lru_cache(maxsize=1)
-def regex_templates() -> dict[str, list[re.Pattern]]:
+def regex_templates() -> dict[str, list[Template]]:
     """Compiled templates of features/regex.json, per class."""
     data = load_json("features", "regex.json")["templates"]
-    return {cls: [compile_template(t["pattern"], re.IGNORECASE if "i" in t.get("flags", "") else 0)
+    return {cls: [Template(t["pattern"], re.IGNORECASE if "i" in t.get("flags", "") else 0)
                   for t in templates]
             for cls, templates in data.items()}
 
@@ -381,26 +381,35 @@ def _heading_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
 
 def _regex_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
     n, text = len(td.tokens), td.document.text
+    lowered = lowered_ascii(text)
     starts, ends = token_offsets(td)
     cols = {}
     for cls, patterns in regex_templates().items():
         flag = np.zeros(n, dtype=np.float32)
         which = np.zeros(n, dtype=np.float32)
         for k, pattern in enumerate(patterns, start=1):
-            mask = _covered(starts, ends, (m.span() for m in pattern.finditer(text)))
+            spans = [m.span() for m in pattern.finditer(text, lowered)]
+            if not spans:               # most templates match nothing in a note
+                continue
+            mask = _covered(starts, ends, spans)
             which[mask & (which == 0)] = k
             flag[mask] = 1.0
         cols[f"regex_{cls}"], cols[f"regex_{cls}_template"] = flag, which
     return cols
 
 
-def _template_columns(td: TokenizedDocument, templates: list[re.Pattern], name: str) -> dict[str, np.ndarray]:
+def _template_columns(td: TokenizedDocument, templates: list[Template], name: str) -> dict[str, np.ndarray]:
     """Covered by one of ``templates`` (:mod:`itdeid.measures`), and which one first (1-based;
     0: none), as columns ``name`` and ``name_template``."""
+    text = td.document.text
+    lowered = lowered_ascii(text)
     starts, ends = token_offsets(td)
     which = np.zeros(len(td.tokens), dtype=np.float32)
     for k, pattern in enumerate(templates, start=1):
-        mask = _covered(starts, ends, (template_span(m) for m in pattern.finditer(td.document.text)))
+        spans = [template_span(m) for m in pattern.finditer(text, lowered)]
+        if not spans:
+            continue
+        mask = _covered(starts, ends, spans)
         which[mask & (which == 0)] = k
     return {name: (which > 0).astype(np.float32), f"{name}_template": which}
 

@@ -24,24 +24,25 @@ from functools import lru_cache
 import numpy as np
 
 from itdeid.document import LABELS, Span
-from itdeid.guarded import compile_template
+from itdeid.guarded import Template, lowered_ascii
 from itdeid.resources import load_json
 
 LABEL_CODE = {label: i for i, label in enumerate(LABELS)}
 
 
 @lru_cache(maxsize=1)
-def identifier_templates() -> tuple[tuple[str, str, re.Pattern], ...]:
+def identifier_templates() -> tuple[tuple[str, str, Template], ...]:
     """(kind, class, compiled pattern) of every template of features/identifiers.json."""
-    return tuple((t["kind"], t["class"], compile_template(t["pattern"], re.IGNORECASE if "i" in t.get("flags", "") else 0))
+    return tuple((t["kind"], t["class"], Template(t["pattern"], re.IGNORECASE if "i" in t.get("flags", "") else 0))
                  for t in load_json("features", "identifiers.json")["templates"])
 
 
 def identifier_spans(text: str) -> list[tuple[Span, str]]:
     """Every template match in ``text`` as (span of its PHI part, HIPAA kind), in text order."""
     found = []
+    lowered = lowered_ascii(text)
     for kind, cls, pattern in identifier_templates():
-        for m in pattern.finditer(text):
+        for m in pattern.finditer(text, lowered):
             start, end = m.span("phi") if "phi" in pattern.groupindex else m.span()
             if end > start:
                 found.append((Span(start, end, cls), kind))

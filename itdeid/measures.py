@@ -23,21 +23,21 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from itdeid.guarded import compile_template
+from itdeid.guarded import Template
 from itdeid.resources import load_json
 
 
 @lru_cache(maxsize=None)
-def _templates(name: str) -> list[re.Pattern]:
-    return [compile_template(t["pattern"], re.IGNORECASE) for t in load_json("features", name)["templates"]]
+def _templates(name: str) -> list[Template]:
+    return [Template(t["pattern"], re.IGNORECASE) for t in load_json("features", name)["templates"]]
 
 
-def measure_templates() -> list[re.Pattern]:
+def measure_templates() -> list[Template]:
     """The compiled templates of features/measures.json, in file order."""
     return _templates("measures.json")
 
 
-def clock_templates() -> list[re.Pattern]:
+def clock_templates() -> list[Template]:
     """The compiled templates of features/clock_times.json, in file order."""
     return _templates("clock_times.json")
 

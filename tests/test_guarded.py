@@ -1,12 +1,14 @@
-"""Templates compiled with a first-character guard (itdeid.guarded) find exactly what the
-templates as written find: every template the package ships, on synthetic records and nursing
-notes, the HIPAA-kinds corpus with its distractors, and strings made to sit at the guards' edges."""
+"""Templates compiled with a first-character guard and run behind a literal filter
+(itdeid.guarded) find exactly what the templates as written find: every template the package
+ships, on synthetic records and nursing notes, the HIPAA-kinds corpus with its distractors, the
+same texts in upper case and with non-ASCII letters, and strings made to sit at the guards'
+edges."""
 import random
 import re
 
 import pytest
 
-from itdeid.guarded import compile_template, first_characters
+from itdeid.guarded import Template, compile_template, first_characters, lowered_ascii, required_literals
 from itdeid.resources import load_json
 from itdeid.synth import generate
 from hipaa_kinds import DISTRACTORS, hipaa_corpus
@@ -30,6 +32,7 @@ def _texts():
     rng = random.Random(0)
     texts = [d.text for d in generate(30, seed=3, nursing=0.5)]
     texts += [d.text for d in hipaa_corpus()[0]] + list(DISTRACTORS)
+    texts += [t.upper() for t in texts[:40]] + [t.replace("e", "\u00e9").replace("s", "\u017f") for t in texts[:40]]
     # characters the guards and lookbehinds turn on, shuffled into short strings
     alphabet = "0123456789/.-:@'()#% \n\tAaMmPpJjDdXx,~"
     texts += ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 40))) for _ in range(2000)]
@@ -43,8 +46,12 @@ TEXTS = _texts()
 def test_a_guarded_template_finds_what_the_template_finds(pattern, flags):
     plain, guarded = re.compile(pattern, flags), compile_template(pattern, flags)
     assert guarded.groupindex == plain.groupindex
+    template = Template(pattern, flags)
     for text in TEXTS:
-        assert [m.span() for m in guarded.finditer(text)] == [m.span() for m in plain.finditer(text)]
+        expected = [m.span() for m in plain.finditer(text)]
+        assert [m.span() for m in guarded.finditer(text)] == expected
+        assert [m.span() for m in template.finditer(text)] == expected
+        assert [m.span() for m in template.finditer(text, lowered_ascii(text))] == expected
 
 
 def test_every_shipped_template_gets_a_guard():
@@ -63,3 +70,18 @@ def test_first_characters_of_simple_patterns(pattern, expected):
 def test_no_guard_where_the_first_character_is_open(pattern):
     assert first_characters(pattern) is None
     assert compile_template(pattern).pattern == pattern
+
+
+@pytest.mark.parametrize("pattern,flags,expected", [
+    (r"(?<!\w)(?:serial(?: number)?|s/n)\s*\d+", re.IGNORECASE, ("/n", "erial")),   # the parser takes the common "s" out
+    (r"[a-z0-9.]+@[a-z]+", 0, ("@",)), (r"MRN:?\s*\d+", 0, ("MRN",)),
+    (r"(?<!\d)\d+(?:/\d+)?", 0, None), (r"(?:ab|c?)d", 0, ("d",)), (r"caf\u00e9", 0, None)])
+def test_required_literals(pattern, flags, expected):
+    assert required_literals(pattern, flags) == expected
+
+
+def test_a_note_without_the_literals_is_not_searched():
+    template = Template(r"(?<!\w)serial\s*\d+", re.IGNORECASE)
+    assert not template.can_match("pt resting, 2/4 bottles")
+    assert template.can_match("SERIAL 4411") and [m.group() for m in template.finditer("SERIAL 4411")] == ["SERIAL 4411"]
+    assert template.can_match("s\u00e9rial")     # not ASCII: always searched
