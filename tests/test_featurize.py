@@ -189,3 +189,20 @@ def test_a_notes_features_do_not_depend_on_the_notes_transformed_with_it(fitted)
     cap_to_lower = extractor.feature_names_.index("cap_to_lower")
     smith = td.words.index("smith")
     assert alone[smith, cap_to_lower] > 0
+
+
+def test_plain_words_get_wordfreqs_own_zipf_frequency():
+    """The direct table lookup of plain lower-case words gives what wordfreq.zipf_frequency
+    gives: on a seeded sample of wordfreq's English words, words it does not know, and the
+    words of synthetic notes (other words still go through wordfreq)."""
+    import random
+    from wordfreq import get_frequency_dict, zipf_frequency
+    from itdeid.featurize import _plain_zipf, _zipf, tokenize_words
+    from itdeid.synth import generate
+    rng = random.Random(0)
+    known = sorted(w for w in get_frequency_dict("en", "best") if w.isascii() and w.isalpha() and w.islower())
+    words = rng.sample(known, 3000) + ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(1, 9)))
+                                       for _ in range(1000)]
+    words += [w for d in generate(5, seed=1) for w in tokenize_words(d.text) if w.isascii() and w.isalpha() and w.islower()]
+    assert all(_plain_zipf(w) == zipf_frequency(w, "en") for w in words)
+    assert all(_zipf(w) == zipf_frequency(w, "en") for w in ["don't", "2000", "Boston", "caf\u00e9", "12:30"])
