@@ -20,11 +20,15 @@ its patient's notes (:meth:`itdeid.model.TokenModel._out_of_fold_proba`).
 """
 from __future__ import annotations
 
+import re
 from typing import Sequence
 
 import numpy as np
 
 from itdeid.document import LABELS
+
+#: A letter or digit (``str.isalnum``: ``\w`` without the underscore).
+_ALNUM = re.compile(r"[^\W_]")
 
 #: Token offsets whose first-pass P(PHI) is a column; the nearest ones also give every class.
 OFFSETS = (-3, -2, -1, 1, 2, 3)
@@ -72,12 +76,11 @@ def _same_word(words: Sequence[str], proba: np.ndarray) -> np.ndarray:
     n = len(words)
     out = np.zeros((n, 3 + len(LABELS) - 1), dtype=np.float32)
     index: dict[str, int] = {}
-    ids = np.full(n, -1, dtype=np.int64)
-    for i, w in enumerate(words):
-        if any(ch.isalnum() for ch in w):
-            ids[i] = index.setdefault(w, len(index))
-    if not index:
+    ids = np.array([index.setdefault(w, len(index)) for w in words], dtype=np.int64).reshape(n)
+    countable = np.array([_ALNUM.search(w) is not None for w in index], dtype=bool)
+    if not countable.any():
         return out
+    ids[~countable[ids]] = -1           # punctuation: no word to repeat
     counts = np.bincount(ids[ids >= 0], minlength=len(index))
     rows = np.flatnonzero((ids >= 0) & (counts[np.maximum(ids, 0)] >= 2))
     if not len(rows):
