@@ -80,6 +80,7 @@ from itdeid.tokens import Token, tokenize
 from itdeid.triggers import TriggerLists
 from itdeid.token_batch import TokenBatch
 from itdeid.word_table import WordTable
+from itdeid.zipf import zipf
 
 GROUPS: tuple[str, ...] = (
     "basic", "orthography", "frequency", "heading", "regex", "location", "sentence", "context",
@@ -191,32 +192,6 @@ def phrase_suffixes() -> tuple[tuple[str, int], ...]:
 
 def tokenize_words(text: str) -> list[str]:
     return [t.text.lower() for t in tokenize(text)]
-
-
-@lru_cache(maxsize=200_000)
-def _zipf(word: str) -> float:
-    """wordfreq's Zipf frequency of ``word`` in English. A plain lower-case ASCII word is one
-    token of wordfreq's own tokenizer, so it is looked up in wordfreq's frequency table directly
-    (:func:`_plain_zipf`), some fifty times faster; anything else goes through wordfreq."""
-    if word.isascii() and word.isalpha() and word.islower():
-        return _plain_zipf(word)
-    from wordfreq import zipf_frequency
-    return zipf_frequency(word, "en")
-
-
-@lru_cache(maxsize=1)
-def _english_frequencies() -> dict[str, float]:
-    from wordfreq import get_frequency_dict
-    return get_frequency_dict("en", "best")
-
-
-def _plain_zipf(word: str) -> float:
-    """``wordfreq.zipf_frequency(word, "en")`` for a plain lower-case ASCII word, computed as
-    wordfreq computes it for a one-token word (its rounding to three significant digits, then
-    to hundredths of a Zipf unit); tests/test_featurize.py checks the two agree."""
-    freq = max(_english_frequencies().get(word, 0.0), 1e-9)     # wordfreq's minimum for Zipf 0
-    freq = round(freq, math.floor(-math.log(freq, 10)) + 3)
-    return round(math.log(freq, 10) + 9, 2)
 
 
 _ROMAN = re.compile(r"^(?=[MDCLXVI])M{0,3}(CM|CD|D?C{0,3})(XC|XL|L?X{0,3})(IX|IV|V?I{0,3})$")
@@ -374,7 +349,7 @@ def _shape_id(text: str) -> float:
 
 
 _ORTHOGRAPHY_TABLE = WordTable(lambda text: _orthography(text) + (_shape_id(text),), 15)
-_ZIPF_TABLE = WordTable(lambda word: (_zipf(word),), 1)
+_ZIPF_TABLE = WordTable(lambda word: (zipf(word),), 1)
 
 
 def _orthography_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:

@@ -32,6 +32,7 @@ from string import ascii_lowercase
 import numpy as np
 
 from itdeid.casing import announcers
+from itdeid.zipf import zipf
 
 #: A neighbour must be at least this common (wordfreq Zipf) to count: ordinary words, not names.
 COMMON_ZIPF = 3.5
@@ -58,11 +59,11 @@ def edits1(word: str) -> set[str]:
 @lru_cache(maxsize=1)
 def common_words() -> dict[str, float]:
     """wordfreq's frequent alphabetic English words with Zipf >= :data:`COMMON_ZIPF`."""
-    from wordfreq import top_n_list, zipf_frequency
+    from wordfreq import top_n_list
     out = {}
     for w in top_n_list("en", VOCABULARY_SIZE):
         if w.isalpha() and w.isascii():
-            z = zipf_frequency(w, "en")
+            z = zipf(w)
             if z < COMMON_ZIPF:
                 break   # the list is in frequency order
             out[w] = z
@@ -127,8 +128,7 @@ def near_word_zipf(word: str) -> float:
     """Zipf of the most frequent common word one edit from lower-case ``word`` (see module)."""
     if len(word) < MIN_LENGTH or not word.isalpha() or not word.isascii():
         return 0.0
-    from wordfreq import zipf_frequency
-    if zipf_frequency(word, "en") >= RARE_ZIPF:
+    if zipf(word) >= RARE_ZIPF:
         return 0.0
     common = common_words()
     near = _common_index().neighbours(word) if _plain(word) else (e for e in edits1(word) if e in common)

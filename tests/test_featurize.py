@@ -197,7 +197,8 @@ def test_plain_words_get_wordfreqs_own_zipf_frequency():
     words of synthetic notes (other words still go through wordfreq)."""
     import random
     from wordfreq import get_frequency_dict, zipf_frequency
-    from itdeid.featurize import _plain_zipf, _zipf, tokenize_words
+    from itdeid.featurize import tokenize_words
+    from itdeid.zipf import plain_zipf as _plain_zipf, zipf as _zipf
     from itdeid.synth import generate
     rng = random.Random(0)
     known = sorted(w for w in get_frequency_dict("en", "best") if w.isascii() and w.isalpha() and w.islower())

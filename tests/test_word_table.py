@@ -6,6 +6,7 @@ import numpy as np
 from itdeid import featurize
 from itdeid.featurize import tokenize_document
 from itdeid.word_table import WordTable
+from itdeid.zipf import zipf
 
 from helpers import tiny_corpus
 
@@ -49,7 +50,7 @@ def test_document_columns_equal_the_token_by_token_values():
         assert np.array_equal(cols["shape"], np.array([featurize._shape_id(t) for t in texts], np.float32))
         words = td.words
         assert np.array_equal(featurize._frequency_columns(td)["zipf"],
-                              np.array([featurize._zipf(w) for w in words], np.float32))
+                              np.array([zipf(w) for w in words], np.float32))
         names = featurize._firstnames_columns(td)
         assert np.array_equal(names["first_name"],
                               np.array([math.log1p(gaz["first"].get(w, 0.0)) for w in words], np.float32))
