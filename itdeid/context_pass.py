@@ -20,15 +20,12 @@ its patient's notes (:meth:`itdeid.model.TokenModel._out_of_fold_proba`).
 """
 from __future__ import annotations
 
-import re
 from typing import Sequence
 
 import numpy as np
 
 from itdeid.document import LABELS
-
-#: A letter or digit (``str.isalnum``: ``\w`` without the underscore).
-_ALNUM = re.compile(r"[^\W_]")
+from itdeid.tokens import LETTER_OR_DIGIT
 
 #: Token offsets whose first-pass P(PHI) is a column; the nearest ones also give every class.
 OFFSETS = (-3, -2, -1, 1, 2, 3)
@@ -77,7 +74,7 @@ def _same_word(words: Sequence[str], proba: np.ndarray) -> np.ndarray:
     out = np.zeros((n, 3 + len(LABELS) - 1), dtype=np.float32)
     index: dict[str, int] = {}
     ids = np.array([index.setdefault(w, len(index)) for w in words], dtype=np.int64).reshape(n)
-    countable = np.array([_ALNUM.search(w) is not None for w in index], dtype=bool)
+    countable = np.array([LETTER_OR_DIGIT.search(w) is not None for w in index], dtype=bool)
     if not countable.any():
         return out
     ids[~countable[ids]] = -1           # punctuation: no word to repeat

@@ -28,6 +28,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from itdeid.folds import inner_split
+from itdeid.tokens import LETTER_OR_DIGIT
 
 #: Classes of the neighbour statistics: label codes 1..8 (itdeid.document.PHI_CLASSES).
 N_CLASSES = 8
@@ -44,18 +45,15 @@ def neighbours(words: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     """Index of the nearest word (a token with a letter or digit) within two tokens to the left
     and to the right of each token, -1 where there is none."""
     n = len(words)
-    is_word = np.array([any(c.isalnum() for c in w) for w in words], dtype=bool)
+    is_word = np.array([LETTER_OR_DIGIT.search(w) is not None for w in words], dtype=bool).reshape(n)
+    index = np.arange(n, dtype=np.int64)
     left = np.full(n, -1, dtype=np.int64)
     right = np.full(n, -1, dtype=np.int64)
-    for i in range(n):
-        for j in (i - 1, i - 2):
-            if j >= 0 and is_word[j]:
-                left[i] = j
-                break
-        for j in (i + 1, i + 2):
-            if j < n and is_word[j]:
-                right[i] = j
-                break
+    for step in (2, 1):                 # the nearer word, written last, wins
+        before = index[step:][is_word[:n - step]] if n > step else index[:0]
+        left[before] = before - step
+        after = index[:n - step][is_word[step:]] if n > step else index[:0]
+        right[after] = after + step
     return left, right
 
 

@@ -57,6 +57,9 @@ _UNITS = ("mg|mcg|ug|g|kg|lb|lbs|ml|cc|l|dl|meq|mmol|mm|cm|m|km|in|ft|hr|hrs|h|m
 _AGE = "yo|y|yr|yrs|yof|yom"
 _MONTHS = "jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec"
 _ALNUM = r"[^\W_]"  # a letter or digit (\w without the underscore)
+#: A letter or digit, compiled: ``LETTER_OR_DIGIT.search(word)`` is ``any(c.isalnum() for c in
+#: word)``, the test for a word (not punctuation) that several feature groups share.
+LETTER_OR_DIGIT = re.compile(_ALNUM)
 
 _TOKEN = re.compile(
     # 10-Feb-2011

@@ -111,3 +111,19 @@ def test_a_model_with_every_recall_lever_trains_saves_and_loads(tmp_path):
     assert loaded.predict(docs[12:]) == model.predict(docs[12:])
     with pytest.raises(ValueError):
         TokenModel(resubstitutions=-1).fit(docs[:4])
+
+
+def test_word_neighbours_are_the_nearest_words_within_two_tokens():
+    """lexicon.neighbours (array form) against the rule spelled out token by token, on seeded
+    random runs of words, punctuation and non-ASCII letters."""
+    import random
+    from itdeid.lexicon import neighbours
+    rng = random.Random(0)
+    for _ in range(3000):
+        words = [rng.choice(["a", ".", ",", "1", "_", "\u00e9", "--"]) for _ in range(rng.randint(0, 8))]
+        is_word = [any(c.isalnum() for c in w) for w in words]
+        n = len(words)
+        left = [next((j for j in (i - 1, i - 2) if j >= 0 and is_word[j]), -1) for i in range(n)]
+        right = [next((j for j in (i + 1, i + 2) if j < n and is_word[j]), -1) for i in range(n)]
+        got = neighbours(words)
+        assert got[0].tolist() == left and got[1].tolist() == right, words
