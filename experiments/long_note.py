@@ -7,9 +7,11 @@ A note of N million characters is built from synthetic discharge summaries
 (:func:`itdeid.synth.generate`, seed 0) joined by line ends, written to a file, then read and
 tagged by a separate process (this script with ``--one``), as :func:`itdeid.pieces.tag_documents`
 tags it for ``itdeid deid`` and ``itdeid tag``: in pieces of :data:`itdeid.pieces.PIECE_CHARS`
-characters. The parent times the process and reads its peak resident memory from the kernel
-(``os.wait4``'s rusage, the ``resource.getrusage`` figure of that one child), so each size is
-measured on its own. Flat memory means the peak stays about the same as N grows.
+characters. The parent times the process; the process reports its own peak resident memory,
+the kernel's high-water mark of its address space (``VmHWM`` of ``/proc/self/status``), so each
+size is measured on its own. (The rusage figure ``os.wait4`` gives is not used where /proc is
+there: Linux carries the parent's peak into a child started by vfork and exec, so after the
+parent had built a 20-million-character note, the next child's figure was the parent's.) Flat memory means the peak stays about the same as N grows.
 
 For contrast, notes up to ``--whole-up-to-mb`` are also tagged whole (one piece the size of the
 note, as before pieces existed), where memory grows with the note; the ``same spans`` column
@@ -84,7 +86,19 @@ def tag_one(model_dir: str, note: str, piece_chars: int, spans_file: str) -> Non
     Path(spans_file).write_text(json.dumps({
         "spans": [[s.start, s.end, s.type] for s in found], "tokens": count_tokens(text),
         "pieces": len(pieces.cut(text, piece_chars)), "load_seconds": loaded - started,
-        "tag_seconds": tagged - loaded}), encoding="utf-8")
+        "tag_seconds": tagged - loaded, "peak_kib": own_peak_kib()}), encoding="utf-8")
+
+
+def own_peak_kib() -> int | None:
+    """This process's peak resident memory since it started its program (``VmHWM``), in KiB;
+    None without /proc."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    except OSError:
+        return None
+    return None
 
 
 def score_against(text: str, gold, spans) -> dict:
@@ -111,7 +125,8 @@ def measure(note: Path, model: str, piece_chars: int, work: Path) -> dict:
     if status != 0:
         raise SystemExit(f"the tagging process failed (status {status}) on {note.name}")
     result = json.loads(spans_file.read_text(encoding="utf-8"))
-    result.update(seconds=seconds, rss_mib=usage.ru_maxrss / 1024)     # KiB on Linux
+    own = result.pop("peak_kib", None)
+    result.update(seconds=seconds, rss_mib=(own if own is not None else usage.ru_maxrss) / 1024)  # KiB
     return result
 
 
@@ -162,7 +177,7 @@ def main(argv=None) -> int:
     text += markdown_table(pd.DataFrame(rows))
     text += ("\n`tagging s`: reading and tagging the note in the child process, after loading "
              "the model; `process s`: the whole child process (start-up, model, tagging); "
-             "`peak RSS MiB`: the child's peak resident memory (kernel rusage). `whole`: the "
+             "`peak RSS MiB`: the child's own peak resident memory (VmHWM). `whole`: the "
              "note as one piece, as before pieces existed. `gold R` and `gold instances`: binary "
              "token recall and PHI instances found against the generator's own spans (percent; "
              "none for one line, whose offsets moved): a span that pieces and whole tag "
