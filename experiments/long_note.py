@@ -42,6 +42,9 @@ def parse_args(argv=None):
                    help="also tag notes up to this size whole, for contrast (0: none)")
     p.add_argument("--one-line-mb", type=float, nargs="*", default=[1],
                    help="sizes of single-line notes to add (default: 1)")
+    p.add_argument("--cli-mb", type=float, default=None,
+                   help="also run `itdeid deid` (one worker) on a note of this size, stderr not a "
+                        "terminal, and report the progress lines it writes")
     p.add_argument("--model-name", default=None, help="how the results name the model")
     p.add_argument("--out", default="experiments/results/long-note.md")
     p.add_argument("--one", nargs=3, metavar=("NOTE", "PIECE_CHARS", "SPANS"),
@@ -130,6 +133,24 @@ def measure(note: Path, model: str, piece_chars: int, work: Path) -> dict:
     return result
 
 
+def run_cli(note: Path, model: str, work: Path) -> tuple[float, list[str]]:
+    """``itdeid deid`` on the folder holding only ``note`` (one worker, JSON Lines), stderr a
+    pipe as in a batch scheduler's log: its wall seconds and the progress lines it wrote
+    (amounts only; itdeid never writes note text or file names there)."""
+    folder = work / "cli-in"
+    folder.mkdir()
+    note.replace(folder / note.name)
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "itdeid.cli", "deid", str(folder), "--out", str(work / "cli-out"),
+                           "--model", model, "--workers", "1", "--format", "jsonl"],
+                          env=env, cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    seconds = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"itdeid deid failed (status {done.returncode}) on the {note.name} note")
+    return seconds, [line for line in done.stderr.splitlines() if line.startswith("itdeid deid: ")]
+
+
 def main(argv=None) -> int:
     args = parse_args(argv)
     if args.one:
@@ -137,6 +158,7 @@ def main(argv=None) -> int:
         return 0
     import pandas as pd
     from itdeid.pieces import CONTEXT_CHARS, PIECE_CHARS
+    from itdeid.progress import LOG_EVERY_SECONDS
     from itdeid.report import header, markdown_table, publish
     rows = []
     cases = [(mb, False) for mb in args.sizes_mb] + [(mb, True) for mb in args.one_line_mb]
@@ -170,6 +192,11 @@ def main(argv=None) -> int:
                              "process s": round(result["seconds"], 1),
                              "peak RSS MiB": round(result["rss_mib"]),
                              "chars/s": round(chars / result["tag_seconds"])})
+        cli = None
+        if args.cli_mb:
+            note = work / f"note-{args.cli_mb:g}mb-cli.txt"
+            note.write_text(long_note(int(args.cli_mb * 1_000_000), False)[0], encoding="utf-8")
+            cli = (args.cli_mb, *run_cli(note, str(Path(args.model).resolve()), work))
     text = header("Long notes: one note of growing size tagged in pieces")
     text += (f"- model: {args.model_name or args.model}\n- pieces: "
              f"{PIECE_CHARS:,} characters, {CONTEXT_CHARS:,} characters of context each side "
@@ -182,6 +209,12 @@ def main(argv=None) -> int:
              "token recall and PHI instances found against the generator's own spans (percent; "
              "none for one line, whose offsets moved): a span that pieces and whole tag "
              "differently may be PHI or not, and these say which side finds more of it.\n")
+    if cli is not None:
+        mb, seconds, lines = cli
+        text += (f"\n## `itdeid deid` on a {mb:g}-million-character note, stderr to a log\n\n"
+                 f"One worker, JSON Lines out: {seconds:.1f} s from start to exit. The progress lines "
+                 f"it wrote (every {LOG_EVERY_SECONDS:g} s while running, then the last):\n\n```\n"
+                 + "\n".join(lines) + "\n```\n")
     publish(text, args.out)
     return 0
 
