@@ -8,10 +8,12 @@ a gold PHI span no predicted span overlaps; a *false alarm* a predicted span ove
 span. Each is counted by class and by the shape of its first token and its context: the case of
 the token (Title, UPPER, lower, digits, mixed) and whether its line is all upper case or all
 lower case, whether an announcing word (features/context_words.json) precedes it, and whether
-the word is in the census name lists, and how often the word occurs as ordinary text (outside
-gold PHI) in the notes the fold's model was trained on: a false alarm on a word the training
-notes used as ordinary text is one the model had the evidence to avoid. Only counts are written:
-never a word of a note.
+the word is in the census name lists, how often the word occurs as ordinary text (outside
+gold PHI) in the notes the fold's model was trained on (a false alarm on a word the training
+notes used as ordinary text is one the model had the evidence to avoid), and whether the gold of
+another note marks the same word as PHI (a false alarm on such a word, a hospital or a city the
+gold marks in one note and not in the next, is one no model could avoid with certainty). Only
+counts are written: never a word of a note.
 """
 from __future__ import annotations
 
@@ -56,10 +58,22 @@ def _kinds(td, start: int, end: int, context: dict) -> tuple[str, ...]:
     line = "line UPPER" if context["line_upper"][i] else (
         "line lower" if context["line_cap"][i] == 0 else "line mixed")
     seen = context["ordinary"][word]
+    elsewhere = context["phi_notes"].get(word, set()) - {td.document.id}
     return (_case(token.text), line,
             "announced" if context["announced_by"][i] else "not announced",
             "census name" if word in first or word in last else "not a census name",
-            "never" if seen == 0 else "1-4 times" if seen < 5 else "5-49 times" if seen < 50 else "50 times or more")
+            "never" if seen == 0 else "1-4 times" if seen < 5 else "5-49 times" if seen < 50 else "50 times or more",
+            "PHI in another note's gold" if elsewhere else "PHI in no other note's gold")
+
+
+def phi_notes(tokenized) -> dict:
+    """Lower-case word -> ids of the notes whose gold marks it PHI (any class)."""
+    notes: dict = {}
+    for td in tokenized:
+        for w, label in zip(td.words, td.labels):
+            if label:
+                notes.setdefault(w, set()).add(td.document.id)
+    return notes
 
 
 def ordinary_counts(tokenized, assignment, f: int) -> Counter:
@@ -75,6 +89,7 @@ def count_errors(name, tokenized, assignment, cache: Path, folds):
     """Misses, false alarms and gold instances of row ``name`` over the fold indices ``folds``."""
     missed, alarms, totals = Counter(), Counter(), Counter()
     census = _census()
+    marked = phi_notes(tokenized)
     for f in folds:
         fold = cached_fold(name, tokenized, assignment, cache, f)
         ordinary = ordinary_counts(tokenized, assignment, f)
@@ -84,7 +99,7 @@ def count_errors(name, tokenized, assignment, cache: Path, folds):
             cols = casing_columns(td)
             context = {"census": census, "line_upper": static_columns(td, "context")["line_upper"],
                        "line_cap": cols["line_cap_share"], "announced_by": cols["announced_by"],
-                       "ordinary": ordinary}
+                       "ordinary": ordinary, "phi_notes": marked}
             for g, found in zip(gold, overlaps_any(gold, pred)):
                 totals[g.type] += 1
                 if not found:
@@ -137,7 +152,8 @@ def main(argv=None) -> int:
             text += f"\n### {label}\n\n"
             for position, title in ((0, "class"), (1, "token case"), (2, "line case"),
                                     (3, "after an announcing word"), (4, "census name"),
-                                    (5, "ordinary text in the training notes")):
+                                    (5, "ordinary text in the training notes"),
+                                    (6, "the same word in another note's gold")):
                 text += _table(counter, position, title) + "\n\n"
     Path(args.out).write_text(text, encoding="utf-8")
     print(f"written {args.out}")
