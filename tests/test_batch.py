@@ -896,3 +896,26 @@ def test_no_phi_in_twenty_notes_warns(tmp_path, model_dir, capsys):
     assert "no PHI at all" not in str(capsys.readouterr())
     assert deid(tmp_path / "in", "--out", tmp_path / "out3", model=model_dir) == 0
     assert "no PHI at all" not in str(capsys.readouterr())
+
+
+def test_manifest_entries_are_flushed_at_once_and_fsynced_in_groups(tmp_path, monkeypatch):
+    """Each entry is on disk for a reader (so a kill loses none) as soon as it is appended; the
+    fsyncs come at most every SYNC_EVERY_SECONDS and at close, not one an input."""
+    from itdeid.batch import manifest as manifest_module
+    synced = []
+    real_fsync = manifest_module.os.fsync
+    monkeypatch.setattr(manifest_module.os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd)))
+    clock = [1000.0]
+    monkeypatch.setattr(manifest_module.time, "monotonic", lambda: clock[0])
+    manifest = batch.Manifest(tmp_path)
+    manifest.open()
+    for i in range(50):
+        manifest.append({"input": f"n{i}.txt"})
+        assert (tmp_path / batch.manifest.MANIFEST_NAME).read_bytes().count(b"\n") == i + 1
+    assert synced == []                          # all within one second: no fsync yet
+    clock[0] += manifest_module.SYNC_EVERY_SECONDS
+    manifest.append({"input": "late.txt"})
+    assert len(synced) == 1                      # the second had passed: one fsync for all 51
+    manifest.append({"input": "last.txt"})
+    manifest.close()
+    assert len(synced) == 2                      # close syncs what is pending
