@@ -31,6 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from itdeid.report import header, markdown_table, publish  # noqa: E402
+from note_slice import add_note_slice, corpus_missing  # noqa: E402
 
 #: What the child process runs, in the checkout on its PYTHONPATH.
 CHILD = r"""
@@ -85,14 +86,11 @@ def main(argv=None) -> int:
     ap.add_argument("--corpus", required=True)
     ap.add_argument("--model", required=True, help="a model folder both versions can load")
     ap.add_argument("--rev", action="append", default=[], help="a commit (give one or two)")
-    ap.add_argument("--skip", type=int, default=400)
-    ap.add_argument("--notes", type=int, default=400)
-    ap.add_argument("--warm", type=int, default=200)
+    add_note_slice(ap, repeats=False)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
-    if not Path(args.corpus).exists():
-        print(f"corpus {args.corpus} not found; nothing to do", file=sys.stderr)
+    if corpus_missing(args.corpus):
         return 0
     if not 1 <= len(args.rev) <= 2:
         ap.error("give --rev OLD, or --rev OLD --rev NEW")

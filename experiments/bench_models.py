@@ -30,6 +30,7 @@ from itdeid.deidentifier import load_model  # noqa: E402
 from itdeid.featurize import tokenize_document  # noqa: E402
 from itdeid.formats import read_corpus  # noqa: E402
 from itdeid.report import header, markdown_table, publish  # noqa: E402
+from note_slice import add_note_slice, corpus_missing  # noqa: E402
 
 
 def parse_value(text: str):
@@ -48,14 +49,10 @@ def main(argv=None) -> int:
     ap.add_argument("--model", action="append", default=[], help="a model folder (repeat for each)")
     ap.add_argument("--set", action="append", default=[], metavar="DIR:PARAM=VALUE",
                     help="the model of DIR with one tagging parameter changed (repeatable)")
-    ap.add_argument("--skip", type=int, default=400, help="notes before the timed ones (default 400)")
-    ap.add_argument("--notes", type=int, default=400)
-    ap.add_argument("--warm", type=int, default=200, help="notes tagged first, untimed (default 200)")
-    ap.add_argument("--repeats", type=int, default=3)
+    add_note_slice(ap)
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
-    if not Path(args.corpus).exists():
-        print(f"corpus {args.corpus} not found; nothing to do", file=sys.stderr)
+    if corpus_missing(args.corpus):
         return 0
     models = {str(m): load_model(m) for m in args.model}
     for spec in args.set:

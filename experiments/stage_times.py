@@ -29,6 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from itdeid.report import header, markdown_table, publish  # noqa: E402
+from note_slice import add_note_slice, corpus_missing  # noqa: E402
 
 TIMES: dict[str, float] = defaultdict(float)
 
@@ -81,14 +82,10 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--corpus", required=True)
     ap.add_argument("--model", required=True)
-    ap.add_argument("--skip", type=int, default=400)
-    ap.add_argument("--notes", type=int, default=400)
-    ap.add_argument("--warm", type=int, default=200)
-    ap.add_argument("--repeats", type=int, default=3)
+    add_note_slice(ap)
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
-    if not Path(args.corpus).exists():
-        print(f"corpus {args.corpus} not found; nothing to do", file=sys.stderr)
+    if corpus_missing(args.corpus):
         return 0
     instrument()
     from itdeid import featurize

@@ -1,0 +1,26 @@
+"""The slice of a corpus the timing scripts tag (bench_models.py, bench_code.py,
+stage_times.py), and what they do without the corpus: one set of arguments and one message, so
+their figures describe the same notes."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def add_note_slice(ap: argparse.ArgumentParser, repeats: bool = True) -> None:
+    """``--skip``, ``--notes`` and ``--warm`` (and ``--repeats``): the timed notes, after the
+    notes tagged first untimed so word tables are filled as in a long run."""
+    ap.add_argument("--skip", type=int, default=400, help="notes before the timed ones (default 400)")
+    ap.add_argument("--notes", type=int, default=400)
+    ap.add_argument("--warm", type=int, default=200, help="notes tagged first, untimed (default 200)")
+    if repeats:
+        ap.add_argument("--repeats", type=int, default=3)
+
+
+def corpus_missing(corpus) -> bool:
+    """Whether ``corpus`` is not there (said on stderr: the timing scripts then do nothing)."""
+    if Path(corpus).exists():
+        return False
+    print(f"corpus {corpus} not found; nothing to do", file=sys.stderr)
+    return True
