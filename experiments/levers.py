@@ -45,7 +45,7 @@ from itdeid.formats import read_corpus, write_jsonl_spans  # noqa: E402
 from itdeid.ensemble import InnerEnsemble  # noqa: E402
 from itdeid.model import TokenModel, with_identifiers  # noqa: E402
 from itdeid.operating_point import decide  # noqa: E402
-from itdeid.report import markdown_table  # noqa: E402
+from itdeid.report import code_version, markdown_table  # noqa: E402
 from itdeid.spans import labels_to_spans  # noqa: E402
 from itdeid.synth import supplement  # noqa: E402
 
@@ -308,9 +308,26 @@ def _save_fold(path: Path, start: float, proba, threshold, extra) -> Path:
     np.savez_compressed(tmp, **extra, proba=np.concatenate(proba).astype(np.float32),
                         lengths=np.array([len(p) for p in proba]),
                         threshold=np.array(np.nan if threshold is None else threshold),
-                        seconds=np.array(time.perf_counter() - start))
+                        seconds=np.array(time.perf_counter() - start),
+                        code=np.array(code_version()))     # which code computed this fold
     tmp.replace(path)  # a fold is either wholly saved or not at all
     return path
+
+
+def cache_provenance(cache: Path, rows, folds) -> str:
+    """Which code computed the fold caches that ``rows`` read, for a results header: each
+    version with the rows and folds it computed ('not recorded' for caches older than the
+    record). A run resumed across commits shows several."""
+    made: dict[str, dict[str, list[int]]] = {}
+    for row in dict.fromkeys(cache_name(r) for r in rows):
+        for f in folds:
+            path = cache / row / f"fold{f}.npz"
+            if path.exists():
+                with np.load(path) as saved:
+                    code = str(saved["code"]) if "code" in saved.files else "not recorded"
+                made.setdefault(code, {}).setdefault(row, []).append(f)
+    return "; ".join(f"{code} ({', '.join(f'{row} folds {fs}' for row, fs in by_row.items())})"
+                     for code, by_row in made.items()) or "none"
 
 
 def add_cache_arguments(ap: argparse.ArgumentParser) -> None:
@@ -489,8 +506,8 @@ def write_report(out: Path, args, names, documents, tokenized, assignment) -> No
             + (" --report-only --partial" if len(fold_ids) < args.folds else "") + "`\n"
             f"- date: {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC\n"
             f"- machine: {platform.processor() or platform.machine()}, {_cores()} cores, "
-            f"Python {platform.python_version()}\n- code: git {_git()} (the fold caches may be older: "
-            "a fold is computed once)\n"
+            f"Python {platform.python_version()}\n- code: git {_git()}\n"
+            f"- fold caches computed by: {cache_provenance(Path(args.out) / 'cache', names, fold_ids)}\n"
             f"- corpus: {len(documents)} documents, {len({d.patient or d.id for d in documents})} patients\n"
             + (f"- partial: {len(done)} of {len(names)} rows finished\n" if len(done) < len(names) else "")
             + (f"- **interim: only folds {fold_ids} ({len(fold_ids)} of {args.folds}), those every row "

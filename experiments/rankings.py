@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent))
 sys.path.insert(0, str(ROOT))
 
-from levers import (RECALLS, _cores, _git, add_cache_arguments, cached_fold, cached_folds,  # noqa: E402
+from levers import (RECALLS, _cores, _git, add_cache_arguments, cache_provenance, cached_fold, cached_folds,  # noqa: E402
                     corpus_missing, precision_at_recall, tokenized_folds)
 
 from itdeid.report import markdown_table, publish  # noqa: E402
@@ -113,7 +113,8 @@ def main(argv=None) -> int:
             + f" --against {against}" + (f" --out {args.out}" if args.out else "") + "`\n"
             f"- date: {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC\n"
             f"- machine: {platform.processor() or platform.machine()}, {_cores()} cores, "
-            f"Python {platform.python_version()}\n- code: git {_git()} (fold caches may be older)\n"
+            f"Python {platform.python_version()}\n- code: git {_git()}\n"
+            f"- fold caches computed by: {cache_provenance(Path(args.levers) / 'cache', rows, folds)}\n"
             f"- folds: {folds} of {args.folds} (those every named row has cached)\n\n"
             "Binary token precision (percent) where pooled out-of-fold recall first reaches R; "
             "`mean(...)` averages the rows' P(PHI):\n\n"

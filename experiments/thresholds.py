@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent))
 sys.path.insert(0, str(ROOT))
 
-from levers import (add_cache_arguments, cache_name, cached_fold, cached_folds,  # noqa: E402
+from levers import (add_cache_arguments, cache_name, cache_provenance, cached_fold, cached_folds,  # noqa: E402
                     corpus_missing, tokenized_folds)
 
 from itdeid.document import LABELS  # noqa: E402
@@ -96,7 +96,8 @@ def main(argv=None) -> int:
                          "8-way F": 100 * instances["token_8way"]["f"]})
     table = pd.DataFrame(rows)
     text = (header(f"Threshold rules on {args.row}'s out-of-fold calibration data")
-            + f"- folds: {folds} of {args.folds} (10-fold CV grouped by patient, levers.py's folds)\n\n"
+            + f"- folds: {folds} of {args.folds} (10-fold CV grouped by patient, levers.py's folds)\n"
+            + f"- fold caches computed by: {cache_provenance(Path(args.levers) / 'cache', [args.row], folds)}\n\n"
             + "Per outer fold, the threshold is read off that fold's own training out-of-fold P(PHI) "
               "for the target recall (floor 0.001 as the recipe, or none); the held-out notes are "
               "tagged at it and the scores pooled (percent).\n\n"
