@@ -206,6 +206,18 @@ ROWS: dict[str, dict] = {
     "BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_CLOCK_SCREEN1E3_IDS": dict(
         _SHALLOW, groups=_TRIAL_GROUPS + ("clock",), synthetic=(100, 0.5), calibrate_real=True,
         stage_refit=True, screens=(1e-3,), screen=1e-3, identifiers=True),
+    # the nameshape group on trial (itdeid/name_shape.py): how much a word is spelled like a
+    # name rather than like English, from public lists only, for the rare words most false
+    # alarms and misses are (compare with ..._REFIT_SCREEN1E3_OOF and ..._IDS)
+    "BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_NAMESHAPE_SCREENS_OOF": dict(
+        _SHALLOW, groups=_TRIAL_GROUPS + ("nameshape",), synthetic=(100, 0.5), calibrate_real=True,
+        stage_refit=True, screens=(1e-3,)),
+    "BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_NAMESHAPE_SCREEN1E3_OOF": dict(
+        _SHALLOW, groups=_TRIAL_GROUPS + ("nameshape",), synthetic=(100, 0.5), calibrate_real=True,
+        stage_refit=True, screens=(1e-3,), screen=1e-3),
+    "BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_NAMESHAPE_SCREEN1E3_IDS": dict(
+        _SHALLOW, groups=_TRIAL_GROUPS + ("nameshape",), synthetic=(100, 0.5), calibrate_real=True,
+        stage_refit=True, screens=(1e-3,), screen=1e-3, identifiers=True),
     # the peer: itdeid.crf.CRFModel (He et al. 2015's features), tagged by its best sequence; its
     # ranking is the marginal P(PHI) of each token
     "CRF": dict(peer="crf"),

@@ -44,11 +44,14 @@ measure    clinical measurements written like dates: settings, scores, counts wi
            or announcing word (:mod:`itdeid.measures`, features/measures.json)
 ========== ===================================================================================
 
-and one group on trial (:data:`TRIAL_GROUPS`), measured in experiments/levers.py before it joins:
+and groups on trial (:data:`TRIAL_GROUPS`), measured in experiments/levers.py before they join:
 
 ========== ===================================================================================
 clock      times of day written like years or numbers: after 'at' or 'till', with am/pm, hh:mm,
-           shift ranges (:mod:`itdeid.measures`, features/clock_times.json)
+           shift ranges (:mod:`itdeid.measures`, features/clock_times.json); measured in
+           session 15 and left out
+nameshape  how much a word is spelled like a name rather than like English: character
+           trigrams of public name lists against wordfreq's words (:mod:`itdeid.name_shape`)
 ========== ===================================================================================
 
 Attributes of the tokens in a window of ``window`` tokens each side are added for a subset of
@@ -72,6 +75,7 @@ from itdeid.folds import group_key
 from itdeid.lexicon import LEXICON_COLUMNS, MIN_COUNT, Lexicon, fold_lexicons, lexicon_columns, neighbours
 from itdeid.lexicon import N_CLASSES as LEXICON_CLASSES
 from itdeid.measures import clock_templates, measure_templates, template_span
+from itdeid.name_shape import name_shape
 from itdeid.spelling import SPELLING_COLUMNS, spelling_columns
 from itdeid.resources import load_json, load_table, load_wordlist
 from itdeid.spans import token_labels
@@ -90,7 +94,7 @@ GROUPS: tuple[str, ...] = (
 #: joined in session 14, after 10-fold CV (experiments/results/g-levers/rankings-shallow-syn-trial.md).
 RECALL_GROUPS: tuple[str, ...] = ("casing", "census", "lexicon", "spelling", "measure")
 #: Groups being measured (issue G's ablation), known to the extractor but in no preset yet.
-TRIAL_GROUPS: tuple[str, ...] = ("clock",)
+TRIAL_GROUPS: tuple[str, ...] = ("clock", "nameshape")
 #: Inner folds of the lexicon's out-of-fold statistics for training rows.
 LEXICON_FOLDS = 5
 LABEL_CODE = {label: i for i, label in enumerate(LABELS)}
@@ -478,6 +482,7 @@ def _census_values(word: str) -> tuple[float, float]:
 _NAME_LIST_TABLE = WordTable(_name_list_values, 2)
 _CENSUS_TABLE = WordTable(_census_values, 2)
 _ENGLISH_TABLE = WordTable(lambda word: (word in _gazetteers()["english"],), 1)
+_NAME_SHAPE_TABLE = WordTable(lambda word: (name_shape(word),), 1)
 
 
 def _firstnames_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
@@ -488,6 +493,10 @@ def _firstnames_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
 def _census_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
     census = _CENSUS_TABLE.rows(td.words)
     return {"census_first": census[:, 0], "census_last": census[:, 1]}
+
+
+def _nameshape_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
+    return {"name_shape": _NAME_SHAPE_TABLE.rows(td.words)[:, 0]}
 
 
 def _nonphi_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
@@ -501,7 +510,7 @@ _STATIC_GROUPS = {
     "sentence": _sentence_columns, "context": _context_columns,
     "firstnames": _firstnames_columns, "nonphi": _nonphi_columns,
     "casing": casing_columns, "census": _census_columns, "spelling": spelling_columns,
-    "measure": _measure_columns, "clock": _clock_columns,
+    "measure": _measure_columns, "clock": _clock_columns, "nameshape": _nameshape_columns,
 }
 
 
@@ -787,6 +796,9 @@ class FeatureExtractor:
         if "clock" in g:
             names += ["clock", "clock_template"]
             windowed += ["clock"]
+        if "nameshape" in g:
+            names += ["name_shape"]
+            windowed += ["name_shape"]
         return names, windowed
 
     def _names(self) -> list[str]:

@@ -126,3 +126,22 @@ def test_one_edit_index_finds_what_edits1_finds():
         assert _announcer_index().neighbours(w) == {e for e in edits1(w) if e in table}, w
         checked += 1
     assert checked > 1500
+
+
+# ---- the trial group ``nameshape`` (itdeid.name_shape) --------------------------------------
+def test_names_are_spelled_more_like_names_than_misspellings_and_abbreviations_are():
+    from itdeid.name_shape import name_shape
+    for name in ("rossetti", "keeley", "souza", "krissy"):
+        for other in ("recievd", "cvvhf", "cosyntropin", "hospital"):
+            assert name_shape(name) > name_shape(other), (name, other)
+    assert name_shape("ab") == 0.0 and name_shape("12:30") == 0.0 and name_shape("caf\u00e9") == 0.0
+
+
+def test_the_nameshape_group_goes_through_the_extractor_with_its_window():
+    td = tokenize_document(Document("n", "Seen by ROSSETTI , CVVHF running"), gold=False)
+    train = tokenize_document(Document("t", "Seen by Dr Smith."), gold=True)
+    fx = FeatureExtractor(groups=GROUPS + ("nameshape",)).fit([train])
+    X = fx.transform([td])
+    column = list(X[:, fx.feature_names_.index("name_shape")])
+    assert column[td.words.index("rossetti")] > 0 > column[td.words.index("cvvhf")]
+    assert "name_shape@-1" in fx.feature_names_
