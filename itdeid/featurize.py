@@ -51,7 +51,8 @@ clock      times of day written like years or numbers: after 'at' or 'till', wit
            shift ranges (:mod:`itdeid.measures`, features/clock_times.json); measured in
            session 15 and left out
 nameshape  how much a word is spelled like a name rather than like English: character
-           trigrams of public name lists against wordfreq's words (:mod:`itdeid.name_shape`)
+           trigrams of public name lists against wordfreq's words (:mod:`itdeid.name_shape`);
+           measured in session 15 and left out
 ========== ===================================================================================
 
 Attributes of the tokens in a window of ``window`` tokens each side are added for a subset of
