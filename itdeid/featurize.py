@@ -379,38 +379,34 @@ def _heading_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
     return {"in_heading": in_heading.astype(np.float32), "since_heading": since}
 
 
-def _regex_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
-    n, text = len(td.tokens), td.document.text
-    lowered = lowered_ascii(text)
+def _first_template(td: TokenizedDocument, templates: list[Template], lowered: str | None) -> np.ndarray:
+    """Per token, the 1-based index of the first of ``templates`` whose match (its group ``m``
+    where it has one, :func:`itdeid.measures.template_span`) covers it; 0: none. ``lowered``:
+    the note's :func:`~itdeid.guarded.lowered_ascii`."""
     starts, ends = token_offsets(td)
+    which = np.zeros(len(td.tokens), dtype=np.float32)
+    for k, pattern in enumerate(templates, start=1):
+        spans = [template_span(m) for m in pattern.finditer(td.document.text, lowered)]
+        if not spans:                   # most templates match nothing in a note
+            continue
+        mask = _covered(starts, ends, spans)
+        which[mask & (which == 0)] = k
+    return which
+
+
+def _regex_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
+    lowered = lowered_ascii(td.document.text)
     cols = {}
     for cls, patterns in regex_templates().items():
-        flag = np.zeros(n, dtype=np.float32)
-        which = np.zeros(n, dtype=np.float32)
-        for k, pattern in enumerate(patterns, start=1):
-            spans = [m.span() for m in pattern.finditer(text, lowered)]
-            if not spans:               # most templates match nothing in a note
-                continue
-            mask = _covered(starts, ends, spans)
-            which[mask & (which == 0)] = k
-            flag[mask] = 1.0
-        cols[f"regex_{cls}"], cols[f"regex_{cls}_template"] = flag, which
+        which = _first_template(td, patterns, lowered)
+        cols[f"regex_{cls}"], cols[f"regex_{cls}_template"] = (which > 0).astype(np.float32), which
     return cols
 
 
 def _template_columns(td: TokenizedDocument, templates: list[Template], name: str) -> dict[str, np.ndarray]:
     """Covered by one of ``templates`` (:mod:`itdeid.measures`), and which one first (1-based;
     0: none), as columns ``name`` and ``name_template``."""
-    text = td.document.text
-    lowered = lowered_ascii(text)
-    starts, ends = token_offsets(td)
-    which = np.zeros(len(td.tokens), dtype=np.float32)
-    for k, pattern in enumerate(templates, start=1):
-        spans = [template_span(m) for m in pattern.finditer(text, lowered)]
-        if not spans:
-            continue
-        mask = _covered(starts, ends, spans)
-        which[mask & (which == 0)] = k
+    which = _first_template(td, templates, lowered_ascii(td.document.text))
     return {name: (which > 0).astype(np.float32), f"{name}_template": which}
 
 
