@@ -63,6 +63,19 @@ _SHALLOW = dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"), resubstit
 _TRIAL_GROUPS = GROUPS + ("casing", "census", "lexicon", "spelling", "measure")
 #: The screens tried (experiments/results/cascade.md: at 1e-5 to 1e-4 no gold PHI changed).
 _SCREENS = (1e-5, 1e-4, 1e-3)
+#: The recipe since session 14 as a row (its groups, synthetic records, refitted stage).
+_RECIPE = dict(_SHALLOW, groups=_TRIAL_GROUPS, synthetic=(100, 0.5), calibrate_real=True, stage_refit=True)
+
+
+def _screened_rows(prefix: str, **change) -> dict[str, dict]:
+    """The recipe with ``change``, trained once a fold and tagging with the recipe's screen:
+    ``PREFIX_SCREENS_OOF`` owns the cache, ``PREFIX_SCREEN1E3_OOF`` ranks its screened tagging,
+    ``PREFIX_SCREEN1E3_IDS`` adds the identifier templates (the recipe as it tags)."""
+    row = dict(_RECIPE, **change, screens=(1e-3,))
+    return {f"{prefix}_SCREENS_OOF": row, f"{prefix}_SCREEN1E3_OOF": dict(row, screen=1e-3),
+            f"{prefix}_SCREEN1E3_IDS": dict(row, screen=1e-3, identifiers=True)}
+
+
 ROWS: dict[str, dict] = {
     "XGB_TOKEN": dict(_XGB, groups=GROUPS),
     "CASING": dict(_XGB, groups=GROUPS + ("casing",)),
@@ -197,36 +210,16 @@ ROWS: dict[str, dict] = {
     # '1900-0730', which the regex group's year template flags, as evidence against PHI; trained
     # once a fold with the recipe's screen, which the _SCREEN1E3 rows read (compare with
     # ..._REFIT_SCREEN1E3_OOF and ..._IDS)
-    "BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_CLOCK_SCREENS_OOF": dict(
-        _SHALLOW, groups=_TRIAL_GROUPS + ("clock",), synthetic=(100, 0.5), calibrate_real=True,
-        stage_refit=True, screens=(1e-3,)),
-    "BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_CLOCK_SCREEN1E3_OOF": dict(
-        _SHALLOW, groups=_TRIAL_GROUPS + ("clock",), synthetic=(100, 0.5), calibrate_real=True,
-        stage_refit=True, screens=(1e-3,), screen=1e-3),
-    "BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_CLOCK_SCREEN1E3_IDS": dict(
-        _SHALLOW, groups=_TRIAL_GROUPS + ("clock",), synthetic=(100, 0.5), calibrate_real=True,
-        stage_refit=True, screens=(1e-3,), screen=1e-3, identifiers=True),
+    **_screened_rows("BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_CLOCK", groups=_TRIAL_GROUPS + ("clock",)),
     # the nameshape group on trial (itdeid/name_shape.py): how much a word is spelled like a
     # name rather than like English, from public lists only, for the rare words most false
     # alarms and misses are (compare with ..._REFIT_SCREEN1E3_OOF and ..._IDS)
-    "BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_NAMESHAPE_SCREENS_OOF": dict(
-        _SHALLOW, groups=_TRIAL_GROUPS + ("nameshape",), synthetic=(100, 0.5), calibrate_real=True,
-        stage_refit=True, screens=(1e-3,)),
-    "BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_NAMESHAPE_SCREEN1E3_OOF": dict(
-        _SHALLOW, groups=_TRIAL_GROUPS + ("nameshape",), synthetic=(100, 0.5), calibrate_real=True,
-        stage_refit=True, screens=(1e-3,), screen=1e-3),
-    "BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_NAMESHAPE_SCREEN1E3_IDS": dict(
-        _SHALLOW, groups=_TRIAL_GROUPS + ("nameshape",), synthetic=(100, 0.5), calibrate_real=True,
-        stage_refit=True, screens=(1e-3,), screen=1e-3, identifiers=True),
+    **_screened_rows("BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_NAMESHAPE",
+                     groups=_TRIAL_GROUPS + ("nameshape",)),
     # the recipe again with other random draws in training (models' random_state and the
     # synthetic records; the folds stay): how far P@R.95 moves when nothing changes but chance,
     # the floor a lever's paired difference has to clear
-    "BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_SEED1_SCREENS_OOF": dict(
-        _SHALLOW, groups=_TRIAL_GROUPS, synthetic=(100, 0.5), calibrate_real=True, stage_refit=True,
-        screens=(1e-3,), seed_offset=1),
-    "BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_SEED1_SCREEN1E3_OOF": dict(
-        _SHALLOW, groups=_TRIAL_GROUPS, synthetic=(100, 0.5), calibrate_real=True, stage_refit=True,
-        screens=(1e-3,), seed_offset=1, screen=1e-3),
+    **_screened_rows("BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_SEED1", seed_offset=1),
     # the peer: itdeid.crf.CRFModel (He et al. 2015's features), tagged by its best sequence; its
     # ranking is the marginal P(PHI) of each token
     "CRF": dict(peer="crf"),
