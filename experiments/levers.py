@@ -220,6 +220,10 @@ ROWS: dict[str, dict] = {
     # synthetic records; the folds stay): how far P@R.95 moves when nothing changes but chance,
     # the floor a lever's paired difference has to clear
     **_screened_rows("BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_SEED1", seed_offset=1),
+    # two members an inner fold with their own random draws (InnerEnsemble's draws), the
+    # threshold and the stage read off their mean: the mean of the SEED1 row and the recipe's
+    # ranked better at every recall, and a model must choose its own operating point for it
+    **_screened_rows("BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_DRAWS2", draws=2),
     # the peer: itdeid.crf.CRFModel (He et al. 2015's features), tagged by its best sequence; its
     # ranking is the marginal P(PHI) of each token
     "CRF": dict(peer="crf"),
@@ -277,12 +281,13 @@ def run_fold(name, tokenized, assignment, f, cache: Path, n_jobs, seed) -> Path:
     keep_oof = params.pop("keep_oof", False)
     weight = params.pop("context_weight", 0.5) if stacked else None
     refit = params.pop("stage_refit", False)
+    draws = params.pop("draws", 1)
     screens = params.pop("screens", ())
     model = TokenModel(**params, n_jobs=n_jobs, random_state=seed)
     if members:   # itdeid.ensemble: the inner fold models, averaged, thresholded by their oof
         model = InnerEnsemble(model, folds=members, target_recall=model.target_recall,
                               identifiers=False, context_pass=stacked, context_weight=weight or 0.5,
-                              stage_refit=refit)
+                              stage_refit=refit, draws=draws)
     if calibrate_on is None:
         model.fit_tokenized(train)
     else:   # an InnerEnsemble (a TokenModel's second argument is its trusted phrases)

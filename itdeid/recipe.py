@@ -96,7 +96,7 @@ MEMBER = dict(groups=GROUPS + RECALL_GROUPS, previous="none", resubstitutions=1,
               n_estimators=400, max_depth=4, learning_rate=0.1)
 #: The ensemble's parameters of the recipe.
 RECIPE = dict(members=5, context_pass=True, target_recall=0.93, identifiers=True, synthetic=100,
-              synthetic_nursing=0.5, stage_refit=True, screen=1e-3)
+              synthetic_nursing=0.5, stage_refit=True, screen=1e-3, draws=1)
 
 
 def recipe_model(**member_params) -> InnerEnsemble:
@@ -109,4 +109,4 @@ def recipe_model(**member_params) -> InnerEnsemble:
     return InnerEnsemble(TokenModel(**{**MEMBER, **member_params}), folds=RECIPE["members"],
                          context_pass=RECIPE["context_pass"], target_recall=RECIPE["target_recall"],
                          identifiers=RECIPE["identifiers"], stage_refit=RECIPE["stage_refit"],
-                         screen=RECIPE["screen"])
+                         screen=RECIPE["screen"], draws=RECIPE["draws"])

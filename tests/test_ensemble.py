@@ -250,3 +250,28 @@ def test_the_threshold_is_read_off_the_kept_calibration_data_which_is_never_save
     assert model.threshold_ == pytest.approx(float(np.clip(expected, MIN_THRESHOLD, MAX_THRESHOLD)), rel=1e-6)
     model.save(tmp_path / "m")
     assert not hasattr(InnerEnsemble.load(tmp_path / "m"), "calibration_")
+
+
+def test_draws_train_members_a_fold_each_with_its_own_seed_and_average_them_out_of_fold(tmp_path):
+    from itdeid.folds import inner_split
+    docs = tiny_corpus(30, seed=4)
+    base = TokenModel(n_estimators=5, n_jobs=1, previous="none", resubstitutions=1, random_state=7)
+    model = InnerEnsemble(base, folds=3, target_recall=0.9, draws=2).fit(docs)
+    # draw 0 has the single-draw ensemble's seeds (7, 8, 9); no two members share one
+    assert [m.random_state for m in model.members_] == [7, 10, 8, 11, 9, 12]
+    fold, k = inner_split(docs, 3)
+    tds = [tokenize_document(d) for d in docs]
+    expected = [None] * len(docs)
+    for f in range(k):
+        test = [i for i in range(len(docs)) if fold[i] == f]
+        a, b = (model.members_[2 * f + d].predict_proba_tokenized([tds[i] for i in test]) for d in range(2))
+        for j, i in enumerate(test):
+            expected[i] = 1.0 - (a[j][:, 0] + b[j][:, 0]) / 2
+    assert np.allclose(model.calibration_[0], np.concatenate(expected), atol=1e-6)
+    model.save(tmp_path / "m")
+    again = load_model(tmp_path / "m")
+    assert again.draws == 2 and len(again.members_) == 6
+    assert again.predict(docs[:4]) == model.predict(docs[:4])
+    for bad in (0, 1.5, True):
+        with pytest.raises(ValueError, match="draws"):
+            InnerEnsemble(base, folds=3, draws=bad).fit(docs)

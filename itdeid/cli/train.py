@@ -87,6 +87,10 @@ def add_parser(subparsers):
                         "and tag by the mean of their probabilities, the threshold from their "
                         "out-of-fold probabilities (itdeid.ensemble; 0: one model; default: "
                         f"{RECIPE['members']}, 0 with --system)")
+    p.add_argument("--draws", type=int, default=RECIPE["draws"], metavar="D",
+                   help="with --members: D members an inner fold, each with its own random draws, "
+                        "their mean the fold's out-of-fold probabilities (itdeid.ensemble; "
+                        f"default: {RECIPE['draws']})")
     p.add_argument("--two-step", action=argparse.BooleanOptionalAction, default=None,
                    help="learners that say PHI or not with a two-class model and name the class "
                         "with a second one, asked only where P(PHI) may pass a threshold: about a "
@@ -194,9 +198,12 @@ def run(args):
             raise UserError("--screen must be at least 0 and below 1")
         if args.screen and previous != "none":
             raise UserError("--screen needs members that tag every token at once (--previous none)")
+        if args.draws < 1:
+            raise UserError("--draws must be at least 1")
         model = InnerEnsemble(base, folds=args.members, target_recall=params["target_recall"],
                               identifiers=args.identifiers, context_pass=args.context_pass,
-                              stage_refit=args.stage_refit, screen=args.screen or None)
+                              stage_refit=args.stage_refit, screen=args.screen or None,
+                              draws=args.draws)
     else:
         model = TokenModel(trigger=args.trigger, random_state=args.seed, identifiers=args.identifiers,
                            groups=groups, **params)
