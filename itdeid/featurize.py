@@ -675,20 +675,30 @@ class FeatureExtractor:
                 for name in _static_names(docs, group):
                     cols[name] = batch.joined_once(("static", group, name),
                                                    lambda td: static_columns(td, group)[name])
+        # one float32 matrix, each block written into its columns: no stacked copies (issue I)
         base_names, windowed = self._base_names()
-        blocks = [np.column_stack([np.asarray(cols[name])[pick] for name in base_names]) if base_names
-                  else np.zeros((n_rows, 0), np.float32)]
+        X = np.empty((n_rows, len(self.feature_names_)), dtype=np.float32)
+        for j, name in enumerate(base_names):
+            X[:, j] = np.asarray(cols[name])[pick]
+        at = len(base_names)
         if windowed:
             w = np.column_stack([cols[name] for name in windowed])
-            blocks += [batch.shifted(w, o, rows=rows) for o in range(-self.window, self.window + 1) if o]
+            for o in (o for o in range(-self.window, self.window + 1) if o):
+                batch.shifted(w, o, rows=rows, out=X[:, at:at + w.shape[1]])
+                at += w.shape[1]
         if "basic" in self.groups:
-            blocks.append(np.full((n_rows, 2), -1.0, dtype=np.float32))  # prev classes, set by the model
+            X[:, at:at + 2] = -1.0   # prev classes, set by the model
+            at += 2
         if "trusted" in self.groups:
             if trusted is None:
                 raise ValueError("the 'trusted' feature group needs trusted-phrase attributes")
-            blocks.append(np.vstack([np.asarray(t, dtype=np.float32).reshape(len(td), len(TRUSTED_COLUMNS))
-                                     for td, t in zip(docs, trusted)])[pick])
-        return np.hstack(blocks).astype(np.float32, copy=False)
+            X[:, at:at + len(TRUSTED_COLUMNS)] = np.vstack(
+                [np.asarray(t, dtype=np.float32).reshape(len(td), len(TRUSTED_COLUMNS))
+                 for td, t in zip(docs, trusted)])[pick]
+            at += len(TRUSTED_COLUMNS)
+        if at != X.shape[1]:
+            raise RuntimeError(f"feature matrix filled {at} of {X.shape[1]} columns")
+        return X
 
     def _learned_columns(self, batch: TokenBatch, lexicons) -> dict[str, np.ndarray]:
         """The columns that depend on what this extractor learned, for a whole batch."""

@@ -105,3 +105,27 @@ def test_suffix_columns_match_the_per_note_loop():
     want = [np.concatenate(parts) for parts in zip(*[_suffix_reference(w, suffixes) for w in words])]
     for name, expected in zip(("suffix_class", "suffix_ahead_class", "suffix_ahead_distance"), want):
         np.testing.assert_array_equal(got[name], expected)
+
+
+@pytest.mark.parametrize("lengths", [[5, 0, 3, 1, 7], [1], [2], [1, 1], [0, 4]])
+def test_a_shift_is_the_token_offset_away_in_the_same_note_or_the_fill(lengths):
+    """TokenBatch.shifted, by definition, for every offset up to past the whole batch, whole or
+    masked, into a new array or a given one (a feature matrix's columns)."""
+    docs = [tokenize_document(Document(f"d{i}", " ".join(f"w{i}x{j}" for j in range(n)), []), gold=False)
+            for i, n in enumerate(lengths)]
+    batch = TokenBatch(docs)
+    n = len(batch)
+    values = np.arange(n * 2, dtype=np.float64).reshape(n, 2) + 10
+    note = np.repeat(np.arange(len(lengths)), [len(td) for td in docs])
+    mask = np.random.default_rng(n).random(n) < 0.5
+    for offset in range(-n - 2, n + 3):
+        expected = np.full((n, 2), -1.0)
+        for i in range(n):
+            if 0 <= i + offset < n and note[i + offset] == note[i]:
+                expected[i] = values[i + offset]
+        np.testing.assert_array_equal(batch.shifted(values, offset), expected)
+        np.testing.assert_array_equal(batch.shifted(values, offset, rows=mask), expected[mask])
+        into = np.zeros((n, 3), dtype=np.float32)
+        batch.shifted(values, offset, out=into[:, 1:])
+        np.testing.assert_array_equal(into[:, 1:], expected.astype(np.float32))
+        assert not into[:, 0].any()
