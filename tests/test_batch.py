@@ -898,9 +898,44 @@ def test_no_phi_in_twenty_notes_warns(tmp_path, model_dir, capsys):
     assert "no PHI at all" not in str(capsys.readouterr())
 
 
-def test_manifest_entries_are_flushed_at_once_and_fsynced_in_groups(tmp_path, monkeypatch):
-    """Each entry is on disk for a reader (so a kill loses none) as soon as it is appended; the
-    fsyncs come at most every SYNC_EVERY_SECONDS and at close, not one an input."""
+def test_manifest_entries_are_committed_in_groups_after_one_sync_of_their_outputs(tmp_path, monkeypatch):
+    """With group sync (Linux), an entry is written only after one syncfs of OUT has made the
+    group's outputs durable: at most every SYNC_EVERY_SECONDS or SYNC_EVERY_ENTRIES, and at
+    close; the manifest is fsynced after each group."""
+    from itdeid.batch import manifest as manifest_module
+    path = tmp_path / batch.manifest.MANIFEST_NAME
+    calls = []
+    monkeypatch.setattr(manifest_module, "sync_filesystem",
+                        lambda folder: calls.append(("syncfs", folder, path.read_bytes().count(b"\n"))))
+    real_fsync = manifest_module.os.fsync
+    monkeypatch.setattr(manifest_module.os, "fsync", lambda fd: (calls.append(("fsync",)), real_fsync(fd)))
+    clock = [1000.0]
+    monkeypatch.setattr(manifest_module.time, "monotonic", lambda: clock[0])
+    manifest = batch.Manifest(tmp_path)
+    manifest.group_sync = True
+    manifest.open()
+    for i in range(10):
+        manifest.append({"input": f"n{i}.txt"})
+    assert path.read_bytes() == b"" and calls == []     # within one second: nothing written yet
+    clock[0] += manifest_module.SYNC_EVERY_SECONDS
+    manifest.append({"input": "late.txt"})
+    # the outputs made durable while the manifest still had none of the group, then the entries
+    assert calls == [("syncfs", tmp_path, 0), ("fsync",)] and path.read_bytes().count(b"\n") == 11
+    calls.clear()
+    for i in range(manifest_module.SYNC_EVERY_ENTRIES):
+        manifest.append({"input": f"m{i}.txt"})
+    assert calls == [("syncfs", tmp_path, 11), ("fsync",)]     # a full group, within the second
+    calls.clear()
+    manifest.append({"input": "last.txt"})
+    manifest.close()
+    assert calls == [("syncfs", tmp_path, 11 + manifest_module.SYNC_EVERY_ENTRIES), ("fsync",)]
+    assert len(batch.Manifest(tmp_path).load().entries) == 12 + manifest_module.SYNC_EVERY_ENTRIES
+
+
+def test_without_group_sync_entries_are_flushed_at_once_and_fsynced_in_groups(tmp_path, monkeypatch):
+    """Where syncfs is missing, each output is fsynced as it is written, so its entry is on disk
+    for a reader as soon as it is appended; the manifest's fsyncs come at most every
+    SYNC_EVERY_SECONDS and at close, not one an input."""
     from itdeid.batch import manifest as manifest_module
     synced = []
     real_fsync = manifest_module.os.fsync
@@ -908,6 +943,7 @@ def test_manifest_entries_are_flushed_at_once_and_fsynced_in_groups(tmp_path, mo
     clock = [1000.0]
     monkeypatch.setattr(manifest_module.time, "monotonic", lambda: clock[0])
     manifest = batch.Manifest(tmp_path)
+    manifest.group_sync = False
     manifest.open()
     for i in range(50):
         manifest.append({"input": f"n{i}.txt"})
@@ -919,3 +955,16 @@ def test_manifest_entries_are_flushed_at_once_and_fsynced_in_groups(tmp_path, mo
     manifest.append({"input": "last.txt"})
     manifest.close()
     assert len(synced) == 2                      # close syncs what is pending
+
+
+def test_outputs_are_fsynced_one_by_one_only_without_group_sync(tmp_path, monkeypatch):
+    from itdeid.batch import files
+    synced = []
+    real_fsync = files.os.fsync
+    monkeypatch.setattr(files.os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd)))
+    files.write_atomic(tmp_path / "a.txt", b"x", sync=False)
+    assert synced == [] and (tmp_path / "a.txt").read_bytes() == b"x"
+    files.write_atomic(tmp_path / "b.txt", b"y")
+    assert len(synced) == 1
+    if files.GROUP_SYNC:      # the real call on a real folder returns once it is done
+        files.sync_filesystem(tmp_path)

@@ -361,7 +361,7 @@ def _finish(result: UnitResult, out: Path, settings: Settings, manifest: Manifes
     summary.warnings += len(result.warnings)
     if result.error is None:
         try:
-            write_result(out, result, inputs, owners)
+            write_result(out, result, inputs, owners, sync=not manifest.group_sync)
         except InputFailed as error:
             result.error = str(error)
     if result.error is not None:
