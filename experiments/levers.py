@@ -220,9 +220,11 @@ ROWS: dict[str, dict] = {
     # synthetic records; the folds stay): how far P@R.95 moves when nothing changes but chance,
     # the floor a lever's paired difference has to clear
     **_screened_rows("BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_SEED1", seed_offset=1),
-    # two members an inner fold with their own random draws (InnerEnsemble's draws), the
-    # threshold and the stage read off their mean: the mean of the SEED1 row and the recipe's
-    # ranked better at every recall, and a model must choose its own operating point for it
+    # the recipe's ensemble trained twice with other random draws (InnerEnsemble's draws),
+    # members and stage, blends averaged, the threshold read off the mean of their out-of-fold
+    # blends: the mean of the SEED1 row and the recipe's ranked better at every recall, and a
+    # model must choose its own operating point for it. (Measured first at git 072a6d0 with
+    # one stage over both draws' members: rankings-draws-members.md, thresholds-draws-members.md)
     **_screened_rows("BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_DRAWS2", draws=2),
     # the peer: itdeid.crf.CRFModel (He et al. 2015's features), tagged by its best sequence; its
     # ranking is the marginal P(PHI) of each token

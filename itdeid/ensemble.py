@@ -13,13 +13,14 @@ Why a mean: models that err differently rank the rare PHI better together than a
 recall 0.95 on PhysioNet from 36 % to 41 %). Fold models differ in the patients they saw and,
 with ``resubstitutions``, in the stand-ins of their copies (each fold model draws its own).
 
-With ``draws`` above 1, each inner fold trains that many members with other random draws (the
-stand-ins of their copies, xgboost's column samples), and the fold's out-of-fold probabilities
-are their mean. Five members leave the last few percent of the PHI ranked by chance: the recipe
-retrained with other draws moved the per-fold precision at recall 0.95 by -6.1 +- 4.1 points,
-and the mean of the two runs ranked better than either at every recall (experiments/README.md,
-session 15). Reading the threshold and training the context stage on the draws' mean keeps both
-on the probabilities the ensemble tags with.
+With ``draws`` above 1, the whole ensemble (members and context stage) is trained that many
+times with other random draws (the stand-ins of the members' copies, xgboost's column samples)
+on the same inner split, and a note is tagged by the mean of the draws' blends; the threshold is
+read off the mean of their out-of-fold blends. Five members leave the last few percent of the
+PHI ranked by chance: the recipe retrained with other draws moved the per-fold precision at
+recall 0.95 by -6.1 +- 4.1 points, and the mean of the two runs ranked better than either at
+every recall, mostly through the two context stages: more members under one stage gained
+little (experiments/README.md, sessions 15-16).
 
 The threshold is read off single fold models' out-of-fold probabilities, which spread wider than
 their mean does: the rare PHI a single model scores lowest score higher in the mean, so at the
@@ -52,7 +53,7 @@ from itdeid.errors import UserError
 from itdeid.featurize import TokenizedDocument, tokenize_document
 from itdeid.folds import inner_split
 from itdeid.model_files import checked_params, damaged, read_model_state
-from itdeid.learners import Learner
+from itdeid.learners import N_LABELS, Learner
 from itdeid.model import NotFittedError, TokenModel, predict_spans, with_identifiers
 from itdeid.operating_point import check_threshold, decide, threshold_for_recall
 from itdeid.token_batch import TokenBatch
@@ -121,8 +122,8 @@ class InnerEnsemble(BaseEstimator):
     folds : int, default 5
         Members, one per inner fold (fewer when the corpus has fewer patients).
     draws : int, default 1
-        Members per inner fold, each with its own random draws (seed); the fold's out-of-fold
-        probabilities are their mean.
+        Whole ensembles (``folds`` members and a context stage each), each with its own random
+        draws (seeds), averaged (see the module docstring).
     target_recall : float or None, default 0.95
         Share of the training PHI tokens the out-of-fold probabilities must reach at the
         threshold (:mod:`itdeid.operating_point`). None: argmax of the mean.
@@ -213,20 +214,22 @@ class InnerEnsemble(BaseEstimator):
         draws = self._check_draws()
         fold, k = inner_split([td.document for td in docs], self.folds)
         fold = np.asarray(fold)
-        members, oof = [], [None] * len(docs)
-        for f in range(k):
-            train = [docs[i] for i in np.flatnonzero(fold != f)]
-            test = np.flatnonzero(fold == f)
-            held = [docs[i] for i in test]
-            each = []
-            for draw in range(draws):
+        members, stage, blends = [], [], []
+        for draw in range(draws):    # a whole ensemble a draw: its members, then its stage
+            oof = [None] * len(docs)
+            for f in range(k):
+                train = [docs[i] for i in np.flatnonzero(fold != f)]
+                test = np.flatnonzero(fold == f)
                 member = self._member(f, draw).fit_tokenized(train)
-                each.append(member.predict_proba_tokenized(held))
+                for i, proba in zip(test, member.predict_proba_tokenized([docs[i] for i in test])):
+                    oof[i] = proba
                 members.append(member)
-            for j, i in enumerate(test):
-                oof[i] = np.mean([e[j] for e in each], axis=0) if draws > 1 else each[0][j]
+            if self.context_pass:
+                stage += self._fit_stage(docs, oof, fold, draw)
+            blends.append(oof)
         self.members_ = members
-        self.stage_ = self._fit_stage(docs, oof, fold) if self.context_pass else []
+        self.stage_ = stage
+        oof = blends[0] if draws == 1 else [np.mean([b[i] for b in blends], axis=0) for i in range(len(docs))]
         self.threshold_ = None
         chosen = _calibration_documents(calibrate_on, len(docs))
         gold = np.concatenate([docs[i].labels for i in chosen])
@@ -238,10 +241,11 @@ class InnerEnsemble(BaseEstimator):
             self.threshold_ = threshold_for_recall(blend, gold, self.target_recall)
         return self
 
-    def _fit_stage(self, docs, oof, fold) -> list[Learner]:
-        """The context stage's models, one per inner fold, trained on the other folds' rows;
-        ``oof`` becomes the blend of the members' and the stage's out-of-fold probabilities
-        (what the threshold is chosen on).
+    def _fit_stage(self, docs, oof, fold, draw: int = 0) -> list[Learner]:
+        """The context stage's models of draw ``draw``, one per inner fold, trained on the other
+        folds' rows; ``oof`` (that draw's members' out-of-fold probabilities) becomes the blend
+        of the members' and the stage's out-of-fold probabilities (what the threshold is chosen
+        on).
 
         The stage says PHI or not (two classes, so a round is one tree, not nine: with a
         nine-class stage a PhysioNet fold took about four times as long, on shared cores); a PHI
@@ -252,7 +256,7 @@ class InnerEnsemble(BaseEstimator):
         held = np.zeros(len(phi), dtype=np.float32)
         stage = []
         for f in np.unique(fold):
-            learner = self._member(int(f))._new_learner()   # the member's learner and seed
+            learner = self._member(int(f), draw)._new_learner()   # the member's learner and seed
             learner.fit(X[doc_fold != f], phi[doc_fold != f])
             held[doc_fold == f] = 1.0 - learner.predict_proba(X[doc_fold == f])[:, 0]
             stage.append(learner)
@@ -260,7 +264,7 @@ class InnerEnsemble(BaseEstimator):
         for i in range(len(docs)):
             oof[i] = self.blend_passes(oof[i], stage_labels(held[start[i]:start[i + 1]], oof[i]))
         if self.stage_refit:
-            return [self._member(0)._new_learner().fit(X, phi)]
+            return [self._member(0, draw)._new_learner().fit(X, phi)]
         return stage
 
     def blend_passes(self, mean: np.ndarray, stage: np.ndarray) -> np.ndarray:
@@ -281,17 +285,33 @@ class InnerEnsemble(BaseEstimator):
         return self._mean(docs)
 
     def _mean(self, docs) -> list[np.ndarray]:
-        return self._member_mean(docs)[0]
+        means, _ = self._draw_means(docs)
+        cuts = np.cumsum([len(td) for td in docs])[:-1]
+        return np.split(np.mean(means, axis=0), cuts) if docs else []
 
-    def _member_mean(self, docs) -> tuple[list[np.ndarray], np.ndarray | None]:
-        """Per document, the members' mean probabilities; and, with ``screen``, which tokens
-        (of all documents end to end) went on past member 0 (None: all of them)."""
+    def _draw_means(self, docs) -> tuple[list[np.ndarray], np.ndarray | None]:
+        """Per draw, its members' mean probabilities of all the tokens of ``docs`` end to end;
+        and, with ``screen``, which tokens went on past member 0 (None: all of them)."""
         # one batch for all members: the columns of the notes alone are joined once
         docs = list(docs)
-        batch = TokenBatch(docs) if docs else None
-        if self.screen is None or not docs:
-            each = [m.predict_proba_tokenized(docs, batch=batch) for m in self.members_]
-            return [np.mean([e[j] for e in each], axis=0) for j in range(len(docs))], None
+        draws = self._check_draws()
+        if len(self.members_) % draws or (getattr(self, "stage_", None) and len(self.stage_) % draws):
+            raise ValueError(f"{len(self.members_)} members and {len(self.stage_)} stage models "
+                             f"do not split into {draws} draws")
+        if not docs:
+            return [np.zeros((0, N_LABELS), dtype=np.float32)] * draws, None
+        batch = TokenBatch(docs)
+        if self.screen is None:
+            each = [np.concatenate(m.predict_proba_tokenized(docs, batch=batch)) for m in self.members_]
+            keep = None
+        else:
+            each, keep = self._screened(docs, batch)
+        per_draw = len(self.members_) // draws
+        return [np.mean(each[d * per_draw:(d + 1) * per_draw], axis=0) for d in range(draws)], keep
+
+    def _screened(self, docs, batch) -> tuple[list[np.ndarray], np.ndarray]:
+        """Each member's probabilities when member 0 judges every token first and the others
+        only the tokens near one it gives P(PHI) >= ``screen`` (the rest keep member 0's)."""
         screen = self.screen
         if isinstance(screen, bool) or not isinstance(screen, (int, float)) or not 0 <= screen < 1:
             raise ValueError(f"screen must be a number in [0, 1), got {screen!r}")
@@ -308,28 +328,35 @@ class InnerEnsemble(BaseEstimator):
             if keep.any():
                 p[keep] = member.learner_.predict_proba(member.extractor_.transform(docs, batch=batch, rows=keep))
             each.append(p)
-        return np.split(np.mean(each, axis=0), np.cumsum(batch.lengths)[:-1]), keep
+        return each, keep
 
     def pass_probabilities(self, docs: Sequence[TokenizedDocument]):
         """The members' mean and the context stage's label probabilities, each a list of
-        (n_tokens, 9) arrays (what :meth:`predict_proba_tokenized` blends)."""
+        (n_tokens, 9) arrays (what :meth:`predict_proba_tokenized` blends). With ``draws``, the
+        mean of every draw's: each draw's stage reads its own members' mean, as it was trained."""
         self._check_fitted()
         if not getattr(self, "stage_", None):
             raise ValueError("pass_probabilities needs an ensemble trained with context_pass")
-        mean, keep = self._member_mean(docs)
+        docs = list(docs)
+        means, keep = self._draw_means(docs)
         if not docs:
-            return mean, []
-        # one call a stage model for the whole batch: a call per note cost more than its trees
-        X = np.vstack([stacked_columns(td, p) for td, p in zip(docs, mean)])
-        if keep is None:
-            p_phi = 1.0 - np.mean([learner.predict_proba(X)[:, 0] for learner in self.stage_], axis=0)
-        else:   # screened-out tokens: the stage says what the members' mean says
-            p_phi = 1.0 - np.concatenate(mean)[:, 0]
-            if keep.any():
-                p_phi[keep] = 1.0 - np.mean([learner.predict_proba(X[keep])[:, 0] for learner in self.stage_],
-                                            axis=0)
+            return [], []
         cuts = np.cumsum([len(td) for td in docs])[:-1]
-        return mean, [stage_labels(q, p) for q, p in zip(np.split(p_phi, cuts), mean)]
+        per_draw = len(self.stage_) // len(means)
+        stages = []
+        for d, mean in enumerate(means):
+            models = self.stage_[d * per_draw:(d + 1) * per_draw]
+            # one call a stage model for the whole batch: a call per note cost more than its trees
+            X = np.vstack([stacked_columns(td, p) for td, p in zip(docs, np.split(mean, cuts))])
+            if keep is None:
+                p_phi = 1.0 - np.mean([learner.predict_proba(X)[:, 0] for learner in models], axis=0)
+            else:   # screened-out tokens: the stage says what the members' mean says
+                p_phi = 1.0 - mean[:, 0]
+                if keep.any():
+                    p_phi[keep] = 1.0 - np.mean([learner.predict_proba(X[keep])[:, 0] for learner in models],
+                                                axis=0)
+            stages.append(stage_labels(p_phi, mean))
+        return np.split(np.mean(means, axis=0), cuts), np.split(np.mean(stages, axis=0), cuts)
 
     def operating_threshold(self) -> float | None:
         """``threshold`` if given, else the learned ``threshold_`` (None: argmax)."""
@@ -386,6 +413,10 @@ class InnerEnsemble(BaseEstimator):
             width = len(stacked_names())
             model.stage_ = [Learner.load(folder / f"{STAGE_PREFIX}{k}", meta, width)
                             for k, meta in enumerate(stage)]
+            draws = model._check_draws()
+            if len(model.members_) % draws or len(model.stage_) % draws:
+                raise ValueError(f"{len(model.members_)} members and {len(model.stage_)} stage "
+                                 f"models do not split into {draws} draws")
             model.threshold_ = check_threshold(state.get("threshold"))
             model.base = clone(model.members_[0])   # member 0 has the base's own seed
         return model

@@ -252,19 +252,19 @@ def test_the_threshold_is_read_off_the_kept_calibration_data_which_is_never_save
     assert not hasattr(InnerEnsemble.load(tmp_path / "m"), "calibration_")
 
 
-def test_draws_train_members_a_fold_each_with_its_own_seed_and_average_them_out_of_fold(tmp_path):
+def test_draws_are_whole_ensembles_with_their_own_seeds_averaged_out_of_fold(tmp_path):
     from itdeid.folds import inner_split
     docs = tiny_corpus(30, seed=4)
     base = TokenModel(n_estimators=5, n_jobs=1, previous="none", resubstitutions=1, random_state=7)
     model = InnerEnsemble(base, folds=3, target_recall=0.9, draws=2).fit(docs)
-    # draw 0 has the single-draw ensemble's seeds (7, 8, 9); no two members share one
-    assert [m.random_state for m in model.members_] == [7, 10, 8, 11, 9, 12]
+    # draw 0 is the single-draw ensemble (seeds 7, 8, 9); no two members share a seed
+    assert [m.random_state for m in model.members_] == [7, 8, 9, 10, 11, 12]
     fold, k = inner_split(docs, 3)
     tds = [tokenize_document(d) for d in docs]
     expected = [None] * len(docs)
     for f in range(k):
         test = [i for i in range(len(docs)) if fold[i] == f]
-        a, b = (model.members_[2 * f + d].predict_proba_tokenized([tds[i] for i in test]) for d in range(2))
+        a, b = (model.members_[3 * d + f].predict_proba_tokenized([tds[i] for i in test]) for d in range(2))
         for j, i in enumerate(test):
             expected[i] = 1.0 - (a[j][:, 0] + b[j][:, 0]) / 2
     assert np.allclose(model.calibration_[0], np.concatenate(expected), atol=1e-6)
@@ -275,3 +275,38 @@ def test_draws_train_members_a_fold_each_with_its_own_seed_and_average_them_out_
     for bad in (0, 1.5, True):
         with pytest.raises(ValueError, match="draws"):
             InnerEnsemble(base, folds=3, draws=bad).fit(docs)
+
+
+def test_each_draw_has_its_own_context_stage_reading_its_own_members(tmp_path):
+    """Tagging is the mean of the draws' blends, each draw's stage reading its members' mean."""
+    from itdeid.context_pass import stacked_columns
+    from itdeid.ensemble import stage_labels
+    docs = tiny_corpus(30, seed=4)
+    base = TokenModel(n_estimators=5, n_jobs=1, previous="none", resubstitutions=1, random_state=7)
+    model = InnerEnsemble(base, folds=3, target_recall=0.9, draws=2, context_pass=True,
+                          stage_refit=True).fit(docs)
+    assert len(model.stage_) == 2
+    tds = [tokenize_document(d, gold=False) for d in docs[:3]]
+    blends = []
+    for d in range(2):
+        each = [m.predict_proba_tokenized(tds) for m in model.members_[3 * d:3 * d + 3]]
+        mean = [np.mean([e[j] for e in each], axis=0) for j in range(len(tds))]
+        p_phi = [1.0 - model.stage_[d].predict_proba(stacked_columns(td, p))[:, 0] for td, p in zip(tds, mean)]
+        blends.append([model.blend_passes(m, stage_labels(q, m)) for m, q in zip(mean, p_phi)])
+    got = model.predict_proba_tokenized(tds)
+    for j in range(len(tds)):
+        assert np.allclose(got[j], (blends[0][j] + blends[1][j]) / 2, atol=1e-6)
+    model.save(tmp_path / "m")
+    again = load_model(tmp_path / "m")
+    assert len(again.stage_) == 2 and again.predict(docs[:4]) == model.predict(docs[:4])
+    state = json.loads((tmp_path / "m" / "ensemble.json").read_text())
+    state["params"]["draws"] = 4                # 6 members and 2 stage models are not 4 draws
+    (tmp_path / "m" / "ensemble.json").write_text(json.dumps(state))
+    with pytest.raises(UserError, match="ensemble.json.*draws"):
+        load_model(tmp_path / "m")
+    state["params"]["draws"] = 2
+    (tmp_path / "m" / "ensemble.json").write_text(json.dumps(state))
+    screened = load_model(tmp_path / "m")
+    screened.screen = 0.0           # a screen of 0 passes every token: the full ensemble
+    for a, b in zip(screened.predict_proba_tokenized(tds), got):
+        assert np.allclose(a, b, atol=1e-6)

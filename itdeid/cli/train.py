@@ -88,8 +88,8 @@ def add_parser(subparsers):
                         "out-of-fold probabilities (itdeid.ensemble; 0: one model; default: "
                         f"{RECIPE['members']}, 0 with --system)")
     p.add_argument("--draws", type=int, default=RECIPE["draws"], metavar="D",
-                   help="with --members: D members an inner fold, each with its own random draws, "
-                        "their mean the fold's out-of-fold probabilities (itdeid.ensemble; "
+                   help="with --members: train the ensemble (members and context stage) D times "
+                        "with other random draws and tag by the mean (itdeid.ensemble; "
                         f"default: {RECIPE['draws']})")
     p.add_argument("--two-step", action=argparse.BooleanOptionalAction, default=None,
                    help="learners that say PHI or not with a two-class model and name the class "
