@@ -99,17 +99,6 @@ SCREEN_REACH = 3
 SCREEN_MARGIN = 10
 
 
-def within_reach(batch: TokenBatch, hit: np.ndarray, reach: int) -> np.ndarray:
-    """Tokens at most ``reach`` tokens from a ``hit`` in the same note (a note's tags must not
-    depend on the notes tagged with it)."""
-    near = hit.astype(np.float32)[:, None]
-    out = hit.copy()
-    for offset in range(-reach, reach + 1):
-        if offset:
-            out |= batch.shifted(near, offset, fill=0.0)[:, 0] > 0
-    return out
-
-
 class InnerEnsemble(BaseEstimator):
     """The mean of ``folds`` token models, each trained on the other folds of an inner split
     grouped by patient; the threshold for ``target_recall`` from their out-of-fold probabilities.
@@ -321,7 +310,7 @@ class InnerEnsemble(BaseEstimator):
         if any(m.previous != "none" for m in self.members_):
             raise ValueError("screen needs members that tag every token at once (previous='none')")
         first = self.members_[0].learner_.predict_proba(self.members_[0].extractor_.transform(docs, batch=batch))
-        keep = within_reach(batch, (1.0 - first[:, 0]) >= screen, SCREEN_REACH)
+        keep = batch.near((1.0 - first[:, 0]) >= screen, SCREEN_REACH)
         each = [first]
         for member in self.members_[1:]:
             p = first.copy()

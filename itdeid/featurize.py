@@ -669,7 +669,10 @@ class FeatureExtractor:
             return np.zeros((0, len(self.feature_names_)), dtype=np.float32)
         pick = slice(None) if rows is None else rows
         n_rows = len(batch) if rows is None else int(rows.sum())
-        cols = self._learned_columns(batch, lexicons)
+        # with rows, the learned columns are needed at those tokens and their window only
+        # (a screened ensemble's later members see a fifth of the tokens: issue I)
+        need = None if rows is None else batch.near(rows, self.window)
+        cols = self._learned_columns(batch, lexicons, need)
         for group in self.groups:
             if group in _STATIC_GROUPS:
                 for name in _static_names(docs, group):
@@ -700,28 +703,33 @@ class FeatureExtractor:
             raise RuntimeError(f"feature matrix filled {at} of {X.shape[1]} columns")
         return X
 
-    def _learned_columns(self, batch: TokenBatch, lexicons) -> dict[str, np.ndarray]:
-        """The columns that depend on what this extractor learned, for a whole batch."""
+    def _learned_columns(self, batch: TokenBatch, lexicons, need: np.ndarray | None = None) -> dict[str, np.ndarray]:
+        """The columns that depend on what this extractor learned, for a whole batch; with
+        ``need`` (a boolean mask over its tokens), right at those tokens only (the others hold
+        values no row reads)."""
         g, cols = self.groups, {}
         if "basic" in g:
             cols["initial_type"] = batch.joined_once(("static", "orthography", "initial_type"),
                                                      lambda td: static_columns(td, "orthography")["initial_type"])
-            left, right = self.triggers_.batch_hits(batch)
+            left, right = self.triggers_.batch_hits(batch, need)
             for j, c in enumerate(PHI_CLASSES):
                 cols[f"trigger_left_{c}"] = left[:, j]
                 cols[f"trigger_right_{c}"] = right[:, j]
             cols.update(_suffix_columns(batch, self.suffixes_))
         if "frequency" in g:
             own = batch.joined_once(("own case counts",), _own_case_counts)
-            cap, lower, initial = (self.case_counts_.table(batch.vocabulary)[batch.ids] + own).T
+            table = np.zeros((len(batch.vocabulary), 3), dtype=np.int64)
+            words = np.arange(len(batch.vocabulary)) if need is None else np.unique(batch.ids[need])
+            table[words] = self.case_counts_.table([batch.vocabulary[k] for k in words])
+            cap, lower, initial = (table[batch.ids] + own).T
             cols["cap_to_lower"] = _log_ratio(cap, lower)
             cols["cap_to_initial"] = _log_ratio(cap, initial)
         if "heading" in g:
             cols["heading_id"] = batch.joined(self._heading_ids)
         if "nonphi" in g:
-            cols["never_phi"] = batch.per_word(lambda w: w in self.nonphi_)
+            cols["never_phi"] = batch.per_word(lambda w: w in self.nonphi_, need=need)
         if "lexicon" in g:
-            cols.update(self._lexicon_columns(batch, lexicons))
+            cols.update(self._lexicon_columns(batch, lexicons, need))
         return cols
 
     def _heading_ids(self, td: TokenizedDocument) -> np.ndarray:
@@ -729,9 +737,27 @@ class FeatureExtractor:
         ids = np.array([self.headings_.get(h.name, -2) for h in s.headings] + [-1], dtype=np.float32)
         return ids[np.asarray(s.heading, dtype=np.int64)]   # -1 indexes the appended "none"
 
-    def _lexicon_columns(self, batch: TokenBatch, lexicons) -> dict[str, np.ndarray]:
+    def _lexicon_columns(self, batch: TokenBatch, lexicons, need: np.ndarray | None = None) -> dict[str, np.ndarray]:
         """The ``lexicon`` columns, each note's from its own lexicon when ``lexicons`` is given
-        (training rows: the other patients' statistics)."""
+        (training rows: the other patients' statistics); with ``need``, at those tokens only."""
+        zipf = batch.joined_once(("static", "frequency", "zipf"), lambda td: static_columns(td, "frequency")["zipf"])
+        left = batch.global_index(lambda td: _neighbours(td)[0], key=("neighbour", "left"))
+        right = batch.global_index(lambda td: _neighbours(td)[1], key=("neighbour", "right"))
+        if need is not None and lexicons is None:
+            # the tokens needed and their word neighbours, renumbered; computed on those alone
+            at = np.flatnonzero(need)
+            around = np.concatenate([left[at], right[at]])
+            some = np.union1d(at, around[around >= 0])
+            lex = self.lexicon_
+            words, of_word = np.unique(batch.ids[some], return_inverse=True)
+            sub = lexicon_columns(lex.rows([batch.vocabulary[k] for k in words])[of_word],
+                                  np.full(len(some), max(lex.tokens, 1), dtype=np.float32), zipf[some],
+                                  _renumbered(left[some], some), _renumbered(right[some], some))
+            out = {}
+            for name, values in sub.items():
+                out[name] = np.zeros(len(batch), dtype=np.float32)
+                out[name][some] = values
+            return out
         used = [self.lexicon_] * len(batch.docs) if lexicons is None else list(lexicons)
         which = {id(lex): lex for lex in used}
         of_token = np.repeat(np.array([id(lex) for lex in used], dtype=np.int64), batch.lengths)
@@ -741,9 +767,6 @@ class FeatureExtractor:
             mine = of_token == key
             rows[mine] = lex.rows(batch.vocabulary)[batch.ids[mine]]
             tokens[mine] = max(lex.tokens, 1)
-        zipf = batch.joined_once(("static", "frequency", "zipf"), lambda td: static_columns(td, "frequency")["zipf"])
-        left = batch.global_index(lambda td: _neighbours(td)[0], key=("neighbour", "left"))
-        right = batch.global_index(lambda td: _neighbours(td)[1], key=("neighbour", "right"))
         return lexicon_columns(rows, tokens, zipf, left, right)
 
     def previous_columns(self) -> list[int]:
@@ -848,6 +871,14 @@ def _neighbours(td: TokenizedDocument) -> tuple[np.ndarray, np.ndarray]:
     if "neighbours" not in td.cache:
         td.cache["neighbours"] = neighbours(td.words)
     return td.cache["neighbours"]
+
+
+def _renumbered(index: np.ndarray, kept: np.ndarray) -> np.ndarray:
+    """Batch token indices (-1: none) as positions in the sorted indices ``kept`` (-1 for an
+    index not kept)."""
+    at = np.searchsorted(kept, index)
+    found = (index >= 0) & (at < len(kept)) & (kept[np.minimum(at, len(kept) - 1)] == index)
+    return np.where(found, at, -1)
 
 
 def _suffix_columns(batch: TokenBatch, suffixes: dict) -> dict[str, np.ndarray]:

@@ -47,9 +47,27 @@ class TokenBatch:
     def __len__(self) -> int:
         return len(self.ids)
 
-    def per_word(self, value: Callable[[str], float], dtype=np.float32) -> np.ndarray:
-        """``value(word)`` for each token, computed once per distinct word."""
-        return np.array([value(w) for w in self.vocabulary], dtype=dtype)[self.ids]
+    def per_word(self, value: Callable[[str], float], dtype=np.float32,
+                 need: np.ndarray | None = None) -> np.ndarray:
+        """``value(word)`` for each token, computed once per distinct word; with ``need`` (a
+        boolean mask over the tokens), only for the words of those tokens (0 elsewhere)."""
+        if need is None:
+            return np.array([value(w) for w in self.vocabulary], dtype=dtype)[self.ids]
+        table = np.zeros(len(self.vocabulary), dtype=dtype)
+        words = np.unique(self.ids[need])
+        if len(words):
+            table[words] = [value(self.vocabulary[k]) for k in words]
+        return table[self.ids]
+
+    def near(self, hit: np.ndarray, reach: int) -> np.ndarray:
+        """Tokens at most ``reach`` tokens from a ``hit`` (a boolean mask) in the same note (a
+        note's tags must not depend on the notes tagged with it)."""
+        near = hit.astype(np.float32)[:, None]
+        out = hit.copy()
+        for offset in range(-reach, reach + 1):
+            if offset:
+                out |= self.shifted(near, offset, fill=0.0)[:, 0] > 0
+        return out
 
     def joined(self, per_document: Callable) -> np.ndarray:
         """``per_document(td)`` (an array with one row per token) of every note, end to end."""

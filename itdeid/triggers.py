@@ -208,10 +208,11 @@ class TriggerLists:
                         out[i, c - 1] += 1
         return left, right
 
-    def batch_hits(self, batch) -> tuple[np.ndarray, np.ndarray]:
+    def batch_hits(self, batch, need: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`hits` of every note of a :class:`~itdeid.token_batch.TokenBatch`, end to end
         (the same counts): the triggers of each distinct word are looked up once, and a trigger
-        points at a token of its own note only."""
+        points at a token of its own note only. ``need`` (a boolean mask over the tokens): the
+        counts are right at those tokens (only the triggers near them are looked at)."""
         m = len(batch)
         left = np.zeros((m, len(PHI_CLASSES)), dtype=np.float32)
         right = np.zeros((m, len(PHI_CLASSES)), dtype=np.float32)
@@ -228,6 +229,8 @@ class TriggerLists:
             classes = np.array([c for e in entries for _, c in e], dtype=np.int64)
             first = np.concatenate([[0], np.cumsum(counts)[:-1]])
             per_token = counts[batch.ids]
+            if need is not None:    # only tokens whose triggers can point at a needed token
+                per_token = np.where(batch.near(need, int(np.abs(offsets).max())), per_token, 0)
             token = np.repeat(np.arange(m), per_token)
             # the k-th trigger entry of each token's word, k = 0 .. per_token - 1
             k = np.arange(len(token)) - np.repeat(np.cumsum(per_token) - per_token, per_token)
