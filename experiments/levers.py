@@ -226,6 +226,12 @@ ROWS: dict[str, dict] = {
     # model must choose its own operating point for it. (Measured first at git 072a6d0 with
     # one stage over both draws' members: rankings-draws-members.md, thresholds-draws-members.md)
     **_screened_rows("BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_DRAWS2", draws=2),
+    # the recipe again, keeping the members' out-of-fold mean beside the blend (keep_passes), so
+    # that thresholds.py can set the operating point of another context_weight: the stage alone
+    # or weighted 0.75 ranked better at R.95 than the even blend in both recipe runs' caches
+    **_screened_rows("BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_PASSES", keep_passes=True),
+    **{f"BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_PASSES_W{round(100 * w)}_SCREEN1E3_OOF": dict(
+        _RECIPE, keep_passes=True, screens=(1e-3,), screen=1e-3, context_weight=w) for w in (0.75, 1.0)},
     # the peer: itdeid.crf.CRFModel (He et al. 2015's features), tagged by its best sequence; its
     # ranking is the marginal P(PHI) of each token
     "CRF": dict(peer="crf"),
@@ -281,6 +287,7 @@ def run_fold(name, tokenized, assignment, f, cache: Path, n_jobs, seed) -> Path:
     members = params.pop("members", None)
     stacked = params.pop("stacked", False)
     keep_oof = params.pop("keep_oof", False)
+    keep_passes = params.pop("keep_passes", False)
     weight = params.pop("context_weight", 0.5) if stacked else None
     refit = params.pop("stage_refit", False)
     draws = params.pop("draws", 1)
@@ -305,6 +312,8 @@ def run_fold(name, tokenized, assignment, f, cache: Path, n_jobs, seed) -> Path:
         proba = model.predict_proba_tokenized(test)
     if keep_oof:
         passes["oof_phi"], passes["oof_gold"] = model.calibration_
+    if keep_passes:   # the members' mean alone too: thresholds.py blends at the row's weight
+        passes["oof_first_phi"] = model.calibration_first_
     for screen in screens:   # the same models tagging in a cascade (InnerEnsemble's screen)
         model.screen = screen
         first, second = model.pass_probabilities(test)

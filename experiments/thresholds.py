@@ -15,7 +15,8 @@ the threshold was chosen from. For each target recall this script applies the sa
 (:func:`itdeid.operating_point.threshold_for_recall`, floor 0.001; and with no floor) to each
 fold's own calibration data, tags the fold's held-out notes at that threshold and pools: binary
 token precision and recall, PHI instance recall, the lowest per-fold recall and the thresholds.
-A target is chosen by these outer folds only (never by held-out acceptance notes): the rule a
+A row that also kept the members' out-of-fold mean (``keep_passes``) is calibrated at its own
+``context_weight``, so rows that differ only by the weight get their own operating points. A target is chosen by these outer folds only (never by held-out acceptance notes): the rule a
 user would want is the lowest target whose held-out recall still reaches the goal in the pooled
 folds.
 """
@@ -33,7 +34,7 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent))
 sys.path.insert(0, str(ROOT))
 
-from levers import (add_cache_arguments, cache_name, cache_provenance, cached_fold, cached_folds,  # noqa: E402
+from levers import (ROWS, add_cache_arguments, cache_name, cache_provenance, cached_fold, cached_folds,  # noqa: E402
                     corpus_missing, tokenized_folds)
 
 from itdeid.document import LABELS  # noqa: E402
@@ -70,7 +71,14 @@ def main(argv=None) -> int:
     for f in folds:
         saved = np.load(cache / f"fold{f}.npz")
         fold = cached_fold(args.row, tokenized, assignment, Path(args.levers) / "cache", f)
-        data.append((saved["oof_phi"], saved["oof_gold"].astype(bool), fold["test"], fold["proba"]))
+        oof_phi = saved["oof_phi"]
+        if "oof_first_phi" in saved.files:   # the blend at the row's own weight
+            trained = float(ROWS[cache_name(args.row)].get("context_weight", 0.5))
+            w = float(ROWS[args.row].get("context_weight", 0.5))
+            first = saved["oof_first_phi"]
+            stage = (oof_phi - (1 - trained) * first) / trained
+            oof_phi = (w * stage + (1 - w) * first).astype(np.float32)
+        data.append((oof_phi, saved["oof_gold"].astype(bool), fold["test"], fold["proba"]))
     rows = []
     for floor in (MIN_THRESHOLD, 0.0):
         for target in map(float, args.targets.split(",")):

@@ -149,6 +149,9 @@ class InnerEnsemble(BaseEstimator):
         After ``fit`` only (not saved): the out-of-fold P(PHI) of the calibration documents'
         tokens (the blend with the stage) and whether each is gold PHI, what the threshold was
         chosen from.
+    calibration_first_ : ndarray
+        After ``fit`` with ``context_pass`` only (not saved): the same tokens' out-of-fold
+        P(PHI) of the members' mean alone (so experiments can blend at another weight).
     """
 
     def __init__(self, base: TokenModel | None = None, folds: int = 5,
@@ -203,7 +206,7 @@ class InnerEnsemble(BaseEstimator):
         draws = self._check_draws()
         fold, k = inner_split([td.document for td in docs], self.folds)
         fold = np.asarray(fold)
-        members, stage, blends = [], [], []
+        members, stage, blends, passes = [], [], [], []
         for draw in range(draws):    # a whole ensemble a draw: its members, then its stage
             oof = [None] * len(docs)
             for f in range(k):
@@ -214,6 +217,7 @@ class InnerEnsemble(BaseEstimator):
                     oof[i] = proba
                 members.append(member)
             if self.context_pass:
+                passes.append(list(oof))     # the members' mean, before it becomes the blend
                 stage += self._fit_stage(docs, oof, fold, draw)
             blends.append(oof)
         self.members_ = members
@@ -226,6 +230,9 @@ class InnerEnsemble(BaseEstimator):
         # what the threshold is chosen from, kept in memory for experiments that try other
         # rules (never saved: the model file holds no statement about its training notes)
         self.calibration_ = (1.0 - blend[:, 0]).astype(np.float32), gold != 0
+        if passes:   # and the members' mean alone, so another context_weight can be tried
+            first = np.mean([np.concatenate([draw[i][:, 0] for i in chosen]) for draw in passes], axis=0)
+            self.calibration_first_ = (1.0 - first).astype(np.float32)
         if self.target_recall is not None:
             self.threshold_ = threshold_for_recall(blend, gold, self.target_recall)
         return self

@@ -310,3 +310,16 @@ def test_each_draw_has_its_own_context_stage_reading_its_own_members(tmp_path):
     screened.screen = 0.0           # a screen of 0 passes every token: the full ensemble
     for a, b in zip(screened.predict_proba_tokenized(tds), got):
         assert np.allclose(a, b, atol=1e-6)
+
+
+def test_the_members_mean_out_of_fold_is_kept_beside_the_blend():
+    """calibration_first_: the members' mean alone, so that the blend can be recomputed at
+    another context weight (experiments/thresholds.py)."""
+    docs = tiny_corpus(30, seed=4)
+    base = TokenModel(n_estimators=5, n_jobs=1, previous="none", resubstitutions=1, random_state=7)
+    model = InnerEnsemble(base, folds=3, target_recall=0.9, context_pass=True).fit(docs)
+    blend, _ = model.calibration_
+    first = model.calibration_first_
+    assert first.shape == blend.shape and not np.allclose(first, blend)
+    stage = (blend - (1 - model.context_weight) * first) / model.context_weight
+    assert stage.min() >= -1e-5 and stage.max() <= 1 + 1e-5
