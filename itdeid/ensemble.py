@@ -48,7 +48,7 @@ from sklearn.base import BaseEstimator, clone
 
 from itdeid import __version__
 from itdeid.document import Document
-from itdeid.context_pass import check_context_weight, stacked_columns, stacked_names
+from itdeid.context_pass import batch_stacked_columns, check_context_weight, stacked_names
 from itdeid.errors import UserError
 from itdeid.featurize import TokenizedDocument, tokenize_document
 from itdeid.folds import inner_split
@@ -247,7 +247,7 @@ class InnerEnsemble(BaseEstimator):
         nine-class stage a PhysioNet fold took about four times as long, on shared cores); a PHI
         token's class is still the members' (:func:`stage_labels`)."""
         doc_fold = np.repeat(fold, [len(td) for td in docs])
-        X = np.vstack([stacked_columns(td, p) for td, p in zip(docs, oof)])
+        X = batch_stacked_columns(TokenBatch(docs), np.concatenate(oof))
         phi = (np.concatenate([td.labels for td in docs]) != 0).astype(np.int64)
         held = np.zeros(len(phi), dtype=np.float32)
         stage = []
@@ -281,13 +281,14 @@ class InnerEnsemble(BaseEstimator):
         return self._mean(docs)
 
     def _mean(self, docs) -> list[np.ndarray]:
-        means, _ = self._draw_means(docs)
+        means, _, _ = self._draw_means(docs)
         cuts = np.cumsum([len(td) for td in docs])[:-1]
         return np.split(np.mean(means, axis=0), cuts) if docs else []
 
-    def _draw_means(self, docs) -> tuple[list[np.ndarray], np.ndarray | None]:
+    def _draw_means(self, docs) -> tuple[list[np.ndarray], np.ndarray | None, TokenBatch | None]:
         """Per draw, its members' mean probabilities of all the tokens of ``docs`` end to end;
-        and, with ``screen``, which tokens went on past member 0 (None: all of them)."""
+        with ``screen``, which tokens went on past member 0 (None: all of them); and the
+        batch of ``docs`` (None when there are none)."""
         # one batch for all members: the columns of the notes alone are joined once
         docs = list(docs)
         draws = self._check_draws()
@@ -295,7 +296,7 @@ class InnerEnsemble(BaseEstimator):
             raise ValueError(f"{len(self.members_)} members and {len(self.stage_)} stage models "
                              f"do not split into {draws} draws")
         if not docs:
-            return [np.zeros((0, N_LABELS), dtype=np.float32)] * draws, None
+            return [np.zeros((0, N_LABELS), dtype=np.float32)] * draws, None, None
         batch = TokenBatch(docs)
         if self.screen is None:
             each = [np.concatenate(m.predict_proba_tokenized(docs, batch=batch)) for m in self.members_]
@@ -303,7 +304,7 @@ class InnerEnsemble(BaseEstimator):
         else:
             each, keep = self._screened(docs, batch)
         per_draw = len(self.members_) // draws
-        return [np.mean(each[d * per_draw:(d + 1) * per_draw], axis=0) for d in range(draws)], keep
+        return [np.mean(each[d * per_draw:(d + 1) * per_draw], axis=0) for d in range(draws)], keep, batch
 
     def _screened(self, docs, batch) -> tuple[list[np.ndarray], np.ndarray]:
         """Each member's probabilities when member 0 judges every token first and the others
@@ -334,7 +335,7 @@ class InnerEnsemble(BaseEstimator):
         if not getattr(self, "stage_", None):
             raise ValueError("pass_probabilities needs an ensemble trained with context_pass")
         docs = list(docs)
-        means, keep = self._draw_means(docs)
+        means, keep, batch = self._draw_means(docs)
         if not docs:
             return [], []
         cuts = np.cumsum([len(td) for td in docs])[:-1]
@@ -343,7 +344,7 @@ class InnerEnsemble(BaseEstimator):
         for d, mean in enumerate(means):
             models = self.stage_[d * per_draw:(d + 1) * per_draw]
             # one call a stage model for the whole batch: a call per note cost more than its trees
-            X = np.vstack([stacked_columns(td, p) for td, p in zip(docs, np.split(mean, cuts))])
+            X = batch_stacked_columns(batch, mean)
             if keep is None:
                 p_phi = 1.0 - np.mean([learner.predict_proba(X)[:, 0] for learner in models], axis=0)
             else:   # screened-out tokens: the stage says what the members' mean says

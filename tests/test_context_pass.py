@@ -128,3 +128,22 @@ def test_same_word_columns_match_the_per_word_loop():
         proba = rng.dirichlet(np.ones(9) * 0.3, size=len(words)).astype(np.float32)
         proba[rng.random(len(words)) < 0.3] = proba[0]                     # ties
         np.testing.assert_array_equal(_same_word(words, proba), _same_word_reference(words, proba))
+
+
+def test_the_batch_stacked_columns_are_each_notes_own():
+    """batch_stacked_columns over notes end to end gives each note's stacked_columns, bit for
+    bit: windows stop at note edges and a word repeats only within its note (an empty note, and
+    a word repeated past numpy's 8-term summation block, included)."""
+    from itdeid.context_pass import batch_stacked_columns, stacked_columns
+    from itdeid.document import Document
+    from itdeid.featurize import tokenize_document
+    from itdeid.token_batch import TokenBatch
+    from helpers import tiny_corpus
+    docs = [tokenize_document(d, gold=False) for d in tiny_corpus(6, seed=5)]
+    docs.insert(2, tokenize_document(Document("empty", "", []), gold=False))
+    docs.append(tokenize_document(Document("rep", " ".join(["smith", "jones"] * 12 + ["smith"]), []), gold=False))
+    batch = TokenBatch(docs)
+    proba = np.random.default_rng(3).dirichlet(np.ones(9), size=len(batch)).astype(np.float32)
+    parts = np.split(proba, np.cumsum(batch.lengths)[:-1])
+    expected = np.vstack([stacked_columns(td, p) for td, p in zip(docs, parts) if len(td)])
+    np.testing.assert_array_equal(batch_stacked_columns(batch, proba), expected)
