@@ -341,6 +341,47 @@ def _line_info(text: str) -> tuple[list[int], list[str]]:
     return starts, lines
 
 
+def _sentence_starts(text, tokens, t_starts, t_ends, heading, in_heading, newlines, line_start,
+                     lower_doc, inv) -> np.ndarray:
+    """Which tokens start a sentence: the first; one entering, leaving or changing a heading;
+    one after a blank line; one after a sentence-ending mark that begins upper case (or any
+    letter in a lower-case note); one at the start of a line after a short line, a line ending
+    in ':' or one with no letter, that begins upper case or with a bullet. Each rule is an array
+    over all tokens; the two that must look at words (:func:`_ends_sentence`, the line before)
+    run only on the few tokens the arrays leave as candidates (issue I: a loop over every token
+    was about a microsecond a token)."""
+    n = len(tokens)
+    new_sentence = np.zeros(n, dtype=bool)
+    if not n:
+        return new_sentence
+    new_sentence[0] = True
+    if n == 1:
+        return new_sentence
+    firsts = [t.text[0] for t in tokens[1:]]
+    upper = np.fromiter((c.isupper() or c.isdigit() for c in firsts), dtype=bool, count=n - 1)
+    breaks = newlines[t_starts[1:]] - newlines[t_ends[:-1]]
+    here, before = in_heading[1:], in_heading[:-1]
+    decided = ((here & ~before) | (here & (heading[1:] != heading[:-1])) | (before & ~here) | (breaks >= 2))
+    # after '.', '!' or '?' with a gap, beginning upper case (or a letter in a lower-case note)
+    marks = np.fromiter((t.text in ("!", "?", ".") for t in tokens[:-1]), dtype=bool, count=n - 1)
+    letter = np.fromiter((c.isalpha() for c in firsts), dtype=bool, count=n - 1) if lower_doc \
+        else np.zeros(n - 1, dtype=bool)
+    gap = t_starts[1:] > t_ends[:-1]
+    for j in np.flatnonzero(~decided & marks & gap & (upper | letter)).tolist():
+        decided[j] = _ends_sentence(tokens, j, inv, line_start)
+    # at a line's start after a short line, a line ending in ':' or a line with no letter
+    bullet = np.fromiter((c in _BULLET for c in firsts), dtype=bool, count=n - 1)
+    candidates = np.flatnonzero(~decided & (breaks == 1) & (upper | bullet))
+    if len(candidates):
+        line_starts, lines = _line_info(text)
+        for j in candidates.tolist():
+            line = lines[bisect_right(line_starts, tokens[j].start) - 1].strip()
+            decided[j] = (len(line) < SHORT_LINE or line.endswith(":")
+                          or not any(c.isalpha() for c in line))
+    new_sentence[1:] = decided
+    return new_sentence
+
+
 def analyze(text: str, tokens: list[Token]) -> Structure:
     """Headings, sentences and lines of ``text`` for each of its ``tokens``."""
     inv = _inventory()
@@ -357,37 +398,14 @@ def analyze(text: str, tokens: list[Token]) -> Structure:
     h_ends = np.asarray([h.end for h in headings] + [0], dtype=np.int64)   # [-1]: no heading
     in_heading = (heading >= 0) & (t_starts < h_ends[heading])
 
-    line_starts, lines = _line_info(text)
     lower_doc = _mostly_lower(counts)
     # newlines before each character offset, so "a newline between two tokens" is a difference
     newlines = np.concatenate([[0], np.cumsum(codes == ord("\n"))])
     line_start = np.ones(n, dtype=bool)
     if n > 1:
         line_start[1:] = newlines[t_starts[1:]] > newlines[t_ends[:-1]]
-    new_sentence = np.zeros(n, dtype=bool)
-    for i, t in enumerate(tokens):
-        if i == 0:
-            new_sentence[0] = True
-            continue
-        prev = tokens[i - 1]
-        gap = text[prev.end:t.start]
-        first_char = t.text[0]
-        starts_upper = first_char.isupper() or first_char.isdigit()
-        breaks = gap.count("\n")
-        if in_heading[i] and not in_heading[i - 1] or (in_heading[i] and heading[i] != heading[i - 1]):
-            new_sentence[i] = True
-        elif in_heading[i - 1] and not in_heading[i]:
-            new_sentence[i] = True
-        elif breaks >= 2:
-            new_sentence[i] = True
-        elif gap and _ends_sentence(tokens, i - 1, inv, line_start) and (starts_upper or (
-                lower_doc and first_char.isalpha())):
-            new_sentence[i] = True
-        elif breaks == 1 and (starts_upper or first_char in _BULLET):
-            line = lines[bisect_right(line_starts, prev.start) - 1].strip()
-            if (len(line) < SHORT_LINE or line.endswith(":")
-                    or not any(c.isalpha() for c in line)):
-                new_sentence[i] = True
+    new_sentence = _sentence_starts(text, tokens, t_starts, t_ends, heading, in_heading, newlines,
+                                    line_start, lower_doc, inv)
 
     sentence = np.cumsum(new_sentence, dtype=np.int64) - 1 if n else np.zeros(0, dtype=np.int64)
     n_sentences = int(sentence[-1]) + 1 if n else 0
