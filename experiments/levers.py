@@ -230,6 +230,13 @@ ROWS: dict[str, dict] = {
     # that thresholds.py can set the operating point of another context_weight: the stage alone
     # or weighted 0.75 ranked better at R.95 than the even blend in both recipe runs' caches
     **_screened_rows("BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_PASSES", keep_passes=True),
+    # the rankings of other stage weights on the caches of the recipe, its other draws and the
+    # two-draw model (a weight acts after training; their thresholds are the even blend's, so
+    # these rows are for rankings.py only, the _PASSES rows for an operating point)
+    **{f"BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT{run}_W{round(100 * w)}_SCREEN1E3_OOF": dict(
+        _RECIPE, screens=(1e-3,), screen=1e-3, context_weight=w) | change
+       for run, change in (("", {"screens": _SCREENS}), ("_SEED1", {"seed_offset": 1}), ("_DRAWS2", {"draws": 2}))
+       for w in (0.75, 1.0)},
     **{f"BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_PASSES_W{round(100 * w)}_SCREEN1E3_OOF": dict(
         _RECIPE, keep_passes=True, screens=(1e-3,), screen=1e-3, context_weight=w) for w in (0.75, 1.0)},
     # the peer: itdeid.crf.CRFModel (He et al. 2015's features), tagged by its best sequence; its
