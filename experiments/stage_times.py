@@ -64,7 +64,7 @@ def instrument() -> None:
     for group, columns in list(featurize._STATIC_GROUPS.items()):
         featurize._STATIC_GROUPS[group] = _wrapped_group(columns, f"note-only group {group}")
     _timed(xgboost.Booster, "inplace_predict", "trees (xgboost predict)")
-    _timed(ensemble, "stacked_columns", "stage columns")
+    _timed(ensemble, "batch_stacked_columns", "stage columns")
     _timed(ensemble, "with_identifiers", "identifier templates")
 
 
