@@ -34,7 +34,16 @@ setup(
         "scipy>=1.10",
         "pandas>=2.0",
         "scikit-learn>=1.3",
-        "xgboost>=2.0",
+        # xgboost's CPU build where the registry has one (manylinux_2_28 x86_64 and aarch64,
+        # win_amd64): plain xgboost on Linux x86_64 pulls NVIDIA's NCCL library (469 MB in a
+        # venv) that a CPU tool never loads. Elsewhere (macOS) plain xgboost, which has no CUDA
+        # dependency there. For training on an NVIDIA GPU (--device cuda): pip uninstall
+        # xgboost-cpu && pip install xgboost (both install the same module).
+        "xgboost-cpu>=2.1; (platform_system == 'Linux' and platform_machine in 'x86_64 aarch64')"
+        " or (platform_system == 'Windows' and platform_machine == 'AMD64')",
+        "xgboost>=2.0; (platform_system != 'Linux' and platform_system != 'Windows')"
+        " or (platform_system == 'Linux' and platform_machine not in 'x86_64 aarch64')"
+        " or (platform_system == 'Windows' and platform_machine != 'AMD64')",
         "wordfreq>=3.0",
         "defusedxml>=0.7",
         "tqdm>=4.60",

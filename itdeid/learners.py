@@ -93,6 +93,10 @@ class Learner:
             return self
         if self.name == "xgboost":
             import xgboost
+            if self.device != "cpu" and not xgboost.build_info().get("USE_CUDA", False):
+                raise UserError(f"device {self.device!r} needs an xgboost built with CUDA, and this one is "
+                                "CPU only (itdeid installs xgboost-cpu on Linux and Windows); for "
+                                "NVIDIA GPUs: pip uninstall xgboost-cpu && pip install xgboost")
             params = dict(
                 n_estimators=self.n_estimators or 200, max_depth=self.max_depth or 6,
                 learning_rate=self.learning_rate or 0.2, colsample_bytree=0.8, tree_method="hist",

@@ -151,3 +151,17 @@ def test_xgboost_file_of_other_width_is_refused(tmp_path):
     meta = Learner("xgboost", n_estimators=3).fit(X, y).save(tmp_path)
     with pytest.raises(UserError, match="features"):
         Learner.load(tmp_path, meta, X.shape[1] + 1)
+
+
+def test_a_gpu_device_with_a_cpu_only_xgboost_is_one_line_saying_what_to_install(monkeypatch):
+    """itdeid installs xgboost's CPU build on Linux and Windows: --device cuda must say how to
+    get the CUDA build, not fail deep inside xgboost."""
+    import xgboost
+    from itdeid.errors import UserError
+    from itdeid.learners import Learner
+    monkeypatch.setattr(xgboost, "build_info", lambda: {"USE_CUDA": False})
+    X = np.random.default_rng(0).random((20, 3)).astype(np.float32)
+    y = np.arange(20) % 2
+    with pytest.raises(UserError, match="pip uninstall xgboost-cpu && pip install xgboost"):
+        Learner(n_estimators=2, device="cuda").fit(X, y)
+    Learner(n_estimators=2, device="cpu", n_jobs=1).fit(X, y)     # the CPU is always fine
