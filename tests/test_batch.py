@@ -898,6 +898,20 @@ def test_no_phi_in_twenty_notes_warns(tmp_path, model_dir, capsys):
     assert "no PHI at all" not in str(capsys.readouterr())
 
 
+def _manifest_on_a_clock(tmp_path, monkeypatch, group_sync: bool, on_fsync):
+    """An open Manifest in ``tmp_path`` whose clock stands still until the test moves it
+    (``clock[0]``), every fsync of the manifest module reported to ``on_fsync(fd)``."""
+    from itdeid.batch import manifest as manifest_module
+    real_fsync = manifest_module.os.fsync
+    monkeypatch.setattr(manifest_module.os, "fsync", lambda fd: (on_fsync(fd), real_fsync(fd)))
+    clock = [1000.0]
+    monkeypatch.setattr(manifest_module.time, "monotonic", lambda: clock[0])
+    manifest = batch.Manifest(tmp_path)
+    manifest.group_sync = group_sync
+    manifest.open()
+    return manifest, clock
+
+
 def test_manifest_entries_are_committed_in_groups_after_one_sync_of_their_outputs(tmp_path, monkeypatch):
     """With group sync (Linux), an entry is written only after one syncfs of OUT has made the
     group's outputs durable: at most every SYNC_EVERY_SECONDS or SYNC_EVERY_ENTRIES, and at
@@ -907,13 +921,7 @@ def test_manifest_entries_are_committed_in_groups_after_one_sync_of_their_output
     calls = []
     monkeypatch.setattr(manifest_module, "sync_filesystem",
                         lambda folder: calls.append(("syncfs", folder, path.read_bytes().count(b"\n"))))
-    real_fsync = manifest_module.os.fsync
-    monkeypatch.setattr(manifest_module.os, "fsync", lambda fd: (calls.append(("fsync",)), real_fsync(fd)))
-    clock = [1000.0]
-    monkeypatch.setattr(manifest_module.time, "monotonic", lambda: clock[0])
-    manifest = batch.Manifest(tmp_path)
-    manifest.group_sync = True
-    manifest.open()
+    manifest, clock = _manifest_on_a_clock(tmp_path, monkeypatch, True, lambda fd: calls.append(("fsync",)))
     for i in range(10):
         manifest.append({"input": f"n{i}.txt"})
     assert path.read_bytes() == b"" and calls == []     # within one second: nothing written yet
@@ -938,13 +946,7 @@ def test_without_group_sync_entries_are_flushed_at_once_and_fsynced_in_groups(tm
     SYNC_EVERY_SECONDS and at close, not one an input."""
     from itdeid.batch import manifest as manifest_module
     synced = []
-    real_fsync = manifest_module.os.fsync
-    monkeypatch.setattr(manifest_module.os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd)))
-    clock = [1000.0]
-    monkeypatch.setattr(manifest_module.time, "monotonic", lambda: clock[0])
-    manifest = batch.Manifest(tmp_path)
-    manifest.group_sync = False
-    manifest.open()
+    manifest, clock = _manifest_on_a_clock(tmp_path, monkeypatch, False, synced.append)
     for i in range(50):
         manifest.append({"input": f"n{i}.txt"})
         assert (tmp_path / batch.manifest.MANIFEST_NAME).read_bytes().count(b"\n") == i + 1
