@@ -80,7 +80,10 @@ ranks real PHI best with, run at an operating point chosen for recall rather tha
 
 Each part can be changed from the command line (``--features paper``, ``--resubstitutions 0``,
 ``--members 0``, ``--no-context-pass``, ``--no-two-step``, ``--n-estimators``, ``--max-depth``,
-``--learning-rate``, ``--synthetic 0``, ``--target-recall``, ``--argmax``, ``--no-identifiers``;
+``--learning-rate``, ``--synthetic 0``, ``--target-recall``, ``--argmax``, ``--no-identifiers``,
+``--draws 2``: the whole ensemble twice with other random draws, left out of the default because
+its gain per fold is within noise for 1.9 times the training and 1.5 times the tagging time,
+experiments/README.md, session 16;
 ``--members 0 --resubstitutions 0`` keeps the context pass of sessions 7-8 on a single model); the paper's own
 configuration is ``--features paper --resubstitutions 0 --members 0 --no-context-pass --argmax
 --no-identifiers``.
