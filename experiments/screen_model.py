@@ -31,6 +31,7 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "experiments"))
 
 from itdeid.ensemble import SCREEN_REACH  # noqa: E402
 from itdeid.featurize import tokenize_document  # noqa: E402
@@ -40,6 +41,7 @@ from itdeid.recipe import RECIPE, recipe_model  # noqa: E402
 from itdeid.report import header, markdown_table, publish  # noqa: E402
 from itdeid.resubstitute import resubstituted  # noqa: E402
 from itdeid.token_batch import TokenBatch  # noqa: E402
+from note_slice import corpus_missing  # noqa: E402
 
 #: (trees, depth) of the screening models tried.
 SIZES = ((25, 4), (50, 4), (100, 4), (50, 6))
@@ -61,8 +63,7 @@ def main(argv=None) -> int:
     ap.add_argument("--notes", type=int, default=400)
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
-    if not Path(args.corpus).exists():
-        print(f"corpus {args.corpus} not found; nothing to do", file=sys.stderr)
+    if corpus_missing(args.corpus):
         return 0
     documents = read_corpus(args.corpus)
     train = documents[:args.train]

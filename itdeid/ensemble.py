@@ -184,6 +184,15 @@ class InnerEnsemble(BaseEstimator):
             raise ValueError(f"draws must be a whole number of at least 1, got {draws!r}")
         return int(draws)
 
+    def _check_split(self) -> int:
+        """``draws``, checked to split the fitted members and stage models evenly."""
+        draws = self._check_draws()
+        stage = getattr(self, "stage_", [])
+        if len(self.members_) % draws or len(stage) % draws:
+            raise ValueError(f"{len(self.members_)} members and {len(stage)} stage models "
+                             f"do not split into {draws} draws")
+        return draws
+
     def fit(self, documents: Sequence[Document], calibrate_on: Sequence[bool] | None = None) -> "InnerEnsemble":
         return self.fit_tokenized([tokenize_document(d) for d in documents], calibrate_on)
 
@@ -291,10 +300,7 @@ class InnerEnsemble(BaseEstimator):
         batch of ``docs`` (None when there are none)."""
         # one batch for all members: the columns of the notes alone are joined once
         docs = list(docs)
-        draws = self._check_draws()
-        if len(self.members_) % draws or (getattr(self, "stage_", None) and len(self.stage_) % draws):
-            raise ValueError(f"{len(self.members_)} members and {len(self.stage_)} stage models "
-                             f"do not split into {draws} draws")
+        draws = self._check_split()
         if not docs:
             return [np.zeros((0, N_LABELS), dtype=np.float32)] * draws, None, None
         batch = TokenBatch(docs)
@@ -410,10 +416,7 @@ class InnerEnsemble(BaseEstimator):
             width = len(stacked_names())
             model.stage_ = [Learner.load(folder / f"{STAGE_PREFIX}{k}", meta, width)
                             for k, meta in enumerate(stage)]
-            draws = model._check_draws()
-            if len(model.members_) % draws or len(model.stage_) % draws:
-                raise ValueError(f"{len(model.members_)} members and {len(model.stage_)} stage "
-                                 f"models do not split into {draws} draws")
+            model._check_split()
             model.threshold_ = check_threshold(state.get("threshold"))
             model.base = clone(model.members_[0])   # member 0 has the base's own seed
         return model

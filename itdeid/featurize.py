@@ -718,10 +718,8 @@ class FeatureExtractor:
             cols.update(_suffix_columns(batch, self.suffixes_))
         if "frequency" in g:
             own = batch.joined_once(("own case counts",), _own_case_counts)
-            table = np.zeros((len(batch.vocabulary), 3), dtype=np.int64)
-            words = np.arange(len(batch.vocabulary)) if need is None else np.unique(batch.ids[need])
-            table[words] = self.case_counts_.table([batch.vocabulary[k] for k in words])
-            cap, lower, initial = (table[batch.ids] + own).T
+            counts = batch.word_rows(self.case_counts_.table, np.int64, need)
+            cap, lower, initial = (counts + own).T
             cols["cap_to_lower"] = _log_ratio(cap, lower)
             cols["cap_to_initial"] = _log_ratio(cap, initial)
         if "heading" in g:

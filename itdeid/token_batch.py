@@ -51,12 +51,19 @@ class TokenBatch:
                  need: np.ndarray | None = None) -> np.ndarray:
         """``value(word)`` for each token, computed once per distinct word; with ``need`` (a
         boolean mask over the tokens), only for the words of those tokens (0 elsewhere)."""
+        return self.word_rows(lambda words: [value(w) for w in words], dtype, need)
+
+    def word_rows(self, lookup: Callable[[list[str]], Sequence], dtype=np.float32,
+                  need: np.ndarray | None = None) -> np.ndarray:
+        """``lookup(words)`` (a value or a row of values a word) for each token, called once on
+        the batch's distinct words; with ``need``, on the words of those tokens only (zeros
+        elsewhere)."""
         if need is None:
-            return np.array([value(w) for w in self.vocabulary], dtype=dtype)[self.ids]
-        table = np.zeros(len(self.vocabulary), dtype=dtype)
+            return np.asarray(lookup(self.vocabulary), dtype=dtype)[self.ids]
         words = np.unique(self.ids[need])
-        if len(words):
-            table[words] = [value(self.vocabulary[k]) for k in words]
+        found = np.asarray(lookup([self.vocabulary[k] for k in words]), dtype=dtype)
+        table = np.zeros((len(self.vocabulary),) + found.shape[1:], dtype=dtype)
+        table[words] = found
         return table[self.ids]
 
     def near(self, hit: np.ndarray, reach: int) -> np.ndarray:
