@@ -118,16 +118,23 @@ def context_features(words: Sequence[str], proba: np.ndarray) -> np.ndarray:
     """The context columns (:func:`context_names`) of one document's tokens, from its
     lower-cased ``words`` and the first pass's (n_tokens, 9) label probabilities."""
     proba = np.asarray(proba, dtype=np.float32)
-    p_phi = 1.0 - proba[:, 0]
-    cols = [proba[:, 1:], p_phi[:, None]]
-    cols += [_shifted(p_phi, o)[:, None] for o in OFFSETS]
-    cols += [_shifted(proba[:, 1:], o) for o in CLASS_OFFSETS]
-    around = np.stack([_shifted(p_phi, o) for o in OFFSETS], axis=1)
-    left = np.max(around[:, :len(OFFSETS) // 2], axis=1)
-    right = np.max(around[:, len(OFFSETS) // 2:], axis=1)
-    cols += [around.max(axis=1)[:, None], np.minimum(left, right)[:, None]]
+    cols = _around(proba, _shifted)
     cols.append(_same_word(words, proba))
     return np.hstack(cols).astype(np.float32)
+
+
+def _around(proba: np.ndarray, shift) -> list[np.ndarray]:
+    """The context columns before the repeated words': the token's own probabilities, those of
+    the tokens around (``shift(values, offset)``, zero beyond the note), their highest, and the
+    lower of the highest on each side."""
+    p_phi = (1.0 - proba[:, 0])[:, None]
+    cols = [proba[:, 1:], p_phi]
+    cols += [shift(p_phi, o) for o in OFFSETS]
+    cols += [shift(proba[:, 1:], o) for o in CLASS_OFFSETS]
+    around = np.hstack(cols[2:2 + len(OFFSETS)])
+    left = np.max(around[:, :len(OFFSETS) // 2], axis=1)
+    right = np.max(around[:, len(OFFSETS) // 2:], axis=1)
+    return cols + [around.max(axis=1)[:, None], np.minimum(left, right)[:, None]]
 
 
 def batch_context_features(batch, proba: np.ndarray) -> np.ndarray:
@@ -136,14 +143,7 @@ def batch_context_features(batch, proba: np.ndarray) -> np.ndarray:
     within its note); ``proba`` the notes' label probabilities, end to end. A per-note loop of
     small array operations cost the context stage about a microsecond a token (issue I)."""
     proba = np.asarray(proba, dtype=np.float32)
-    p_phi = (1.0 - proba[:, 0])[:, None]
-    cols = [proba[:, 1:], p_phi]
-    cols += [batch.shifted(p_phi, o, fill=0.0) for o in OFFSETS]
-    cols += [batch.shifted(proba[:, 1:], o, fill=0.0) for o in CLASS_OFFSETS]
-    around = np.hstack(cols[2:2 + len(OFFSETS)])
-    left = np.max(around[:, :len(OFFSETS) // 2], axis=1)
-    right = np.max(around[:, len(OFFSETS) // 2:], axis=1)
-    cols += [around.max(axis=1)[:, None], np.minimum(left, right)[:, None]]
+    cols = _around(proba, lambda values, o: batch.shifted(values, o, fill=0.0))
     countable = np.array([LETTER_OR_DIGIT.search(w) is not None for w in batch.vocabulary], dtype=bool)
     key = np.repeat(np.arange(len(batch.lengths), dtype=np.int64), batch.lengths) * len(batch.vocabulary) + batch.ids
     ids = np.full(len(batch), -1, dtype=np.int64)
