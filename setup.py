@@ -24,8 +24,9 @@ setup(
         "itdeid.gazetteers": "gazetteers",
     },
     package_data={
-        # the shipped default model: JSON, xgboost UBJSON and its model card
-        "itdeid.models": ["default/*.json", "default/*.md", "default/*/*.json", "default/*/*.ubj"],
+        # the shipped default model: JSON, compressed xgboost UBJSON and its model card
+        "itdeid.models": ["default/*.json", "default/*.md", "default/*/*.json", "default/*/*.ubj.gz",
+                          "default/*/*/*.ubj.gz"],
         "itdeid.features": ["*.json"],
         "itdeid.gazetteers": ["*.txt", "*.tsv", "*.json"],
     },

@@ -52,6 +52,7 @@ from itdeid.context_pass import batch_stacked_columns, check_context_weight, sta
 from itdeid.errors import UserError
 from itdeid.featurize import TokenizedDocument, tokenize_document
 from itdeid.folds import inner_split
+from itdeid.feature_format import FEATURE_FORMAT, check_feature_format
 from itdeid.model_files import checked_params, damaged, read_model_state
 from itdeid.learners import N_LABELS, Learner
 from itdeid.model import NotFittedError, TokenModel, predict_spans, with_identifiers
@@ -393,7 +394,8 @@ class InnerEnsemble(BaseEstimator):
             stage.append(learner.save(folder / f"{STAGE_PREFIX}{k}"))
         params = {k: v for k, v in self.get_params(deep=False).items() if k != "base"}
         state = {"format": FORMAT, "itdeid_version": __version__, "kind": "InnerEnsemble",
-                 "params": params, "threshold": self.threshold_, "members": names, "stage": stage}
+                 "feature_format": FEATURE_FORMAT, "params": params, "threshold": self.threshold_,
+                 "members": names, "stage": stage}
         (folder / STATE_FILE).write_text(json.dumps(state), encoding="utf-8")
 
     @classmethod
@@ -403,6 +405,7 @@ class InnerEnsemble(BaseEstimator):
         folder = Path(folder)
         state = read_model_state(folder, STATE_FILE, "InnerEnsemble", FORMAT, "an ensemble model folder")
         path = folder / STATE_FILE
+        check_feature_format(path, state)
         with damaged(path):
             model = cls(**checked_params(path, state["params"], cls))
             names = state["members"]

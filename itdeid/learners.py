@@ -30,7 +30,9 @@ must be the learner file of its kind, inside the model folder; anything wrong wi
 """
 from __future__ import annotations
 
+import gzip
 import json
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -188,7 +190,11 @@ class Learner:
         if self.estimator_ is None:
             meta["prior"] = self.prior_.tolist()
         elif self.name == "xgboost":
-            self.estimator_.get_booster().save_model(str(folder / LEARNER_FILES["xgboost"]))
+            # UBJSON compressed: a depth-4 booster's node arrays shrink about sixfold, which keeps
+            # the shipped ensemble (five members' class models) small (issue J); mtime 0, so the
+            # same model gives the same bytes
+            raw = self.estimator_.get_booster().save_raw("ubj")
+            (folder / LEARNER_FILES["xgboost"]).write_bytes(gzip.compress(raw, compresslevel=6, mtime=0))
             meta["file"] = LEARNER_FILES["xgboost"]
         else:
             trees = self.estimator_
@@ -219,7 +225,7 @@ class Learner:
             learner.estimator_ = None
             return learner
         path = learner_path(folder, meta.get("file"))
-        if path.name == LEARNER_FILES["xgboost"]:
+        if path.name in XGBOOST_FILES:
             logistic = learner.two_step and len(learner.classes_) == 2
             learner.estimator_ = _load_booster(path, len(learner.classes_), n_features, logistic)
         else:
@@ -255,8 +261,13 @@ def _subfolder(folder: Path, name: str) -> Path:
     return path
 
 
-#: The learner file of each kind, the only names ``model.json`` may give.
-LEARNER_FILES = {"xgboost": "learner.ubj", "trees": "learner.json"}
+#: The learner file each kind writes.
+LEARNER_FILES = {"xgboost": "learner.ubj.gz", "trees": "learner.json"}
+#: xgboost files read: compressed UBJSON, and plain UBJSON as written before session 17.
+XGBOOST_FILES = ("learner.ubj.gz", "learner.ubj")
+#: The most bytes a compressed learner file may unpack to (a file that unpacks to more is damaged
+#: or hostile, not a model: issue F's resource limits).
+MAX_LEARNER_BYTES = 1 << 30
 
 
 def learner_path(folder: Path, name) -> Path:
@@ -270,15 +281,32 @@ def learner_path(folder: Path, name) -> Path:
     if name == "learner.skops":
         raise UserError(f"{folder / name}: skops learner files are no longer read (a skops file "
                         "can name code to run); retrain this model with this itdeid")
-    if name not in LEARNER_FILES.values():
+    known = set(LEARNER_FILES.values()) | set(XGBOOST_FILES)
+    if name not in known:
         raise UserError(f"{folder / 'model.json'}: learner file {name!r} is not one of "
-                        f"{', '.join(sorted(LEARNER_FILES.values()))}")
+                        f"{', '.join(sorted(known))}")
     path = folder / name
     if not path.is_file():
         raise UserError(f"{path}: learner file missing")
     if not path.resolve().is_relative_to(folder.resolve()):
         raise UserError(f"{path}: learner file lies outside the model folder")
     return path
+
+
+def _unpacked(path: Path) -> bytearray:
+    """The UBJSON bytes of the compressed learner file ``path``, at most
+    :data:`MAX_LEARNER_BYTES` of them; a damaged or oversized file is a UserError."""
+    try:
+        packed = path.read_bytes()
+        unpack = zlib.decompressobj(wbits=31)          # gzip framing
+        raw = unpack.decompress(packed, MAX_LEARNER_BYTES + 1)
+    except (OSError, zlib.error) as error:
+        raise UserError(f"{path}: not a readable compressed model ({type(error).__name__})") from None
+    if len(raw) > MAX_LEARNER_BYTES or unpack.unconsumed_tail:
+        raise UserError(f"{path}: unpacks to more than {MAX_LEARNER_BYTES >> 20} MiB; not a model file")
+    if not unpack.eof:
+        raise UserError(f"{path}: not a readable compressed model (truncated)")
+    return bytearray(raw)
 
 
 def _load_booster(path: Path, n_classes: int, n_features: int, logistic: bool = False):
@@ -288,7 +316,7 @@ def _load_booster(path: Path, n_classes: int, n_features: int, logistic: bool = 
     import xgboost
     booster = xgboost.Booster()
     try:
-        booster.load_model(str(path))
+        booster.load_model(_unpacked(path) if path.suffix == ".gz" else str(path))
         width = booster.num_features()
         proba = booster.inplace_predict(np.zeros((1, width), dtype=np.float32))
     except xgboost.core.XGBoostError:

@@ -38,6 +38,7 @@ from itdeid.learners import Learner
 from itdeid.lexicon import MIN_COUNT, Lexicon
 from itdeid.resubstitute import resubstituted
 from itdeid.operating_point import check_threshold, decide, threshold_for_recall
+from itdeid.feature_format import FEATURE_FORMAT, check_feature_format
 from itdeid.model_files import checked_params, damaged, read_model_state  # noqa: F401 (re-exported)
 from itdeid.spans import labels_to_spans
 from itdeid.triggers import TriggerLists
@@ -450,7 +451,7 @@ class TokenModel(BaseEstimator):
         ex = self.extractor_
         state = {
             "format": MODEL_FORMAT, "itdeid_version": __version__, "kind": "TokenModel",
-            "params": params,
+            "feature_format": FEATURE_FORMAT, "params": params,
             "extractor": {
                 "triggers": ex.triggers_.to_dict(), "suffixes": ex.suffixes_, "headings": ex.headings_,
                 "nonphi": sorted(ex.nonphi_),
@@ -475,6 +476,7 @@ class TokenModel(BaseEstimator):
         folder = Path(folder)
         state = read_model_state(folder, "model.json", "TokenModel", MODEL_FORMAT, "a model folder")
         path = folder / "model.json"
+        check_feature_format(path, state)
         with damaged(path):
             model = cls(**checked_params(path, state["params"], cls))
             model._check_params()

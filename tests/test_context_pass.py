@@ -67,7 +67,7 @@ def test_a_stacked_model_tags_saves_and_loads(tmp_path, stacked):
 def test_a_model_folder_without_its_second_learner_is_refused(tmp_path, stacked):
     _, model = stacked
     model.save(tmp_path)
-    (tmp_path / "context" / "learner.ubj").unlink()
+    (tmp_path / "context" / "learner.ubj.gz").unlink()
     with pytest.raises(UserError, match="learner file missing"):
         TokenModel.load(tmp_path)
     state = json.loads((tmp_path / "model.json").read_text())

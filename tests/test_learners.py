@@ -52,7 +52,7 @@ def test_no_pickle_files_written(tmp_path):
         folder.mkdir()
         Learner(name, n_estimators=3).fit(X, y).save(folder)
     names = {p.name for p in tmp_path.rglob("*") if p.is_file()}
-    assert names == {"learner.ubj", "learner.json"}
+    assert names == {"learner.ubj.gz", "learner.json"}
 
 
 @pytest.mark.parametrize("name", ["tree", "adaboost"])
@@ -136,14 +136,34 @@ def test_damaged_tree_file_is_one_error_naming_it(tmp_path, damage):
 def test_truncated_or_missing_xgboost_file_is_one_error_naming_it(tmp_path, cut):
     X, y = _data()
     meta = Learner("xgboost", n_estimators=3).fit(X, y).save(tmp_path)
-    path = tmp_path / "learner.ubj"
+    path = tmp_path / "learner.ubj.gz"
     data = path.read_bytes()
     if cut == 0:
         path.unlink()
     else:
         path.write_bytes(data[:int(cut if cut > 1 else len(data) * cut)])
-    with pytest.raises(UserError, match="learner.ubj"):
+    with pytest.raises(UserError, match="learner.ubj.gz"):
         Learner.load(tmp_path, meta, X.shape[1])
+
+
+def test_compressed_learner_is_capped_and_plain_ubjson_still_read(tmp_path, monkeypatch):
+    """A compressed learner file that unpacks past the cap is refused before it fills memory;
+    a plain UBJSON file (written before the files were compressed) loads to the same model."""
+    import gzip
+
+    import itdeid.learners as learners
+    X, y = _data()
+    fitted = Learner("xgboost", n_estimators=3).fit(X, y)
+    meta = fitted.save(tmp_path)
+    raw = gzip.decompress((tmp_path / "learner.ubj.gz").read_bytes())
+    monkeypatch.setattr(learners, "MAX_LEARNER_BYTES", len(raw) - 1)
+    with pytest.raises(UserError, match="learner.ubj.gz: unpacks to more than"):
+        Learner.load(tmp_path, meta, X.shape[1])
+    monkeypatch.undo()
+    (tmp_path / "learner.ubj").write_bytes(raw)
+    (tmp_path / "learner.ubj.gz").unlink()
+    old = Learner.load(tmp_path, {**meta, "file": "learner.ubj"}, X.shape[1])
+    assert np.array_equal(old.predict_proba(X), fitted.predict_proba(X))
 
 
 def test_xgboost_file_of_other_width_is_refused(tmp_path):

@@ -55,7 +55,7 @@ def test_save_load_identical(corpus, fitted, tmp_path):
     loaded = TokenModel.load(tmp_path / "m")
     assert loaded.get_params() == {**fitted.get_params(), "groups": list(fitted.groups)}
     assert loaded.predict(corpus[30:]) == fitted.predict(corpus[30:])
-    assert {p.name for p in (tmp_path / "m").iterdir()} == {"model.json", "learner.ubj"}
+    assert {p.name for p in (tmp_path / "m").iterdir()} == {"model.json", "learner.ubj.gz"}
 
 
 def test_model_file_holds_no_training_phi(corpus, fitted, tmp_path):

@@ -96,7 +96,7 @@ def test_commands_report_a_damaged_model_in_one_line(saved, tmp_path, capsys, co
     folder = tmp_path / "model"
     shutil.copytree(saved / "token", folder)
     if damage == "truncated learner":
-        ubj = folder / "learner.ubj"
+        ubj = folder / "learner.ubj.gz"
         ubj.write_bytes(ubj.read_bytes()[:100])
     else:
         state = json.loads((folder / "model.json").read_text())

@@ -2,33 +2,36 @@
 import pytest
 
 from itdeid import presets
-from itdeid.deidentifier import Deidentifier
+from itdeid.ensemble import InnerEnsemble
 from itdeid.errors import UserError
 
 
 @pytest.fixture
 def tiny_preset(monkeypatch):
     monkeypatch.setitem(presets.PRESETS, "tiny", dict(
-        synthetic_records=12, synthetic_seed=1, physionet=False,
-        system=dict(iterations=1, vote="two_of_three", random_state=0)))
+        physionet=False, records=14, synthetic=4, synthetic_nursing=0.5, seed=1))
     return "tiny"
 
 
-def test_preset_trains_and_writes_a_model_card(tiny_preset, tmp_path, monkeypatch):
+def test_preset_trains_the_recipe_and_writes_a_model_card(tiny_preset, tmp_path, monkeypatch):
     monkeypatch.chdir(presets.Path(__file__).resolve().parent.parent)   # the checkout: heldout notes
     out = tmp_path / "model"
     presets.train_preset(tiny_preset, out, model_params={"n_estimators": 3, "n_jobs": 1})
-    model = Deidentifier.load(out)
-    assert model.iterations == 1
+    model = InnerEnsemble.load(out)
+    assert model.context_pass and len(model.members_) == 5 and model.threshold_ > 0
     card = (out / "MODEL_CARD.md").read_text()
-    assert "12 records from `itdeid synth --records 12 --seed 1`" in card
+    assert "14 records from `itdeid synth --records 14 --seed 1`" in card
+    assert "4 records of `itdeid.synth.supplement`" in card and "not used to choose the threshold" in card
     assert "held-out" in card and "token_8way" in card            # scored on the 12 hand-written notes
     assert "- machine:" in card and "- code: itdeid" in card
+    assert "'n_estimators': 3" in card                             # the settings it was trained with
 
 
-def test_corpora_keep_patients_apart(tiny_preset):
-    documents, data = presets.preset_corpus(tiny_preset)
-    assert all(d.patient.startswith("synth-") for d in documents) and set(data) == {"synthetic"}
+def test_threshold_is_chosen_on_the_corpus_not_the_supplement(tiny_preset):
+    documents, calibrate, data = presets.preset_corpus(tiny_preset)
+    assert len(documents) == 18 and calibrate == [True] * 14 + [False] * 4
+    assert all(d.patient.startswith("synthetic:") for d in documents[14:])
+    assert set(data) == {"corpus", "synthetic"}
 
 
 def test_default_preset_needs_physionet(tmp_path):
@@ -38,7 +41,8 @@ def test_default_preset_needs_physionet(tmp_path):
         presets.preset_corpus("nope")
 
 
-def test_default_preset_reads_the_shared_split(physionet_dir):
-    documents, data = presets.preset_corpus("default", physionet_dir)
-    assert sum(d.patient.startswith("physionet-") for d in documents) == 1422
+def test_default_preset_is_the_recipe_on_the_shared_split(physionet_dir):
+    from itdeid.recipe import RECIPE
+    documents, calibrate, data = presets.preset_corpus("default", physionet_dir)
+    assert sum(calibrate) == 1422 and len(documents) == 1422 + RECIPE["synthetic"]
     assert "GPL 2.0" in data["physionet"]

@@ -70,8 +70,8 @@ def test_one_phi_class_needs_no_class_model(tmp_path):
 def test_missing_class_model_is_one_error_naming_its_file(tmp_path):
     X, y = _data()
     meta = Learner("xgboost", n_estimators=3, two_step=True, n_jobs=1).fit(X, y).save(tmp_path)
-    (tmp_path / TYPER_FOLDER / "learner.ubj").unlink()
-    with pytest.raises(UserError, match="typer.*learner.ubj"):
+    (tmp_path / TYPER_FOLDER / "learner.ubj.gz").unlink()
+    with pytest.raises(UserError, match="typer.*learner.ubj.gz"):
         Learner.load(tmp_path, meta, X.shape[1])
 
 
