@@ -55,6 +55,7 @@ from itdeid.folds import inner_split
 from itdeid.feature_format import FEATURE_FORMAT, check_feature_format
 from itdeid.model_files import checked_params, damaged, read_model_state
 from itdeid.learners import N_LABELS, Learner
+from itdeid.name_gaps import join_name_gaps
 from itdeid.model import NotFittedError, TokenModel, predict_spans, with_identifiers
 from itdeid.operating_point import check_threshold, decide, threshold_for_recall
 from itdeid.token_batch import TokenBatch
@@ -121,6 +122,9 @@ class InnerEnsemble(BaseEstimator):
         A fixed P(PHI) threshold instead of the learned one.
     identifiers : bool, default True
         Also tag what the fixed-shape identifier templates match (:mod:`itdeid.identifiers`).
+    join_gaps : bool, default True
+        Tag a capitalized word standing alone between two PHI tokens on one line as the token
+        after it ('Harborview Cardiology Associates': :mod:`itdeid.name_gaps`).
     context_pass : bool, default False
         Stack a context stage on the members' mean (see the module docstring).
     context_weight : float, default 0.5
@@ -158,7 +162,8 @@ class InnerEnsemble(BaseEstimator):
     def __init__(self, base: TokenModel | None = None, folds: int = 5,
                  target_recall: float | None = 0.95, threshold: float | None = None,
                  identifiers: bool = True, context_pass: bool = False, context_weight: float = 0.5,
-                 stage_refit: bool = False, screen: float | None = None, draws: int = 1):
+                 stage_refit: bool = False, screen: float | None = None, draws: int = 1,
+                 join_gaps: bool = True):
         self.base = base
         self.folds = folds
         self.draws = draws
@@ -169,6 +174,7 @@ class InnerEnsemble(BaseEstimator):
         self.context_weight = context_weight
         self.stage_refit = stage_refit
         self.screen = screen
+        self.join_gaps = join_gaps
 
     def _member(self, f: int, draw: int = 0) -> TokenModel:
         """Inner fold ``f``'s member of draw ``draw``: seed ``random_state + f + draw * folds``,
@@ -372,6 +378,8 @@ class InnerEnsemble(BaseEstimator):
         """Per document, the label codes decided at the operating point."""
         threshold = self.operating_threshold()
         codes = [decide(p, threshold) for p in self.predict_proba_tokenized(docs)]
+        if self.join_gaps:
+            codes = [join_name_gaps(td, c) for td, c in zip(docs, codes)]
         return with_identifiers(docs, codes) if self.identifiers else codes
 
     def predict(self, documents: Sequence[Document]):

@@ -124,7 +124,7 @@ def write_model_card(out: Path, name: str, settings: dict, data: dict, seconds: 
     lines = [f"# itdeid model card: preset `{name}`", "",
              f"- trained: {_dt.datetime.now().astimezone():%Y-%m-%d %H:%M %Z}, in {seconds:.0f} s",
              f"- command: `{command_line()}`", f"- machine: {machine()}", f"- code: {code_version()}",
-             f"- files: {size:.1f} MiB (JSON and xgboost UBJSON; nothing runs code when loaded)", "",
+             f"- files: {size:.1f} MiB (JSON and gzip-compressed xgboost UBJSON; nothing runs code when loaded)", "",
              "## Training data", ""]
     lines += [f"- {corpus}: {text}" for corpus, text in data.items()]
     lines += ["", WHAT_IS_KEPT, "", "## Settings", "", "```"]

@@ -42,6 +42,8 @@ NOTES = [
     ["Social security number: ", ("078 05 1120", "ID", "ssn"), " ; chart no. ", ("KX-20391", "ID", "medical record number"),
      " ; remote access from ", ("fe80:0:0:0:202:b3ff:fe1e:8329", "ID", "ip address"), " and ",
      ("192.168.14.3", "ID", "ip address"), " ; family in ", ("Essex County", "LOCATION", "county"), " .\n"],
+    ["Discharge plans were reviewed with the patient .\n", ("JRH", "DOCTOR", "dictation initials"),
+     "/mkt  Dictated , not read .\nCopied to the chart .\n", ("TB", "DOCTOR", "dictation initials"), "/rcp\n"],
 ]
 
 #: Text with no PHI at all that the templates must not touch.
@@ -50,7 +52,7 @@ DISTRACTORS = (
     "Cl 105 HCO3 24 BUN 18 Cr 1.1 . Foley to gravity , Parkinson's disease , Dr. Jones's note may "
     "be late . pH 7.35 / 7.40 . Platelets 150 . Dose 2000 mg daily . A 72-year-old man , 65 yo . "
     "Ferrous sulfate 325 mg tid x 3 months . Dec in urine output . 5'10\" tall . Group B strep . "
-    "Model of care reviewed .\n")
+    "Model of care reviewed .\nCV/resp: stable .\nGI/gu: soft , BS+ .\n")
 
 
 def _note(pieces, number: int) -> tuple[Document, dict]:

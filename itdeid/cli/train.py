@@ -68,6 +68,9 @@ def add_parser(subparsers):
                         "features/identifiers.json match (e-mail, URL, IP, SSN, phone, ZIP, "
                         "street, numbers after MRN/policy/licence/VIN/serial, full dates, ages "
                         "over 89) where the model said non-PHI (default: on)")
+    p.add_argument("--join-gaps", action=argparse.BooleanOptionalAction, default=RECIPE["join_gaps"],
+                   help="with --members: tag a capitalized word standing alone between two PHI "
+                        "tokens on one line with them (itdeid.name_gaps; default: on)")
     p.add_argument("--context-pass", action=argparse.BooleanOptionalAction, default=RECIPE["context_pass"],
                    help="stack a second stage that reads the first stage's probabilities of the "
                         "neighbours and of the note's other occurrences of a word: over the "
@@ -127,7 +130,8 @@ def add_parser(subparsers):
     r = p.add_argument_group("a committed recipe (--preset)")
     r.add_argument("--preset", choices=PRESETS, default=None,
                    help="train a recipe of itdeid.presets instead of CORPUS (default: the model "
-                        "shipped in the package); writes MODEL_CARD.md beside it")
+                        "shipped in the package, the recipe on the PhysioNet split); writes "
+                        "MODEL_CARD.md beside it")
     r.add_argument("--physionet", default=None,
                    help="the PhysioNet deid split folder a preset trains on "
                         "(default: ../shared/corpora/physionet-deid)")
@@ -203,7 +207,7 @@ def run(args):
         model = InnerEnsemble(base, folds=args.members, target_recall=params["target_recall"],
                               identifiers=args.identifiers, context_pass=args.context_pass,
                               stage_refit=args.stage_refit, screen=args.screen or None,
-                              draws=args.draws)
+                              draws=args.draws, join_gaps=args.join_gaps)
     else:
         model = TokenModel(trigger=args.trigger, random_state=args.seed, identifiers=args.identifiers,
                            groups=groups, **params)

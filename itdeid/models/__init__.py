@@ -2,5 +2,5 @@
 
 It is rebuilt by ``itdeid train --preset default --out itdeid/models/default`` (see
 :mod:`itdeid.presets`); its ``MODEL_CARD.md`` says what it was trained on and how it scores. The
-files are xgboost UBJSON and JSON: nothing in them runs code when loaded.
+files are JSON and compressed xgboost UBJSON: nothing in them runs code when loaded.
 """

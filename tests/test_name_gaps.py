@@ -1,0 +1,47 @@
+"""A capitalized word alone between two PHI tokens on one line joins them (issue J's samples)."""
+import numpy as np
+import pytest
+
+from itdeid.document import LABELS, Document
+from itdeid.featurize import tokenize_document
+from itdeid.name_gaps import join_name_gaps
+
+CODE = {label: i for i, label in enumerate(LABELS)}
+
+
+def _codes(text: str, tagged: dict[str, str]):
+    td = tokenize_document(Document(id="n", text=text), gold=False)
+    codes = np.array([CODE[tagged.get(t.text, "NONE")] for t in td.tokens])
+    return td, codes
+
+
+@pytest.mark.parametrize("text,tagged,joined", [
+    ("Seen at Harborview Cardiology Associates today.", {"Harborview": "HOSPITAL", "Associates": "HOSPITAL"},
+     "Cardiology"),
+    ("Pinewood Family Practice", {"Pinewood": "DOCTOR", "Practice": "LOCATION"}, "Family"),
+])
+def test_a_capitalized_word_between_two_phi_tokens_takes_the_class_after_it(text, tagged, joined):
+    td, codes = _codes(text, tagged)
+    out = join_name_gaps(td, codes)
+    i = next(k for k, t in enumerate(td.tokens) if t.text == joined)
+    assert out[i] == codes[i + 1] != 0
+    assert (out != codes).sum() == 1 and codes[i] == 0          # nothing else changes, input kept
+
+
+@pytest.mark.parametrize("text", [
+    "Smith and Jones",            # lower-case word
+    "Smith, Cardiology Jones",    # punctuation before the word
+    "Smith\nCardiology Jones",    # a line break
+    "Smith 12 Jones",             # not a word
+    "Smith CARDIOLOGY Jones",     # not Title case
+    "Smith Cardiology Renal Jones",   # two words: not one gap
+])
+def test_other_gaps_are_left_alone(text):
+    td, codes = _codes(text, {"Smith": "DOCTOR", "Jones": "DOCTOR"})
+    assert np.array_equal(join_name_gaps(td, codes), codes)
+
+
+def test_short_and_empty_notes():
+    for text in ("", "Smith", "Smith Jones"):
+        td, codes = _codes(text, {"Smith": "DOCTOR"})
+        assert np.array_equal(join_name_gaps(td, codes), codes)
