@@ -1,0 +1,40 @@
+"""The shipped MODEL_CARD.md was written by the command that trained the model (itdeid.model_card)
+and still says what the results files it cites say (issue J)."""
+from pathlib import Path
+
+import pytest
+
+from itdeid import model_card
+from itdeid.recipe import RECIPE
+from itdeid.resources import default_model_dir
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def card(monkeypatch):
+    monkeypatch.chdir(REPO)                      # the results files are cited from the checkout
+    return (default_model_dir() / "MODEL_CARD.md").read_text(encoding="utf-8")
+
+
+def test_card_quotes_the_cited_results_files_as_they_are_now(card):
+    for part in (model_card.cv_lines(RECIPE["target_recall"]), model_card.speed_lines(),
+                 model_card.weak_spot_lines()):
+        assert "not found" not in part[0] and "has no table" not in part[0]
+        assert "\n".join(part) in card, f"the card no longer matches {part[0][:80]}..."
+
+
+def test_card_says_how_it_was_made(card):
+    for line in ("- trained:", "- command: `itdeid train --preset default", "- machine:", "- code: itdeid",
+                 "## Training data", "GPL 2.0", "## Settings", "learned threshold", "## Scores",
+                 "held-out", "## Speed", "## Known weak spots"):
+        assert line in card, line
+    assert "with uncommitted changes" not in card       # trained from a committed state
+
+
+def test_results_rows_are_read_from_their_tables(tmp_path):
+    path = tmp_path / "r.md"
+    path.write_text("# t\n\n| a | b | c |\n|---|---|---|\n| x | 1 | 2 |\n| y | 3 | 4 |\n\n| a | b |\n|---|---|\n| y | 9 |\n")
+    assert model_card.results_row(path, ("y",)) == {"a": "y", "b": "3", "c": "4"}
+    assert model_card.results_row(path, ("z",)) is None
+    assert model_card.results_row(tmp_path / "none.md", ("y",)) is None
