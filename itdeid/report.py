@@ -54,9 +54,10 @@ def code_version() -> str:
     try:
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
                                 text=True, timeout=10, check=True).stdout.strip()
-        # results files being rewritten by the run itself are not code changes
+        # results files and the shipped model being rewritten by the run itself are not code
+        # changes
         dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".",
-                                ":(exclude)experiments/results"],
+                                ":(exclude)experiments/results", ":(exclude)itdeid/models"],
                                capture_output=True, text=True, timeout=10, check=True).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return f"itdeid {__version__}"
