@@ -57,6 +57,9 @@ def main(argv=None) -> int:
     add_cache_arguments(ap)
     ap.add_argument("--row", default="BAG5_CTX_TWO_STEP_OOF")
     ap.add_argument("--targets", default="0.80,0.85,0.90,0.93,0.95,0.97")
+    ap.add_argument("--per-class", type=float, default=None, metavar="TARGET",
+                    help="also a table of token P/R/F by PHI class and entity relaxed at this target "
+                         "(floor 0.001, as the recipe)")
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
     if corpus_missing(args):
@@ -79,7 +82,7 @@ def main(argv=None) -> int:
             stage = (oof_phi - (1 - trained) * first) / trained
             oof_phi = (w * stage + (1 - w) * first).astype(np.float32)
         data.append((oof_phi, saved["oof_gold"].astype(bool), fold["test"], fold["proba"]))
-    rows = []
+    rows, by_class = [], None
     for floor in (MIN_THRESHOLD, 0.0):
         for target in map(float, args.targets.split(",")):
             thresholds, per_fold_recall, predicted = [], [], {}
@@ -95,7 +98,10 @@ def main(argv=None) -> int:
                 for td, c in zip(test, codes):
                     predicted[td.document.id] = labels_to_spans(td.document.text, td.tokens, [LABELS[k] for k in c])
             tested = [td.document for _, _, test, _ in data for td in test]
-            instances = evaluate(tested, predicted).to_dict()["summary"]
+            report = evaluate(tested, predicted).to_dict()
+            instances = report["summary"]
+            if floor == MIN_THRESHOLD and args.per_class is not None and math.isclose(target, args.per_class):
+                by_class = report
             rows.append({"floor": f"{floor:g}", "target (training oof)": f"{target:.2f}",
                          "thresholds (min-median-max)": f"{min(thresholds):.4f}-{np.median(thresholds):.4f}-{max(thresholds):.4f}",
                          "binary P": 100 * tp / max(tp + fp, 1), "binary R": 100 * tp / max(tp + fn, 1),
@@ -109,9 +115,24 @@ def main(argv=None) -> int:
             + "Per outer fold, the threshold is read off that fold's own training out-of-fold P(PHI) "
               "for the target recall (floor 0.001 as the recipe, or none); the held-out notes are "
               "tagged at it and the scores pooled (percent).\n\n"
-            + markdown_table(table.set_index("floor"), floatfmt=".2f") + "\n")
+            + markdown_table(table.set_index("floor"), floatfmt=".2f") + "\n"
+            + (_per_class_text(by_class, args.per_class) if by_class is not None else ""))
     publish(text, args.out)
     return 0
+
+
+def _per_class_text(report: dict, target: float) -> str:
+    """The per-class token scores and entity-relaxed summary of one target's pooled evaluation."""
+    rows = [{"class": c, "token P": 100 * v["p"], "token R": 100 * v["r"], "token F": 100 * v["f"],
+             "gold tokens": v["n_gold"], "instances found": 100 * v["instances"]["r"],
+             "gold instances": v["instances"]["n_gold"]}
+            for c, v in report["per_class"].items() if c != "NONE"]
+    relaxed = report["summary"]["entity_relaxed"]
+    return (f"\n## By class at target {target:.2f} (floor 0.001)\n\nToken level, typed (a PHI token of "
+            "the right class), pooled over the folds, percent:\n\n"
+            + markdown_table(pd.DataFrame(rows).set_index("class"), floatfmt=".2f")
+            + f"\n\nEntity relaxed (a predicted span of the right class overlapping a gold span): "
+              f"P {100 * relaxed['p']:.2f}, R {100 * relaxed['r']:.2f}, F {100 * relaxed['f']:.2f}.\n")
 
 
 if __name__ == "__main__":

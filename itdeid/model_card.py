@@ -17,7 +17,7 @@ from pathlib import Path
 
 #: The results files a card cites (paths from the repository root), what each gives, and the
 #: command that rebuilds it (in the file itself).
-CV_RESULTS = Path("experiments/results/g-levers/thresholds-refit-screen1e3-session15.md")
+CV_RESULTS = Path("experiments/results/g-levers/thresholds-recipe.md")
 SPEED_RESULTS = Path("experiments/results/bench-recipe.md")
 ERROR_RESULTS = Path("experiments/results/errors-physionet.md")
 HELDOUT = Path("experiments/heldout/handwritten-discharge.xml")
@@ -71,7 +71,20 @@ def cv_lines(target: float) -> list[str]:
             "| binary token P | binary token R | lowest fold R | PHI instances found | token 8-way F |",
             "|---|---|---|---|---|",
             f"| {row['binary P']} | {row['binary R']} | {row['lowest fold R']} | "
-            f"{row['instances R']} | {row['8-way F']} |"]
+            f"{row['instances R']} | {row['8-way F']} |"] + by_class_lines(target)
+
+
+def by_class_lines(target: float) -> list[str]:
+    """The per-class section of :data:`CV_RESULTS` at ``target`` (its table and entity-relaxed
+    line, as the file gives them), or nothing when the file has none."""
+    text = CV_RESULTS.read_text(encoding="utf-8")
+    heading = f"## By class at target {target:.2f}"
+    if heading not in text:
+        return []
+    section = text.split(heading, 1)[1].split("\n## ", 1)[0]
+    table = [line for line in section.splitlines() if line.startswith("|")]
+    relaxed = [line for line in section.splitlines() if line.startswith("Entity relaxed")]
+    return ["", "By class (token level, typed; PHI instances found of each class):", ""] + table + [""] + relaxed
 
 
 def speed_lines() -> list[str]:
