@@ -92,8 +92,9 @@ def probe(commit: str | None, workdir: Path, groups: str | None = None) -> str:
             for name in ("features", "gazetteers"):      # the package reads them from itdeid/ when installed
                 if (where / name).is_dir() and not (where / "itdeid" / name).exists():
                     (where / "itdeid" / name).symlink_to(Path("..") / name)
-    run = subprocess.run([sys.executable, "-c", PROBE, str(NOTES)] + ([groups] if groups else []), cwd=where, capture_output=True, text=True,
-                         env={"PYTHONPATH": str(where), "PATH": "/usr/bin:/bin", "PYTHONHASHSEED": "0"}, timeout=600)
+    run = subprocess.run([sys.executable, "-c", PROBE, str(NOTES)] + ([groups] if groups else []), cwd=where,
+                         capture_output=True, text=True, timeout=600,
+                         env={"PYTHONPATH": str(where), "PATH": "/usr/bin:/bin", "PYTHONHASHSEED": "0"})
     if run.returncode:
         last = (run.stderr.strip().splitlines() or ["no output"])[-1]
         return f"error: {last[:120]}"

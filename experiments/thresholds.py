@@ -105,6 +105,7 @@ def main(argv=None) -> int:
             rows.append({"floor": f"{floor:g}", "target (training oof)": f"{target:.2f}",
                          "thresholds (min-median-max)": f"{min(thresholds):.4f}-{np.median(thresholds):.4f}-{max(thresholds):.4f}",
                          "binary P": 100 * tp / max(tp + fp, 1), "binary R": 100 * tp / max(tp + fn, 1),
+                         "binary F": 200 * tp / max(2 * tp + fp + fn, 1),
                          "lowest fold R": 100 * min(per_fold_recall),
                          "instances R": 100 * instances["phi_instances"]["r"],
                          "8-way F": 100 * instances["token_8way"]["f"]})

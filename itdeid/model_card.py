@@ -68,9 +68,10 @@ def cv_lines(target: float) -> list[str]:
     return [f"10-fold cross-validation grouped by patient on the PhysioNet split, out-of-fold, "
             f"the recipe at its target recall {target:.2f} (`{CV_RESULTS}`, "
             f"{file_line(CV_RESULTS, '- code:')[2:]}), percent:", "",
-            "| binary token P | binary token R | lowest fold R | PHI instances found | token 8-way F |",
-            "|---|---|---|---|---|",
-            f"| {row['binary P']} | {row['binary R']} | {row['lowest fold R']} | "
+            "| binary token P | binary token R | binary token F | lowest fold R | PHI instances found "
+            "| token 8-way F |",
+            "|---|---|---|---|---|---|",
+            f"| {row['binary P']} | {row['binary R']} | {row.get('binary F', '-')} | {row['lowest fold R']} | "
             f"{row['instances R']} | {row['8-way F']} |"] + by_class_lines(target)
 
 

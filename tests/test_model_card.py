@@ -34,7 +34,8 @@ def test_card_says_how_it_was_made(card):
 
 def test_results_rows_are_read_from_their_tables(tmp_path):
     path = tmp_path / "r.md"
-    path.write_text("# t\n\n| a | b | c |\n|---|---|---|\n| x | 1 | 2 |\n| y | 3 | 4 |\n\n| a | b |\n|---|---|\n| y | 9 |\n")
+    path.write_text("# t\n\n| a | b | c |\n|---|---|---|\n| x | 1 | 2 |\n| y | 3 | 4 |\n\n"
+                    "| a | b |\n|---|---|\n| y | 9 |\n")
     assert model_card.results_row(path, ("y",)) == {"a": "y", "b": "3", "c": "4"}
     assert model_card.results_row(path, ("z",)) is None
     assert model_card.results_row(tmp_path / "none.md", ("y",)) is None
