@@ -28,13 +28,17 @@ def copy_patient(document: Document) -> str:
     return group_key(document)
 
 
-def resubstituted(documents: Sequence[Document], copies: int, seed: int = 0) -> list[Document]:
-    """``copies`` re-substituted copies of every document with gold spans, copy by copy."""
+def resubstituted(documents: Sequence[Document], copies: int, seed: int = 0,
+                  common_names: float = 0.0) -> list[Document]:
+    """``copies`` re-substituted copies of every document with gold spans, copy by copy;
+    ``common_names``: the share of name words drawn from the common-name lists
+    (:class:`~itdeid.surrogate.Surrogates`)."""
     if copies < 0:
         raise ValueError(f"copies must be >= 0, got {copies}")
     out = []
     for c in range(copies):
-        surrogates = Surrogates(f"itdeid-resubstitution-{seed}-{c}".encode(), broad_names=True)
+        surrogates = Surrogates(f"itdeid-resubstitution-{seed}-{c}".encode(), broad_names=True,
+                                common_names=common_names)
         for d in documents:
             if not d.spans:
                 continue

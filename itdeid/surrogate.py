@@ -506,6 +506,10 @@ class Surrogates:
         Draw names from the 1990 US Census lists (about 5,500 first names and 89,000 surnames)
         instead of the gazetteers' 700 and 1,000: the varied stand-ins of training-time
         re-substitution (:mod:`itdeid.resubstitute`).
+    common_names : float, default 0.0
+        With ``broad_names``, the share of name words drawn from the gazetteers' common names
+        instead (each word's own keyed draw decides), so the stand-ins are as often ordinary
+        words as real names are.
 
     Attributes
     ----------
@@ -515,11 +519,12 @@ class Surrogates:
         process counts its own.
     """
 
-    def __init__(self, key: bytes, broad_names: bool = False):
+    def __init__(self, key: bytes, broad_names: bool = False, common_names: float = 0.0):
         if not isinstance(key, (bytes, bytearray)) or not key:
             raise ValueError("the surrogate key must be a non-empty bytes secret")
         self._key = bytes(key)
         self.broad_names = broad_names
+        self.common_names = common_names
         self.unparsed_dates = 0
 
     def __repr__(self) -> str:
@@ -630,10 +635,13 @@ class Surrogates:
 
     def _name_word(self, patient: str, cls: str, word: str, role: str) -> str:
         """One name word: each hyphen-joined part drawn for itself in its role's list."""
-        lexicon = _words(self.broad_names)
         parts = []
         for part in word.split("-"):
             draw = self._draw(patient, cls, part.casefold())
+            broad = self.broad_names
+            if broad and self.common_names and draw.below(1000) < round(1000 * self.common_names):
+                broad = False
+            lexicon = _words(broad)
             if role == "initial":
                 letter = draw.choice(string.ascii_uppercase, avoid=part)
                 parts.append(letter.lower() if part.islower() else letter)

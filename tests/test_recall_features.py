@@ -1,4 +1,6 @@
 """Issue G's feature groups: casing, census, lexicon; and training-time re-substitution."""
+import re
+
 import numpy as np
 import pytest
 
@@ -100,6 +102,22 @@ def test_resubstituted_copies_keep_classes_and_patient_and_change_the_phi():
         assert [s.type for s in copy.spans] == [s.type for s in original.spans]
         copy.check_spans()
     assert any(c.text != o.text for o, c in zip(with_phi, copies))
+
+
+def test_common_names_draw_the_copies_names_from_the_common_lists():
+    """common_names=0 leaves the copies as before; 1 draws every name word from the gazetteers'
+    common names; a share outside [0, 1] is refused."""
+    from itdeid.resources import load_table
+    docs = tiny_corpus(12, seed=3)
+    assert [c.text for c in resubstituted(docs, 1, seed=0, common_names=0.0)] == \
+        [c.text for c in resubstituted(docs, 1, seed=0)]
+    common = {row[0] for table in ("first_names.tsv", "last_names.tsv") for row in load_table("gazetteers", table)}
+    names = [c.text[s.start:s.end] for c in resubstituted(docs, 1, seed=0, common_names=1.0)
+             for s in c.spans if s.type in ("PATIENT", "DOCTOR")]
+    words = [w for n in names for w in re.findall(r"[A-Za-z]{2,}", n) if w.lower() not in ("dr", "mr", "mrs", "ms")]
+    assert words and sum(w.title() in common for w in words) >= 0.9 * len(words)
+    with pytest.raises(ValueError, match="common_names"):
+        TokenModel(common_names=1.5).fit(docs[:4])
 
 
 def test_a_model_with_every_recall_lever_trains_saves_and_loads(tmp_path):
