@@ -51,12 +51,12 @@ def results_row(path: Path, first_cells: tuple[str, ...]) -> dict[str, str] | No
     return None
 
 
-def file_line(path: Path, prefix: str) -> str | None:
-    """The first line of ``path`` that starts with ``prefix`` (a results file's ``- code:``)."""
-    if not path.is_file():
-        return None
-    return next((line for line in path.read_text(encoding="utf-8").splitlines()
-                 if line.startswith(prefix)), None)
+def code_of(path: Path) -> str:
+    """What a results file's ``- code:`` line says ('code: itdeid 0.1.0, git 1a2ecea'), or that
+    it names no code."""
+    line = next((line for line in path.read_text(encoding="utf-8").splitlines()
+                 if line.startswith("- code:")), None)
+    return line[2:] if line else "code not recorded"
 
 
 def cv_lines(target: float) -> list[str]:
@@ -67,7 +67,7 @@ def cv_lines(target: float) -> list[str]:
                 "this run, so no CV score is quoted."]
     return [f"10-fold cross-validation grouped by patient on the PhysioNet split, out-of-fold, "
             f"the recipe at its target recall {target:.2f} (`{CV_RESULTS}`, "
-            f"{file_line(CV_RESULTS, '- code:')[2:]}), percent:", "",
+            f"{code_of(CV_RESULTS)}), percent:", "",
             "| binary token P | binary token R | binary token F | lowest fold R | PHI instances found "
             "| token 8-way F |",
             "|---|---|---|---|---|---|",
@@ -96,7 +96,7 @@ def speed_lines() -> list[str]:
     if one is None or two is None:
         return [f"The speed benchmark (`{SPEED_RESULTS}`) was not found beside this run."]
     lines = [f"`itdeid deid` over the PhysioNet notes as one-note files (`{SPEED_RESULTS}`, "
-             f"{file_line(SPEED_RESULTS, '- code:')[2:]}; after start-up): "
+             f"{code_of(SPEED_RESULTS)}; after start-up): "
              f"{one['tokens/s after startup']} tokens/s on one core, "
              f"{two['tokens/s after startup']} on two cores (4 copies of the notes)"]
     if peer is not None:
@@ -119,7 +119,7 @@ def weak_spot_lines() -> list[str]:
     by_class = ", ".join(f"{c.strip()} {n.strip()}" for c, n in
                          (line.strip("|").split("|") for line in table.group(1).strip().splitlines()))
     return [f"Out of fold on the PhysioNet split (`{ERROR_RESULTS}`, "
-            f"{file_line(ERROR_RESULTS, '- code:')[2:]}), the recipe missed "
+            f"{code_of(ERROR_RESULTS)}), the recipe missed "
             f"{summary.group(1)} of {summary.group(2)} gold PHI instances ({by_class}) and "
             f"raised {summary.group(3)} false alarms: it is tuned for recall, so expect "
             "ordinary words tagged as PHI (misspellings, unit names, capitalized words in "
