@@ -23,7 +23,7 @@ ninth of the trees, and training too (issue I); whether the PHI-or-not ranking h
 in issue G's folds (experiments/levers.py, rows ``*_TWO_STEP``).
 
 Model files are data only, and nothing in them runs code when loaded: xgboost's own UBJSON
-format for ``xgboost``, the trees' arrays in JSON (:mod:`itdeid.plain_trees`) for ``tree`` and
+format for ``xgboost`` (gzip-compressed, unpacked to at most :data:`MAX_LEARNER_BYTES`), the trees' arrays in JSON (:mod:`itdeid.plain_trees`) for ``tree`` and
 ``adaboost``, the class prior in ``model.json`` for ``majority``. A file name in ``model.json``
 must be the learner file of its kind, inside the model folder; anything wrong with a file is a
 :class:`~itdeid.errors.UserError` naming it.
