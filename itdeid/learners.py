@@ -23,10 +23,11 @@ ninth of the trees, and training too (issue I); whether the PHI-or-not ranking h
 in issue G's folds (experiments/levers.py, rows ``*_TWO_STEP``).
 
 Model files are data only, and nothing in them runs code when loaded: xgboost's own UBJSON
-format for ``xgboost`` (gzip-compressed, unpacked to at most :data:`MAX_LEARNER_BYTES`), the trees' arrays in JSON (:mod:`itdeid.plain_trees`) for ``tree`` and
-``adaboost``, the class prior in ``model.json`` for ``majority``. A file name in ``model.json``
-must be the learner file of its kind, inside the model folder; anything wrong with a file is a
-:class:`~itdeid.errors.UserError` naming it.
+format for ``xgboost`` (gzip-compressed, unpacked to at most :data:`MAX_LEARNER_BYTES`), the
+trees' arrays in JSON (:mod:`itdeid.plain_trees`) for ``tree`` and ``adaboost``, the class prior
+in ``model.json`` for ``majority``. A file name in ``model.json`` must be a learner file of its
+kind, inside the model folder; anything wrong with a file is a :class:`~itdeid.errors.UserError`
+naming it.
 """
 from __future__ import annotations
 
@@ -265,6 +266,8 @@ def _subfolder(folder: Path, name: str) -> Path:
 LEARNER_FILES = {"xgboost": "learner.ubj.gz", "trees": "learner.json"}
 #: xgboost files read: compressed UBJSON, and plain UBJSON as written before session 17.
 XGBOOST_FILES = ("learner.ubj.gz", "learner.ubj")
+#: Every learner file name ``model.json`` may give.
+KNOWN_FILES = frozenset(LEARNER_FILES.values()) | frozenset(XGBOOST_FILES)
 #: The most bytes a compressed learner file may unpack to (a file that unpacks to more is damaged
 #: or hostile, not a model: issue F's resource limits).
 MAX_LEARNER_BYTES = 1 << 30
@@ -281,10 +284,9 @@ def learner_path(folder: Path, name) -> Path:
     if name == "learner.skops":
         raise UserError(f"{folder / name}: skops learner files are no longer read (a skops file "
                         "can name code to run); retrain this model with this itdeid")
-    known = set(LEARNER_FILES.values()) | set(XGBOOST_FILES)
-    if name not in known:
+    if name not in KNOWN_FILES:
         raise UserError(f"{folder / 'model.json'}: learner file {name!r} is not one of "
-                        f"{', '.join(sorted(known))}")
+                        f"{', '.join(sorted(KNOWN_FILES))}")
     path = folder / name
     if not path.is_file():
         raise UserError(f"{path}: learner file missing")

@@ -34,14 +34,14 @@ WHAT_IS_KEPT = (
 
 
 def results_row(path: Path, first_cells: tuple[str, ...]) -> dict[str, str] | None:
-    """The row of the first markdown table in ``path`` whose first cells are ``first_cells``,
-    as column -> cell, or None when the file or the row is not there."""
+    """The first row of a markdown table in ``path`` whose first cells are ``first_cells``, as
+    column -> cell, or None when the file or the row is not there."""
     if not path.is_file():
         return None
     header = None
     for line in path.read_text(encoding="utf-8").splitlines():
         if not line.startswith("|"):
-            header = None if not line.strip() else header
+            header = None                   # a table ends where its lines do
             continue
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if header is None:
@@ -71,8 +71,8 @@ def cv_lines(target: float) -> list[str]:
             "| binary token P | binary token R | binary token F | lowest fold R | PHI instances found "
             "| token 8-way F |",
             "|---|---|---|---|---|---|",
-            f"| {row['binary P']} | {row['binary R']} | {row.get('binary F', '-')} | {row['lowest fold R']} | "
-            f"{row['instances R']} | {row['8-way F']} |"] + by_class_lines(target)
+            f"| {row['binary P']} | {row['binary R']} | {row.get('binary F', '-')} | "
+            f"{row['lowest fold R']} | {row['instances R']} | {row['8-way F']} |"] + by_class_lines(target)
 
 
 def by_class_lines(target: float) -> list[str]:
@@ -85,7 +85,8 @@ def by_class_lines(target: float) -> list[str]:
     section = text.split(heading, 1)[1].split("\n## ", 1)[0]
     table = [line for line in section.splitlines() if line.startswith("|")]
     relaxed = [line for line in section.splitlines() if line.startswith("Entity relaxed")]
-    return ["", "By class (token level, typed; PHI instances found of each class):", ""] + table + [""] + relaxed
+    return (["", "By class (token level, typed; PHI instances found of each class):", ""]
+            + table + [""] + relaxed)
 
 
 def speed_lines() -> list[str]:
@@ -100,7 +101,8 @@ def speed_lines() -> list[str]:
              f"{one['tokens/s after startup']} tokens/s on one core, "
              f"{two['tokens/s after startup']} on two cores (4 copies of the notes)"]
     if peer is not None:
-        lines[0] += f"; deid.pl 1.1 in the same run: {peer['tokens/s after startup']} tokens/s on one core"
+        lines[0] += (f"; deid.pl 1.1 in the same run: {peer['tokens/s after startup']} tokens/s "
+                     "on one core")
     lines[0] += "."
     return lines
 
@@ -138,7 +140,8 @@ def write_model_card(out: Path, name: str, settings: dict, data: dict, seconds: 
     lines = [f"# itdeid model card: preset `{name}`", "",
              f"- trained: {_dt.datetime.now().astimezone():%Y-%m-%d %H:%M %Z}, in {seconds:.0f} s",
              f"- command: `{command_line()}`", f"- machine: {machine()}", f"- code: {code_version()}",
-             f"- files: {size:.1f} MiB (JSON and gzip-compressed xgboost UBJSON; nothing runs code when loaded)", "",
+             f"- files: {size:.1f} MiB (JSON and gzip-compressed xgboost UBJSON; nothing runs code "
+             "when loaded)", "",
              "## Training data", ""]
     lines += [f"- {corpus}: {text}" for corpus, text in data.items()]
     lines += ["", WHAT_IS_KEPT, "", "## Settings", "", "```"]
