@@ -233,6 +233,10 @@ ROWS: dict[str, dict] = {
     # US names instead of the census lists (TokenModel's common_names): about the gold's share of
     # names that are common English words (47 % against 42 %; the census stand-ins have 7 %)
     **_screened_rows("BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_COMMON75", common_names=0.75),
+    # each boosting round of every member (and of the stage) grown on 70 % of the rows (xgboost's
+    # subsample): averaging more trainings ranked better at R.90 (rankings-averages.md), so members
+    # that differ more may average out more of each other's errors, at no tagging cost
+    **_screened_rows("BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_SUB70", subsample=0.7),
     # the recipe again, keeping the members' out-of-fold mean beside the blend (keep_passes), so
     # that thresholds.py can set the operating point of another context_weight: the stage alone
     # or weighted 0.75 ranked better at R.95 than the even blend in both recipe runs' caches

@@ -65,7 +65,8 @@ class Learner:
 
     def __init__(self, name: str = "xgboost", n_estimators: int | None = None, max_depth: int | None = None,
                  learning_rate: float | None = None, min_samples_leaf: int = 5, n_jobs: int | None = None,
-                 device: str = "cpu", random_state: int = 0, two_step: bool = False):
+                 device: str = "cpu", random_state: int = 0, two_step: bool = False,
+                 subsample: float | None = None):
         if name not in LEARNERS:
             raise ValueError(f"learner must be one of {', '.join(LEARNERS)}, got {name!r}")
         self.name = name
@@ -77,6 +78,7 @@ class Learner:
         self.device = device
         self.random_state = random_state
         self.two_step = two_step
+        self.subsample = subsample
 
     def _part(self, two_step: bool) -> "Learner":
         """A learner of the same kind and parameters (a part of a two-step learner)."""
@@ -105,6 +107,8 @@ class Learner:
                 learning_rate=self.learning_rate or 0.2, colsample_bytree=0.8, tree_method="hist",
                 objective="multi:softprob", device=self.device, n_jobs=self.n_jobs,
                 random_state=self.random_state, max_bin=256)
+            if self.subsample is not None:   # else xgboost's own default, all rows
+                params["subsample"] = self.subsample
             if len(self.classes_) == 2 and self.two_step:
                 params["objective"] = "binary:logistic"
             elif len(self.classes_) == 2:   # the wrapper sets num_class for three classes or more only
@@ -178,7 +182,7 @@ class Learner:
     def params(self) -> dict:
         return {k: getattr(self, k) for k in ("name", "n_estimators", "max_depth", "learning_rate",
                                                "min_samples_leaf", "n_jobs", "device", "random_state",
-                                               "two_step")}
+                                               "two_step", "subsample")}
 
     def save(self, folder: Path) -> dict:
         """Write the fitted estimator into ``folder``; returns metadata for the model file (a

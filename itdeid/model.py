@@ -191,6 +191,10 @@ class TokenModel(BaseEstimator):
         drawn uniformly, whose names are mostly rare words. Real names are often common words
         ('Mark', 'Page'): 42 % of the PhysioNet gold's name words have a Zipf frequency of 3.5
         or more, against 7 % of the census stand-ins' (issue G, session 17).
+    subsample : float or None, default None
+        Share of the training rows each boosting round of an xgboost learner draws (its
+        ``subsample``; None: all rows). Trees grown on other draws err differently, so the
+        members of an ensemble average out more of each other's errors (issue G, session 18).
     context_pass : bool, default False
         Stack a second model on this one (:mod:`itdeid.context_pass`): it reads the first
         pass's label probabilities of the token, of the three tokens each side and of the
@@ -229,7 +233,7 @@ class TokenModel(BaseEstimator):
                  target_recall: float | None = None, threshold: float | None = None,
                  identifiers: bool = False, resubstitutions: int = 0, context_pass: bool = False,
                  context_weight: float = 0.5, lexicon_min_count: int = MIN_COUNT, two_step: bool = False,
-                 common_names: float = 0.0):
+                 common_names: float = 0.0, subsample: float | None = None):
         self.trigger = trigger
         self.learner = learner
         self.groups = groups
@@ -255,6 +259,7 @@ class TokenModel(BaseEstimator):
         self.lexicon_min_count = lexicon_min_count
         self.two_step = two_step
         self.common_names = common_names
+        self.subsample = subsample
 
     # -- training ---------------------------------------------------------------------------
     def _new_extractor(self) -> FeatureExtractor:
@@ -266,7 +271,7 @@ class TokenModel(BaseEstimator):
     def _new_learner(self) -> Learner:
         return Learner(self.learner, n_estimators=self.n_estimators, max_depth=self.max_depth,
                        learning_rate=self.learning_rate, n_jobs=self.n_jobs, device=self.device,
-                       random_state=self.random_state, two_step=self.two_step)
+                       random_state=self.random_state, two_step=self.two_step, subsample=self.subsample)
 
     def fit(self, documents: Sequence[Document], trusted=None) -> "TokenModel":
         """Train on documents with gold spans."""
@@ -532,6 +537,8 @@ class TokenModel(BaseEstimator):
         check_count("lexicon_min_count", self.lexicon_min_count, 1)
         if isinstance(self.common_names, bool) or not 0 <= self.common_names <= 1:
             raise ValueError(f"common_names must be a share between 0 and 1, got {self.common_names!r}")
+        if self.subsample is not None and (isinstance(self.subsample, bool) or not 0 < self.subsample <= 1):
+            raise ValueError(f"subsample must be a share above 0 and at most 1, got {self.subsample!r}")
 
 
 def check_count(name: str, value, minimum: int) -> None:

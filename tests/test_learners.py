@@ -185,3 +185,24 @@ def test_a_gpu_device_with_a_cpu_only_xgboost_is_one_line_saying_what_to_install
     with pytest.raises(UserError, match="pip uninstall xgboost-cpu && pip install xgboost"):
         Learner(n_estimators=2, device="cuda").fit(X, y)
     Learner(n_estimators=2, device="cpu", n_jobs=1).fit(X, y)     # the CPU is always fine
+
+
+def test_subsample_draws_rows_per_round_and_survives_saving(tmp_path):
+    """``subsample`` reaches xgboost (other trees than all rows give), is saved with the learner,
+    and a learner saved before it existed (no key) loads with all rows."""
+    X, y = _data()
+    full = Learner("xgboost", n_estimators=20, random_state=0).fit(X, y)
+    drawn = Learner("xgboost", n_estimators=20, random_state=0, subsample=0.5).fit(X, y)
+    assert not np.allclose(full.predict_proba(X), drawn.predict_proba(X))
+    meta = json.loads(json.dumps(drawn.save(tmp_path)))
+    assert meta["params"]["subsample"] == 0.5
+    assert Learner.load(tmp_path, meta, X.shape[1]).subsample == 0.5
+    del meta["params"]["subsample"]
+    assert Learner.load(tmp_path, meta, X.shape[1]).subsample is None
+
+
+@pytest.mark.parametrize("value", [0, 1.5, True, -0.1])
+def test_token_model_refuses_a_subsample_outside_0_1(value):
+    from itdeid.model import TokenModel
+    with pytest.raises(ValueError, match="subsample"):
+        TokenModel(subsample=value)._check_params()
