@@ -64,6 +64,26 @@ def blend(p_phi: list[np.ndarray], weights: list[float], geometric: bool) -> np.
     return sum(wi * p for wi, p in zip(w, p_phi))
 
 
+def ranking_tables(entries: dict, gold: list, against: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The pooled table (precision at each of RECALLS, percent) and the paired table (per-fold
+    precision at PAIRED_RECALLS minus ``against``'s: mean, standard error, folds won) of
+    ``entries`` (a name -> its per-fold P(PHI) arrays, aligned with ``gold``'s per-fold flags)."""
+    pooled, paired = [], []
+    base = {R: np.array([precision_at_recall(p, g, R)[0] for p, g in zip(entries[against], gold)])
+            for R in PAIRED_RECALLS}
+    for name, parts in entries.items():
+        p_all, g_all = np.concatenate(parts), np.concatenate(gold)
+        pooled.append({"row": name, **{f"P@R{R:.2f}": 100 * precision_at_recall(p_all, g_all, R)[0]
+                                       for R in RECALLS}})
+        line = {"row": name}
+        for R in PAIRED_RECALLS:
+            d = np.array([precision_at_recall(p, g, R)[0] for p, g in zip(parts, gold)]) - base[R]
+            line[f"ΔP@R{R:.2f}"] = f"{100 * d.mean():+.1f} ± {100 * d.std(ddof=1) / np.sqrt(len(d)):.1f}"
+            line[f"wins@R{R:.2f}"] = f"{int((d > 0).sum())}/{len(d)}"
+        paired.append(line)
+    return pd.DataFrame(pooled).set_index("row").round(2), pd.DataFrame(paired).set_index("row")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add_cache_arguments(ap)
@@ -94,19 +114,7 @@ def main(argv=None) -> int:
             blend([per_fold[r][k][0] for r, _ in terms], [w for _, w in terms], geometric)
             for k in range(len(folds))]
     entries.setdefault(against, [p for p, _ in per_fold[against]])
-    pooled, paired = [], []
-    base = {R: np.array([precision_at_recall(p, g, R)[0] for p, g in zip(entries[against], gold)])
-            for R in PAIRED_RECALLS}
-    for name, parts in entries.items():
-        p_all, g_all = np.concatenate(parts), np.concatenate(gold)
-        pooled.append({"row": name, **{f"P@R{R:.2f}": 100 * precision_at_recall(p_all, g_all, R)[0]
-                                       for R in RECALLS}})
-        line = {"row": name}
-        for R in PAIRED_RECALLS:
-            d = np.array([precision_at_recall(p, g, R)[0] for p, g in zip(parts, gold)]) - base[R]
-            line[f"ΔP@R{R:.2f}"] = f"{100 * d.mean():+.1f} ± {100 * d.std(ddof=1) / np.sqrt(len(d)):.1f}"
-            line[f"wins@R{R:.2f}"] = f"{int((d > 0).sum())}/{len(d)}"
-        paired.append(line)
+    pooled, paired = ranking_tables(entries, gold, against)
     text = (f"# Ranking of PHI by rows of levers.py, alone and averaged\n\n"
             f"- command: `python experiments/rankings.py {args.corpus} --levers {args.levers} "
             f"--rows {args.rows}" + (f" --means {args.means}" if args.means else "")
@@ -118,10 +126,10 @@ def main(argv=None) -> int:
             f"- folds: {folds} of {args.folds} (those every named row has cached)\n\n"
             "Binary token precision (percent) where pooled out-of-fold recall first reaches R; "
             "`mean(...)` averages the rows' P(PHI):\n\n"
-            + markdown_table(pd.DataFrame(pooled).set_index("row").round(2))
+            + markdown_table(pooled)
             + f"\n\nPer fold, precision at recall R minus `{against}`'s: mean ± standard error over "
               "folds (percentage points), and the folds where the row is higher:\n\n"
-            + markdown_table(pd.DataFrame(paired).set_index("row")) + "\n")
+            + markdown_table(paired) + "\n")
     publish(text, args.out)
     return 0
 
