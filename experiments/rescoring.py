@@ -20,6 +20,10 @@ probabilities before building it into a model:
   among training tokens like it; groups are ``all``, ``class`` (the most likely PHI class),
   ``shape`` (punctuation, number, word) and ``class-shape``. Ties are broken by the row's own
   P(PHI).
+- **Punctuation between** (``punctuation``): a punctuation token is PHI only between two PHI
+  tokens; its P(PHI) becomes the least of its own and its two neighbours'. The gold of a name or
+  phone number rarely holds the comma after it or the bracket before it, and the context stage
+  lifts those tokens with their neighbour.
 
 The tables are rankings.py's: precision where pooled recall first reaches 0.90 / 0.95 / 0.97, and
 per fold the difference from the row itself (mean ± standard error, folds won). Nothing is
@@ -49,7 +53,7 @@ from itdeid.report import markdown_table, publish  # noqa: E402
 
 DEFAULT_RESCORINGS = ("propagate:patient:0.3,propagate:patient:0.5,propagate:patient:0.9,"
                       "propagate:fold:0.3,propagate:fold:0.5,propagate:fold:0.9,"
-                      "isotonic:all,isotonic:class,isotonic:shape,isotonic:class-shape")
+                      "isotonic:all,isotonic:class,isotonic:shape,isotonic:class-shape,punctuation")
 _WORD = re.compile(r"[^\W\d_]")
 
 
@@ -83,6 +87,15 @@ def propagated(notes: list[dict], scope: str, weight: float) -> list[np.ndarray]
                 if others:
                     q[i] = max(q[i], weight * others[0])
     return out
+
+
+def punctuation_between(note: dict) -> np.ndarray:
+    """A note's P(PHI) with each punctuation token's lowered to its neighbours' (zero beyond
+    the note)."""
+    p = note["p"]
+    left, right = np.r_[0.0, p[:-1]], np.r_[p[1:], 0.0]
+    punct = np.array([_shape(w) == 0 for w in note["words"]], dtype=bool)
+    return np.where(punct, np.minimum(p, np.minimum(left, right)), p)
 
 
 def isotonic(folds: list[list[dict]], keys: list[list[np.ndarray]]) -> list[np.ndarray]:
@@ -143,6 +156,8 @@ def main(argv=None) -> int:
         if kind == "propagate":
             scope, weight = rest[0], float(rest[1])
             entries[spec] = [np.concatenate(propagated(fold, scope, weight)) for fold in notes]
+        elif kind == "punctuation":
+            entries[spec] = [np.concatenate([punctuation_between(n) for n in fold]) for fold in notes]
         elif kind == "isotonic":
             entries[spec] = isotonic(notes, [_group_keys(fold, rest[0]) for fold in notes])
         else:
