@@ -237,6 +237,10 @@ ROWS: dict[str, dict] = {
     # subsample): averaging more trainings ranked better at R.90 (rankings-averages.md), so members
     # that differ more may average out more of each other's errors, at no tagging cost
     **_screened_rows("BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_SUB70", subsample=0.7),
+    # members reading three tokens each side instead of the paper's two (the context stage reads
+    # three each side of the members' probabilities already): a misspelt relation word or a pain
+    # word two or three tokens from a name or a score is then in a member's own row
+    **_screened_rows("BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_WIN3", window=3),
     # the recipe again, keeping the members' out-of-fold mean beside the blend (keep_passes), so
     # that thresholds.py can set the operating point of another context_weight: the stage alone
     # or weighted 0.75 ranked better at R.95 than the even blend in both recipe runs' caches
