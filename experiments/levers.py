@@ -241,6 +241,10 @@ ROWS: dict[str, dict] = {
     # three each side of the members' probabilities already): a misspelt relation word or a pain
     # word two or three tokens from a name or a score is then in a member's own row
     **_screened_rows("BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_WIN3", window=3),
+    # PHI tokens weighing four times an ordinary token in the PHI-or-not models (members'
+    # detectors and the stage; TokenModel's phi_weight): the operating point lies at recall 0.95,
+    # where the hard PHI is ranked among ordinary words the trees spend most of their splits on
+    **_screened_rows("BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_PHIW4", phi_weight=4.0),
     # the recipe again, keeping the members' out-of-fold mean beside the blend (keep_passes), so
     # that thresholds.py can set the operating point of another context_weight: the stage alone
     # or weighted 0.75 ranked better at R.95 than the even blend in both recipe runs' caches

@@ -66,7 +66,7 @@ class Learner:
     def __init__(self, name: str = "xgboost", n_estimators: int | None = None, max_depth: int | None = None,
                  learning_rate: float | None = None, min_samples_leaf: int = 5, n_jobs: int | None = None,
                  device: str = "cpu", random_state: int = 0, two_step: bool = False,
-                 subsample: float | None = None):
+                 subsample: float | None = None, phi_weight: float = 1.0):
         if name not in LEARNERS:
             raise ValueError(f"learner must be one of {', '.join(LEARNERS)}, got {name!r}")
         self.name = name
@@ -79,10 +79,12 @@ class Learner:
         self.random_state = random_state
         self.two_step = two_step
         self.subsample = subsample
+        self.phi_weight = phi_weight
 
-    def _part(self, two_step: bool) -> "Learner":
-        """A learner of the same kind and parameters (a part of a two-step learner)."""
-        return Learner(**{**self.params(), "two_step": two_step})
+    def _part(self, two_step: bool, **change) -> "Learner":
+        """A learner of the same kind and parameters but ``change`` (a part of a two-step
+        learner)."""
+        return Learner(**{**self.params(), "two_step": two_step, **change})
 
     def fit(self, X: np.ndarray, y: np.ndarray, sample_weight: np.ndarray | None = None) -> "Learner":
         y = np.asarray(y, dtype=np.int64)
@@ -90,6 +92,9 @@ class Learner:
         self.detector_ = self.typer_ = None
         if self.two_step and len(self.classes_) > 2:
             return self._fit_two_step(X, y, sample_weight)
+        if self.phi_weight != 1.0:   # every PHI row (label > 0) weighs phi_weight times its weight
+            base = np.ones(len(y), dtype=np.float32) if sample_weight is None else np.asarray(sample_weight)
+            sample_weight = np.where(y != 0, self.phi_weight, 1.0).astype(np.float32) * base
         encoded = np.searchsorted(self.classes_, y)
         if self.name == "majority" or len(self.classes_) == 1:
             counts = np.bincount(y, weights=sample_weight, minlength=N_LABELS)
@@ -132,9 +137,9 @@ class Learner:
         the rows hold one PHI class only)."""
         phi = y != 0
         self.detector_ = self._part(True).fit(X, phi.astype(np.int64), sample_weight)
-        if len(np.unique(y[phi])) > 1:
+        if len(np.unique(y[phi])) > 1:   # all PHI rows: the class model weighs them as given
             weights = None if sample_weight is None else np.asarray(sample_weight)[phi]
-            self.typer_ = self._part(False).fit(X[phi], y[phi], weights)
+            self.typer_ = self._part(False, phi_weight=1.0).fit(X[phi], y[phi], weights)
         self.estimator_ = None
         return self
 
@@ -182,7 +187,7 @@ class Learner:
     def params(self) -> dict:
         return {k: getattr(self, k) for k in ("name", "n_estimators", "max_depth", "learning_rate",
                                                "min_samples_leaf", "n_jobs", "device", "random_state",
-                                               "two_step", "subsample")}
+                                               "two_step", "subsample", "phi_weight")}
 
     def save(self, folder: Path) -> dict:
         """Write the fitted estimator into ``folder``; returns metadata for the model file (a

@@ -195,6 +195,12 @@ class TokenModel(BaseEstimator):
         Share of the training rows each boosting round of an xgboost learner draws (its
         ``subsample``; None: all rows). Trees grown on other draws err differently, so the
         members of an ensemble average out more of each other's errors (issue G, session 18).
+    phi_weight : float, default 1.0
+        Weight of each PHI token in training the PHI-or-not decision, against 1 for ordinary
+        text (a two-step learner's class model weighs its PHI tokens alike). Real notes hold
+        under 1 % PHI, and the operating point lies where recall is 0.95: more weight on the
+        PHI makes the trees spend their splits on the PHI that looks ordinary rather than on
+        the ordinary text that is easy (issue G, session 18).
     context_pass : bool, default False
         Stack a second model on this one (:mod:`itdeid.context_pass`): it reads the first
         pass's label probabilities of the token, of the three tokens each side and of the
@@ -233,7 +239,7 @@ class TokenModel(BaseEstimator):
                  target_recall: float | None = None, threshold: float | None = None,
                  identifiers: bool = False, resubstitutions: int = 0, context_pass: bool = False,
                  context_weight: float = 0.5, lexicon_min_count: int = MIN_COUNT, two_step: bool = False,
-                 common_names: float = 0.0, subsample: float | None = None):
+                 common_names: float = 0.0, subsample: float | None = None, phi_weight: float = 1.0):
         self.trigger = trigger
         self.learner = learner
         self.groups = groups
@@ -260,6 +266,7 @@ class TokenModel(BaseEstimator):
         self.two_step = two_step
         self.common_names = common_names
         self.subsample = subsample
+        self.phi_weight = phi_weight
 
     # -- training ---------------------------------------------------------------------------
     def _new_extractor(self) -> FeatureExtractor:
@@ -271,7 +278,8 @@ class TokenModel(BaseEstimator):
     def _new_learner(self) -> Learner:
         return Learner(self.learner, n_estimators=self.n_estimators, max_depth=self.max_depth,
                        learning_rate=self.learning_rate, n_jobs=self.n_jobs, device=self.device,
-                       random_state=self.random_state, two_step=self.two_step, subsample=self.subsample)
+                       random_state=self.random_state, two_step=self.two_step, subsample=self.subsample,
+                       phi_weight=self.phi_weight)
 
     def fit(self, documents: Sequence[Document], trusted=None) -> "TokenModel":
         """Train on documents with gold spans."""
@@ -539,6 +547,8 @@ class TokenModel(BaseEstimator):
             raise ValueError(f"common_names must be a share between 0 and 1, got {self.common_names!r}")
         if self.subsample is not None and (isinstance(self.subsample, bool) or not 0 < self.subsample <= 1):
             raise ValueError(f"subsample must be a share above 0 and at most 1, got {self.subsample!r}")
+        if isinstance(self.phi_weight, bool) or not isinstance(self.phi_weight, (int, float)) or self.phi_weight <= 0:
+            raise ValueError(f"phi_weight must be a number above 0, got {self.phi_weight!r}")
 
 
 def check_count(name: str, value, minimum: int) -> None:

@@ -206,3 +206,28 @@ def test_token_model_refuses_a_subsample_outside_0_1(value):
     from itdeid.model import TokenModel
     with pytest.raises(ValueError, match="subsample"):
         TokenModel(subsample=value)._check_params()
+
+
+def test_phi_weight_weighs_the_phi_rows_of_the_detector_only():
+    """``phi_weight`` W trains as if each PHI row (label > 0) had W times its weight: the same
+    trees as explicit weights, other trees than none; a two-step learner's class model, whose
+    rows are all PHI, is the unweighted one."""
+    X, y = _data()
+    weighted = Learner("xgboost", n_estimators=10, random_state=0, phi_weight=3.0).fit(X, y)
+    explicit = Learner("xgboost", n_estimators=10, random_state=0).fit(X, y, np.where(y > 0, 3.0, 1.0))
+    plain = Learner("xgboost", n_estimators=10, random_state=0).fit(X, y)
+    np.testing.assert_allclose(weighted.predict_proba(X), explicit.predict_proba(X), rtol=1e-6)
+    assert not np.allclose(weighted.predict_proba(X), plain.predict_proba(X))
+    two = Learner("xgboost", n_estimators=10, random_state=0, two_step=True, phi_weight=3.0).fit(X, y)
+    two_plain = Learner("xgboost", n_estimators=10, random_state=0, two_step=True).fit(X, y)
+    assert two.typer_.phi_weight == 1.0
+    phi = y > 0
+    np.testing.assert_allclose(two.typer_.predict_proba(X[phi]), two_plain.typer_.predict_proba(X[phi]), rtol=1e-6)
+    assert not np.allclose(two.detector_.predict_proba(X), two_plain.detector_.predict_proba(X))
+
+
+@pytest.mark.parametrize("value", [0, -1.0, True])
+def test_token_model_refuses_a_phi_weight_not_above_0(value):
+    from itdeid.model import TokenModel
+    with pytest.raises(ValueError, match="phi_weight"):
+        TokenModel(phi_weight=value)._check_params()
