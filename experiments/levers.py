@@ -241,6 +241,9 @@ ROWS: dict[str, dict] = {
     # three each side of the members' probabilities already): a misspelt relation word or a pain
     # word two or three tokens from a name or a score is then in a member's own row
     **_screened_rows("BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_WIN3", window=3),
+    # and one token each side: the wider window ranked worse in every fold at R.95 (rankings-win3.md),
+    # so fewer windowed columns may overfit the training notes less (and cost less to tag)
+    **_screened_rows("BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_WIN1", window=1),
     # PHI tokens weighing four times an ordinary token in the PHI-or-not models (members'
     # detectors and the stage; TokenModel's phi_weight): the operating point lies at recall 0.95,
     # where the hard PHI is ranked among ordinary words the trees spend most of their splits on
