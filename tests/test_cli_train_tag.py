@@ -207,3 +207,15 @@ def test_train_with_synthetic_records_chooses_the_threshold_on_the_corpus_alone(
                  "--synthetic", "4"]) == 2
     assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "x"),
                  "--synthetic", "4", "--synthetic-nursing", "1.5"]) == 2
+
+
+def test_train_window_reaches_the_members_and_a_negative_one_is_refused(tmp_path):
+    docs = tiny_corpus(12, seed=5)
+    write_i2b2_2006(docs, tmp_path / "train.xml")
+    assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "m"), "--members", "2",
+                 "--window", "1", "--n-estimators", "5", "--n-jobs", "1"]) == 0
+    member = json.loads((tmp_path / "m" / "member-0" / "model.json").read_text())
+    assert member["params"]["window"] == 1
+    names = member["feature_names"]
+    assert any(n.endswith("@+1") for n in names) and not any(n.endswith("@+2") for n in names)
+    assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "x"), "--window", "-1"]) == 2

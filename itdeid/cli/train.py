@@ -53,6 +53,9 @@ def add_parser(subparsers):
     p.add_argument("--learning-rate", type=float, default=None,
                    help="boosting learning rate (default: "
                         f"{MEMBER['learning_rate']} for the recipe's ensemble, the learner's otherwise)")
+    p.add_argument("--window", type=int, default=2, metavar="W",
+                   help="neighbouring tokens each side whose attributes a token's row holds (default: 2, "
+                        "the paper's)")
     p.add_argument("--device", default="cpu", help="xgboost device: cpu or cuda (default: cpu)")
     p.add_argument("--n-jobs", type=int, default=None, help="xgboost threads (default: all cores)")
     p.add_argument("--negative-rate", type=float, default=1.0,
@@ -168,6 +171,8 @@ def run(args):
                         "chooses its threshold on the corpus's own notes)")
     if not 0 <= args.synthetic_nursing <= 1:
         raise UserError("--synthetic-nursing must be between 0 and 1")
+    if args.window < 0:
+        raise UserError(f"--window must be 0 or more, got {args.window}")
     if single_context and args.resubstitutions:
         raise UserError("--resubstitutions needs --no-context-pass with --members 0: a re-substituted "
                         "copy has no out-of-fold first pass for the second model to read")
@@ -184,7 +189,7 @@ def run(args):
                   device=args.device, n_jobs=args.n_jobs, negative_rate=args.negative_rate,
                   target_recall=None if args.argmax else args.target_recall,
                   resubstitutions=args.resubstitutions, context_pass=single_context,
-                  two_step=args.two_step)
+                  two_step=args.two_step, window=args.window)
     groups = FEATURE_SETS[args.features]
     if args.system:
         if args.resubstitutions and args.iterations:
