@@ -84,6 +84,12 @@ def ranking_tables(entries: dict, gold: list, against: str) -> tuple[pd.DataFram
     return pd.DataFrame(pooled).set_index("row").round(2), pd.DataFrame(paired).set_index("row")
 
 
+def tables_text(pooled: pd.DataFrame, paired: pd.DataFrame, pooled_caption: str, paired_caption: str) -> str:
+    """:func:`ranking_tables`' two tables in markdown, each after its caption."""
+    return (f"{pooled_caption}:\n\n{markdown_table(pooled)}\n\n"
+            f"{paired_caption}:\n\n{markdown_table(paired)}\n")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add_cache_arguments(ap)
@@ -124,12 +130,10 @@ def main(argv=None) -> int:
             f"Python {platform.python_version()}\n- code: git {_git()}\n"
             f"- fold caches computed by: {cache_provenance(Path(args.levers) / 'cache', rows, folds)}\n"
             f"- folds: {folds} of {args.folds} (those every named row has cached)\n\n"
-            "Binary token precision (percent) where pooled out-of-fold recall first reaches R; "
-            "`mean(...)` averages the rows' P(PHI):\n\n"
-            + markdown_table(pooled)
-            + f"\n\nPer fold, precision at recall R minus `{against}`'s: mean ± standard error over "
-              "folds (percentage points), and the folds where the row is higher:\n\n"
-            + markdown_table(paired) + "\n")
+            + tables_text(pooled, paired, "Binary token precision (percent) where pooled out-of-fold recall "
+                          "first reaches R; `mean(...)` averages the rows' P(PHI)",
+                          f"Per fold, precision at recall R minus `{against}`'s: mean ± standard error "
+                          "over folds (percentage points), and the folds where the row is higher"))
     publish(text, args.out)
     return 0
 

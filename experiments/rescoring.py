@@ -47,9 +47,9 @@ sys.path.insert(0, str(ROOT))
 
 from levers import (_git, add_cache_arguments, cache_provenance, cached_fold, cached_folds,  # noqa: E402
                     corpus_missing, tokenized_folds)
-from rankings import ranking_tables  # noqa: E402
+from rankings import ranking_tables, tables_text  # noqa: E402
 
-from itdeid.report import markdown_table, publish  # noqa: E402
+from itdeid.report import publish  # noqa: E402
 
 DEFAULT_RESCORINGS = ("propagate:patient:0.3,propagate:patient:0.5,propagate:patient:0.9,"
                       "propagate:fold:0.3,propagate:fold:0.5,propagate:fold:0.9,"
@@ -170,11 +170,10 @@ def main(argv=None) -> int:
             f"- date: {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC\n- code: git {_git()}\n"
             f"- fold caches computed by: {cache_provenance(cache, [args.row], folds)}\n"
             f"- folds: {folds} of {args.folds}\n\n"
-            "Binary token precision (percent) where pooled out-of-fold recall first reaches R:\n\n"
-            + markdown_table(pooled)
-            + f"\n\nPer fold, precision at recall R minus the row's own (percentage points, mean ± "
-              "standard error over folds), and the folds where the rescoring is higher:\n\n"
-            + markdown_table(paired) + "\n")
+            + tables_text(pooled, paired, "Binary token precision (percent) where pooled out-of-fold recall "
+                          "first reaches R",
+                          "Per fold, precision at recall R minus the row's own (percentage points, mean ± "
+                          "standard error over folds), and the folds where the rescoring is higher"))
     publish(text, args.out)
     return 0
 
