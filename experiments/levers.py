@@ -248,6 +248,12 @@ ROWS: dict[str, dict] = {
     # detectors and the stage; TokenModel's phi_weight): the operating point lies at recall 0.95,
     # where the hard PHI is ranked among ordinary words the trees spend most of their splits on
     **_screened_rows("BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_PHIW4", phi_weight=4.0),
+    # issue I: the members' class models (two-step learners' typers) with 50 trees at learning rate
+    # 0.3 instead of the detectors' 400 at 0.1: eight classes grow eight trees a round, and the
+    # typers were a third of the recipe's tree time; alone on the PHI tokens of four folds, 30 to
+    # 400 trees named the class alike (96-97 % right; a scratch run, not committed)
+    **_screened_rows("BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_TYPER50", typer_estimators=50,
+                     typer_learning_rate=0.3),
     # the recipe again, keeping the members' out-of-fold mean beside the blend (keep_passes), so
     # that thresholds.py can set the operating point of another context_weight: the stage alone
     # or weighted 0.75 ranked better at R.95 than the even blend in both recipe runs' caches

@@ -20,7 +20,12 @@ over every token (one tree a boosting round, where a nine-class model grows nine
 over the PHI tokens alone that names the class, asked only for tokens whose P(PHI) reaches
 :data:`TYPE_FLOOR`. Most tokens of a note are plainly ordinary text, so tagging grows about a
 ninth of the trees, and training too (issue I); whether the PHI-or-not ranking holds is measured
-in issue G's folds (experiments/levers.py, rows ``*_TWO_STEP``).
+in issue G's folds (experiments/levers.py, rows ``*_TWO_STEP``). The class model may grow fewer
+trees than the PHI-or-not model (``typer_estimators``, ``typer_learning_rate``): naming the class
+of a token known to be PHI is the easy half (the regex, trigger and name-list columns say most
+of it), yet with eight classes it grows eight trees a round, and asked of every token that one
+member scores above :data:`TYPE_FLOOR` it was about a third of the recipe's tree time (issue I,
+session 19).
 
 Model files are data only, and nothing in them runs code when loaded: xgboost's own UBJSON
 format for ``xgboost`` (gzip-compressed, unpacked to at most :data:`MAX_LEARNER_BYTES`), the
@@ -66,7 +71,8 @@ class Learner:
     def __init__(self, name: str = "xgboost", n_estimators: int | None = None, max_depth: int | None = None,
                  learning_rate: float | None = None, min_samples_leaf: int = 5, n_jobs: int | None = None,
                  device: str = "cpu", random_state: int = 0, two_step: bool = False,
-                 subsample: float | None = None, phi_weight: float = 1.0):
+                 subsample: float | None = None, phi_weight: float = 1.0,
+                 typer_estimators: int | None = None, typer_learning_rate: float | None = None):
         if name not in LEARNERS:
             raise ValueError(f"learner must be one of {', '.join(LEARNERS)}, got {name!r}")
         self.name = name
@@ -80,6 +86,8 @@ class Learner:
         self.two_step = two_step
         self.subsample = subsample
         self.phi_weight = phi_weight
+        self.typer_estimators = typer_estimators
+        self.typer_learning_rate = typer_learning_rate
 
     def _part(self, two_step: bool, **change) -> "Learner":
         """A learner of the same kind and parameters but ``change`` (a part of a two-step
@@ -139,7 +147,10 @@ class Learner:
         self.detector_ = self._part(True).fit(X, phi.astype(np.int64), sample_weight)
         if len(np.unique(y[phi])) > 1:   # all PHI rows: the class model weighs them as given
             weights = None if sample_weight is None else np.asarray(sample_weight)[phi]
-            self.typer_ = self._part(False, phi_weight=1.0).fit(X[phi], y[phi], weights)
+            typer = self._part(False, phi_weight=1.0, typer_estimators=None, typer_learning_rate=None,
+                               n_estimators=self.typer_estimators or self.n_estimators,
+                               learning_rate=self.typer_learning_rate or self.learning_rate)
+            self.typer_ = typer.fit(X[phi], y[phi], weights)
         self.estimator_ = None
         return self
 
@@ -187,7 +198,8 @@ class Learner:
     def params(self) -> dict:
         return {k: getattr(self, k) for k in ("name", "n_estimators", "max_depth", "learning_rate",
                                                "min_samples_leaf", "n_jobs", "device", "random_state",
-                                               "two_step", "subsample", "phi_weight")}
+                                               "two_step", "subsample", "phi_weight", "typer_estimators",
+                                               "typer_learning_rate")}
 
     def save(self, folder: Path) -> dict:
         """Write the fitted estimator into ``folder``; returns metadata for the model file (a

@@ -201,6 +201,10 @@ class TokenModel(BaseEstimator):
         under 1 % PHI, and the operating point lies where recall is 0.95: more weight on the
         PHI makes the trees spend their splits on the PHI that looks ordinary rather than on
         the ordinary text that is easy (issue G, session 18).
+    typer_estimators, typer_learning_rate : int and float or None, default None
+        Trees and learning rate of a ``two_step`` learner's class model (None: those of the
+        PHI-or-not model, ``n_estimators`` and ``learning_rate``). Naming the class of a PHI
+        token is the easy half, and eight classes grow eight trees a round (issue I, session 19).
     context_pass : bool, default False
         Stack a second model on this one (:mod:`itdeid.context_pass`): it reads the first
         pass's label probabilities of the token, of the three tokens each side and of the
@@ -239,7 +243,8 @@ class TokenModel(BaseEstimator):
                  target_recall: float | None = None, threshold: float | None = None,
                  identifiers: bool = False, resubstitutions: int = 0, context_pass: bool = False,
                  context_weight: float = 0.5, lexicon_min_count: int = MIN_COUNT, two_step: bool = False,
-                 common_names: float = 0.0, subsample: float | None = None, phi_weight: float = 1.0):
+                 common_names: float = 0.0, subsample: float | None = None, phi_weight: float = 1.0,
+                 typer_estimators: int | None = None, typer_learning_rate: float | None = None):
         self.trigger = trigger
         self.learner = learner
         self.groups = groups
@@ -267,6 +272,8 @@ class TokenModel(BaseEstimator):
         self.common_names = common_names
         self.subsample = subsample
         self.phi_weight = phi_weight
+        self.typer_estimators = typer_estimators
+        self.typer_learning_rate = typer_learning_rate
 
     # -- training ---------------------------------------------------------------------------
     def _new_extractor(self) -> FeatureExtractor:
@@ -279,7 +286,8 @@ class TokenModel(BaseEstimator):
         return Learner(self.learner, n_estimators=self.n_estimators, max_depth=self.max_depth,
                        learning_rate=self.learning_rate, n_jobs=self.n_jobs, device=self.device,
                        random_state=self.random_state, two_step=self.two_step, subsample=self.subsample,
-                       phi_weight=self.phi_weight)
+                       phi_weight=self.phi_weight, typer_estimators=self.typer_estimators,
+                       typer_learning_rate=self.typer_learning_rate)
 
     def fit(self, documents: Sequence[Document], trusted=None) -> "TokenModel":
         """Train on documents with gold spans."""
@@ -549,6 +557,13 @@ class TokenModel(BaseEstimator):
             raise ValueError(f"subsample must be a share above 0 and at most 1, got {self.subsample!r}")
         if isinstance(self.phi_weight, bool) or not isinstance(self.phi_weight, (int, float)) or self.phi_weight <= 0:
             raise ValueError(f"phi_weight must be a number above 0, got {self.phi_weight!r}")
+        if self.typer_estimators is not None:
+            check_count("typer_estimators", self.typer_estimators, 1)
+        if self.typer_learning_rate is not None and (
+                isinstance(self.typer_learning_rate, bool) or not isinstance(self.typer_learning_rate, (int, float))
+                or not 0 < self.typer_learning_rate <= 1):
+            raise ValueError(f"typer_learning_rate must be a number above 0 and at most 1, "
+                             f"got {self.typer_learning_rate!r}")
 
 
 def check_count(name: str, value, minimum: int) -> None:

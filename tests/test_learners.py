@@ -231,3 +231,34 @@ def test_token_model_refuses_a_phi_weight_not_above_0(value):
     from itdeid.model import TokenModel
     with pytest.raises(ValueError, match="phi_weight"):
         TokenModel(phi_weight=value)._check_params()
+
+
+def test_typer_grows_its_own_trees_and_the_detector_is_unchanged(tmp_path):
+    """``typer_estimators`` and ``typer_learning_rate`` shape a two-step learner's class model
+    only: its booster has that many rounds, the PHI-or-not model is the one trained without
+    them, and a saved learner keeps them (a file without them loads as before)."""
+    X, y = _data()
+    plain = Learner("xgboost", n_estimators=12, learning_rate=0.1, random_state=0, two_step=True).fit(X, y)
+    small = Learner("xgboost", n_estimators=12, learning_rate=0.1, random_state=0, two_step=True,
+                    typer_estimators=3, typer_learning_rate=0.5).fit(X, y)
+    assert small.typer_.estimator_.get_booster().num_boosted_rounds() == 3
+    assert plain.typer_.estimator_.get_booster().num_boosted_rounds() == 12
+    assert small.typer_.learning_rate == 0.5 and small.typer_.typer_estimators is None
+    np.testing.assert_array_equal(small.detector_.predict_proba(X), plain.detector_.predict_proba(X))
+    assert not np.allclose(small.typer_.predict_proba(X[y > 0]), plain.typer_.predict_proba(X[y > 0]))
+    meta = json.loads(json.dumps(small.save(tmp_path)))
+    loaded = Learner.load(tmp_path, meta, X.shape[1])
+    assert (loaded.typer_estimators, loaded.typer_learning_rate) == (3, 0.5)
+    np.testing.assert_array_equal(loaded.predict_proba(X), small.predict_proba(X))
+    for key in ("typer_estimators", "typer_learning_rate"):
+        del meta["params"][key]
+    assert Learner.load(tmp_path, meta, X.shape[1]).typer_estimators is None
+
+
+@pytest.mark.parametrize("change", [dict(typer_estimators=0), dict(typer_estimators=2.5),
+                                    dict(typer_learning_rate=0), dict(typer_learning_rate=1.5),
+                                    dict(typer_learning_rate=True)])
+def test_token_model_refuses_typer_settings_out_of_range(change):
+    from itdeid.model import TokenModel
+    with pytest.raises(ValueError, match="typer_"):
+        TokenModel(**change)._check_params()
