@@ -116,4 +116,5 @@ def recipe_model(**member_params) -> InnerEnsemble:
     return InnerEnsemble(TokenModel(**{**MEMBER, **member_params}), folds=RECIPE["members"],
                          context_pass=RECIPE["context_pass"], target_recall=RECIPE["target_recall"],
                          identifiers=RECIPE["identifiers"], stage_refit=RECIPE["stage_refit"],
-                         screen=RECIPE["screen"], draws=RECIPE["draws"], join_gaps=RECIPE["join_gaps"])
+                         screen=RECIPE["screen"], draws=RECIPE["draws"], join_gaps=RECIPE["join_gaps"],
+                         screener=RECIPE.get("screener", False))

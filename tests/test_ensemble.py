@@ -323,3 +323,59 @@ def test_the_members_mean_out_of_fold_is_kept_beside_the_blend():
     assert first.shape == blend.shape and not np.allclose(first, blend)
     stage = (blend - (1 - model.context_weight) * first) / model.context_weight
     assert stage.min() >= -1e-5 and stage.max() <= 1 + 1e-5
+
+
+@pytest.fixture(scope="module")
+def screened():
+    docs = tiny_corpus(30, seed=4)
+    base = TokenModel(n_estimators=5, n_jobs=1, previous="none", random_state=7)
+    return docs, InnerEnsemble(base, folds=3, target_recall=0.9, context_pass=True, screener=True).fit(docs)
+
+
+def test_a_screener_judges_every_token_and_every_member_only_the_tokens_it_passes(screened, tmp_path,
+                                                                                  monkeypatch):
+    """screener (issue I): a small model over the members' cheap feature groups; with a screen
+    of 0 every token goes on (the full ensemble); with a screen, a token no screener hit is near
+    keeps the screener's P(PHI), a token near one gets every member's mean; saved and loaded,
+    the same numbers."""
+    from itdeid.ensemble import SCREEN_REACH, SCREENER_SKIPS, SCREENER_TREES
+    docs, model = screened
+    sc = model.screener_
+    assert not set(sc.groups) & set(SCREENER_SKIPS) and set(sc.groups) < set(model.members_[0].groups)
+    assert sc.learner_.detector_.estimator_.get_booster().num_boosted_rounds() == SCREENER_TREES
+    tds = [tokenize_document(d, gold=False) for d in docs[:6]]
+    full = model.predict_proba_tokenized(tds)
+    model.context_weight = 0.0
+    full_mean = model.predict_proba_tokenized(tds)
+    monkeypatch.setattr("itdeid.ensemble.SCREEN_MARGIN", 1)   # as in the member-0 screen's test
+    try:
+        screener_phi = [1 - p[:, 0] for p in sc.predict_proba_tokenized(tds)]
+        screen = float(np.quantile(np.concatenate(screener_phi), 0.8))
+        model.screen = model.threshold = screen
+        mean = model.predict_proba_tokenized(tds)
+        model.context_weight = 0.5
+        blended = model.predict_proba_tokenized(tds)
+        model.save(tmp_path / "m")
+        loaded = load_model(tmp_path / "m")
+        assert loaded.screener and loaded.screen == screen
+        for a, b in zip(loaded.predict_proba_tokenized(tds), blended):
+            np.testing.assert_array_equal(a, b)
+        model.screen = 0.0
+        for a, b in zip(model.predict_proba_tokenized(tds), full):
+            np.testing.assert_array_equal(a, b)
+    finally:
+        model.screen, model.context_weight, model.threshold = None, 0.5, None
+    skipped = near = 0
+    for phi, m, fm in zip(screener_phi, mean, full_mean):
+        reached = np.zeros(len(phi), dtype=bool)
+        for i in np.flatnonzero(phi >= screen):
+            reached[max(0, i - SCREEN_REACH):i + SCREEN_REACH + 1] = True
+        np.testing.assert_allclose(m[~reached, 0], 1 - phi[~reached], rtol=1e-6)
+        np.testing.assert_array_equal(m[reached], fm[reached])
+        skipped += int((~reached).sum())
+        near += int(reached.sum())
+    assert skipped and near
+    import shutil
+    shutil.rmtree(tmp_path / "m" / "screener")
+    with pytest.raises(UserError, match="screener"):
+        load_model(tmp_path / "m")

@@ -53,6 +53,15 @@ def add_parser(subparsers):
     p.add_argument("--learning-rate", type=float, default=None,
                    help="boosting learning rate (default: "
                         f"{MEMBER['learning_rate']} for the recipe's ensemble, the learner's otherwise)")
+    p.add_argument("--typer-estimators", type=int, default=None, metavar="N",
+                   help="with --two-step: boosting rounds of the class model, which names the class "
+                        "of a PHI token (default: "
+                        f"{MEMBER.get('typer_estimators') or 'as --n-estimators'} for the recipe's ensemble, "
+                        "--n-estimators otherwise)")
+    p.add_argument("--typer-learning-rate", type=float, default=None, metavar="R",
+                   help="with --two-step: learning rate of the class model (default: "
+                        f"{MEMBER.get('typer_learning_rate') or 'as --learning-rate'} for the recipe's "
+                        "ensemble, --learning-rate otherwise)")
     p.add_argument("--window", type=int, default=2, metavar="W",
                    help="neighbouring tokens each side whose attributes a token's row holds (default: 2, "
                         "the paper's)")
@@ -115,6 +124,11 @@ def add_parser(subparsers):
                    help="tag with one context-stage model refitted on all the inner folds' rows "
                         "instead of the mean of one a fold: a fifth of the stage's trees a token "
                         f"(itdeid.ensemble; default: {'on' if RECIPE['stage_refit'] else 'off'})")
+    p.add_argument("--screener", action=argparse.BooleanOptionalAction, default=RECIPE.get("screener", False),
+                   help="with --screen: a small PHI-or-not model without the trigger and lexicon "
+                        "columns judges every token instead of member 0, and every member only the "
+                        "tokens near one it passes (itdeid.ensemble; default: "
+                        f"{'on' if RECIPE.get('screener') else 'off'})")
     p.add_argument("--screen", type=float, default=None, metavar="S",
                    help="with --members: tag in a cascade, member 0 judging every token and the "
                         "other members and the stage only tokens near one it gives P(PHI) >= S "
@@ -181,15 +195,20 @@ def run(args):
         args.two_step = MEMBER["two_step"] and bool(args.members)
     # the recipe's trees for its ensemble; a single model or the paper's system keeps the
     # learner's own defaults (the paper's settings)
-    for name in ("n_estimators", "max_depth", "learning_rate"):
+    for name in ("n_estimators", "max_depth", "learning_rate", "typer_estimators", "typer_learning_rate"):
         if getattr(args, name) is None and args.members and not args.system:
             setattr(args, name, MEMBER.get(name))
+    if args.typer_estimators is not None and args.typer_estimators < 1:
+        raise UserError(f"--typer-estimators must be 1 or more, got {args.typer_estimators}")
+    if args.typer_learning_rate is not None and not 0 < args.typer_learning_rate <= 1:
+        raise UserError(f"--typer-learning-rate must be above 0 and at most 1, got {args.typer_learning_rate}")
     params = dict(learner=args.learner, previous=previous, n_estimators=args.n_estimators,
                   max_depth=args.max_depth, learning_rate=args.learning_rate,
                   device=args.device, n_jobs=args.n_jobs, negative_rate=args.negative_rate,
                   target_recall=None if args.argmax else args.target_recall,
                   resubstitutions=args.resubstitutions, context_pass=single_context,
-                  two_step=args.two_step, window=args.window)
+                  two_step=args.two_step, window=args.window, typer_estimators=args.typer_estimators,
+                  typer_learning_rate=args.typer_learning_rate)
     groups = FEATURE_SETS[args.features]
     if args.system:
         if args.resubstitutions and args.iterations:
@@ -212,7 +231,8 @@ def run(args):
         model = InnerEnsemble(base, folds=args.members, target_recall=params["target_recall"],
                               identifiers=args.identifiers, context_pass=args.context_pass,
                               stage_refit=args.stage_refit, screen=args.screen or None,
-                              draws=args.draws, join_gaps=args.join_gaps)
+                              draws=args.draws, join_gaps=args.join_gaps,
+                              screener=bool(args.screener and args.screen))
     else:
         model = TokenModel(trigger=args.trigger, random_state=args.seed, identifiers=args.identifiers,
                            groups=groups, **params)
