@@ -254,12 +254,6 @@ ROWS: dict[str, dict] = {
     # 400 trees named the class alike (96-97 % right; a scratch run, not committed)
     **_screened_rows("BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_TYPER50", typer_estimators=50,
                      typer_learning_rate=0.3),
-    # issue I: the same, tagging through a screener (InnerEnsemble's screener) instead of member 0:
-    # a 100-tree PHI-or-not model without the trigger and lexicon columns judges every token and
-    # all five members only the tokens near one it passes. The members and their unscreened
-    # tagging are _TYPER50's (same seeds); the _SCREEN1E3 rows read the screener's tagging
-    **_screened_rows("BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_TYPER50_SCREENER", typer_estimators=50,
-                     typer_learning_rate=0.3, screener=True),
     # the recipe again, keeping the members' out-of-fold mean beside the blend (keep_passes), so
     # that thresholds.py can set the operating point of another context_weight: the stage alone
     # or weighted 0.75 ranked better at R.95 than the even blend in both recipe runs' caches
@@ -333,12 +327,11 @@ def run_fold(name, tokenized, assignment, f, cache: Path, n_jobs, seed) -> Path:
     refit = params.pop("stage_refit", False)
     draws = params.pop("draws", 1)
     screens = params.pop("screens", ())
-    screener = params.pop("screener", False)
     model = TokenModel(**params, n_jobs=n_jobs, random_state=seed)
     if members:   # itdeid.ensemble: the inner fold models, averaged, thresholded by their oof
         model = InnerEnsemble(model, folds=members, target_recall=model.target_recall,
                               identifiers=False, context_pass=stacked, context_weight=weight or 0.5,
-                              stage_refit=refit, draws=draws, screener=screener)
+                              stage_refit=refit, draws=draws)
     if calibrate_on is None:
         model.fit_tokenized(train)
     else:   # an InnerEnsemble (a TokenModel's second argument is its trusted phrases)

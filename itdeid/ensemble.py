@@ -99,14 +99,6 @@ SCREEN_REACH = 3
 #: The screen is never above the operating threshold over this factor (a lower ``--threshold``
 #: lowers it too), so a token member 0 rates that far below the threshold is all it skips.
 SCREEN_MARGIN = 10
-#: Feature groups a ``screener`` leaves out: the learned columns that cost most to compute
-#: (trigger hits, the notes' lexicon); the note-only groups are computed for the members anyway.
-SCREENER_SKIPS = ("basic", "lexicon", "trusted")
-#: A screener's PHI-or-not trees: fewer and faster-learning than a member's; its class model
-#: is one round (only its P(PHI) is read).
-SCREENER_TREES, SCREENER_LEARNING_RATE = 100, 0.3
-#: Folder of the screener inside an ensemble folder.
-SCREENER_FOLDER = "screener"
 
 
 class InnerEnsemble(BaseEstimator):
@@ -150,13 +142,6 @@ class InnerEnsemble(BaseEstimator):
         ordinary text, so most of the trees are skipped. Needs members that tag every token at
         once (``previous="none"``). The threshold is still the full ensemble's, and the screen
         is never above a tenth of it (:data:`SCREEN_MARGIN`).
-    screener : bool, default False
-        With ``screen``, a small model judges every token instead of member 0, and every member
-        sees only the tokens it passes (issue I): a PHI-or-not model of
-        :data:`SCREENER_TREES` trees over the members' feature groups but the costly learned
-        ones (:data:`SCREENER_SKIPS`), trained on all the training notes. Member 0's rows and
-        trees on every token were about half of the recipe's tagging time. A token the
-        screener stops keeps its P(PHI), below the screen and so far below the threshold.
 
     Attributes
     ----------
@@ -178,7 +163,7 @@ class InnerEnsemble(BaseEstimator):
                  target_recall: float | None = 0.95, threshold: float | None = None,
                  identifiers: bool = True, context_pass: bool = False, context_weight: float = 0.5,
                  stage_refit: bool = False, screen: float | None = None, draws: int = 1,
-                 join_gaps: bool = True, screener: bool = False):
+                 join_gaps: bool = True):
         self.base = base
         self.folds = folds
         self.draws = draws
@@ -190,7 +175,6 @@ class InnerEnsemble(BaseEstimator):
         self.stage_refit = stage_refit
         self.screen = screen
         self.join_gaps = join_gaps
-        self.screener = screener
 
     def _member(self, f: int, draw: int = 0) -> TokenModel:
         """Inner fold ``f``'s member of draw ``draw``: seed ``random_state + f + draw * folds``,
@@ -200,15 +184,6 @@ class InnerEnsemble(BaseEstimator):
             raise ValueError("an InnerEnsemble's members cannot use context_pass")
         return clone(base).set_params(target_recall=None, threshold=None, identifiers=False,
                                       random_state=base.random_state + f + draw * self.folds)
-
-    def _new_screener(self) -> TokenModel:
-        """The unfitted screener (see ``screener``): the base's settings and seed, its
-        feature groups but :data:`SCREENER_SKIPS`, smaller trees."""
-        base = self.base if self.base is not None else TokenModel()
-        groups = tuple(g for g in base.groups if g not in SCREENER_SKIPS)
-        return clone(base).set_params(groups=groups, target_recall=None, threshold=None, identifiers=False,
-                                      previous="none", two_step=True, n_estimators=SCREENER_TREES,
-                                      learning_rate=SCREENER_LEARNING_RATE, typer_estimators=1)
 
     def _check_draws(self) -> int:
         draws = self.draws
@@ -263,7 +238,6 @@ class InnerEnsemble(BaseEstimator):
             blends.append(oof)
         self.members_ = members
         self.stage_ = stage
-        self.screener_ = self._new_screener().fit_tokenized(docs) if self.screener else None
         oof = blends[0] if draws == 1 else [np.mean([b[i] for b in blends], axis=0) for i in range(len(docs))]
         self.threshold_ = None
         chosen = _calibration_documents(calibrate_on, len(docs))
@@ -356,31 +330,11 @@ class InnerEnsemble(BaseEstimator):
             screen = min(screen, threshold / SCREEN_MARGIN)
         if any(m.previous != "none" for m in self.members_):
             raise ValueError("screen needs members that tag every token at once (previous='none')")
-        if getattr(self, "screener_", None) is not None:
-            return self._screened_by_screener(docs, batch, screen)
         first = self.members_[0].learner_.predict_proba(self.members_[0].extractor_.transform(docs, batch=batch))
         keep = batch.near((1.0 - first[:, 0]) >= screen, SCREEN_REACH)
         each = [first]
         for member in self.members_[1:]:
             p = first.copy()
-            if keep.any():
-                p[keep] = member.learner_.predict_proba(member.extractor_.transform(docs, batch=batch, rows=keep))
-            each.append(p)
-        return each, keep
-
-    def _screened_by_screener(self, docs, batch, screen: float) -> tuple[list[np.ndarray], np.ndarray]:
-        """Each member's probabilities when the screener judges every token and every member
-        only the tokens near one it gives P(PHI) >= ``screen``; a token it stops keeps the
-        screener's P(PHI), shared evenly among the PHI classes."""
-        sc = self.screener_
-        p_phi = 1.0 - sc.learner_.predict_proba(sc.extractor_.transform(docs, batch=batch))[:, 0]
-        keep = batch.near(p_phi >= screen, SCREEN_REACH)
-        stopped = np.empty((len(batch), N_LABELS), dtype=np.float32)
-        stopped[:, 0] = 1.0 - p_phi
-        stopped[:, 1:] = (p_phi / (N_LABELS - 1))[:, None]
-        each = []
-        for member in self.members_:
-            p = stopped.copy()
             if keep.any():
                 p[keep] = member.learner_.predict_proba(member.extractor_.transform(docs, batch=batch, rows=keep))
             each.append(p)
@@ -446,8 +400,6 @@ class InnerEnsemble(BaseEstimator):
         for k, learner in enumerate(getattr(self, "stage_", [])):
             (folder / f"{STAGE_PREFIX}{k}").mkdir(exist_ok=True)
             stage.append(learner.save(folder / f"{STAGE_PREFIX}{k}"))
-        if getattr(self, "screener_", None) is not None:
-            self.screener_.save(folder / SCREENER_FOLDER)
         params = {k: v for k, v in self.get_params(deep=False).items() if k != "base"}
         state = {"format": FORMAT, "itdeid_version": __version__, "kind": "InnerEnsemble",
                  "feature_format": FEATURE_FORMAT, "params": params, "threshold": self.threshold_,
@@ -476,7 +428,6 @@ class InnerEnsemble(BaseEstimator):
             model.stage_ = [Learner.load(folder / f"{STAGE_PREFIX}{k}", meta, width)
                             for k, meta in enumerate(stage)]
             model._check_split()
-            model.screener_ = TokenModel.load(folder / SCREENER_FOLDER) if model.screener else None
             model.threshold_ = check_threshold(state.get("threshold"))
             model.base = clone(model.members_[0])   # member 0 has the base's own seed
         return model

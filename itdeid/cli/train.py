@@ -124,11 +124,6 @@ def add_parser(subparsers):
                    help="tag with one context-stage model refitted on all the inner folds' rows "
                         "instead of the mean of one a fold: a fifth of the stage's trees a token "
                         f"(itdeid.ensemble; default: {'on' if RECIPE['stage_refit'] else 'off'})")
-    p.add_argument("--screener", action=argparse.BooleanOptionalAction, default=RECIPE.get("screener", False),
-                   help="with --screen: a small PHI-or-not model without the trigger and lexicon "
-                        "columns judges every token instead of member 0, and every member only the "
-                        "tokens near one it passes (itdeid.ensemble; default: "
-                        f"{'on' if RECIPE.get('screener') else 'off'})")
     p.add_argument("--screen", type=float, default=None, metavar="S",
                    help="with --members: tag in a cascade, member 0 judging every token and the "
                         "other members and the stage only tokens near one it gives P(PHI) >= S "
@@ -231,8 +226,7 @@ def run(args):
         model = InnerEnsemble(base, folds=args.members, target_recall=params["target_recall"],
                               identifiers=args.identifiers, context_pass=args.context_pass,
                               stage_refit=args.stage_refit, screen=args.screen or None,
-                              draws=args.draws, join_gaps=args.join_gaps,
-                              screener=bool(args.screener and args.screen))
+                              draws=args.draws, join_gaps=args.join_gaps)
     else:
         model = TokenModel(trigger=args.trigger, random_state=args.seed, identifiers=args.identifiers,
                            groups=groups, **params)
