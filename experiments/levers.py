@@ -254,6 +254,10 @@ ROWS: dict[str, dict] = {
     # 400 trees named the class alike (96-97 % right; a scratch run, not committed)
     **_screened_rows("BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_TYPER50", typer_estimators=50,
                      typer_learning_rate=0.3),
+    # issue I: and half the detector and stage trees at twice the learning rate (200 at 0.2, depth 4
+    # still): member 0's detector on every token is the largest part of the trees' time left
+    **_screened_rows("BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_TYPER50_T200", typer_estimators=50,
+                     typer_learning_rate=0.3, n_estimators=200, learning_rate=0.2),
     # the recipe again, keeping the members' out-of-fold mean beside the blend (keep_passes), so
     # that thresholds.py can set the operating point of another context_weight: the stage alone
     # or weighted 0.75 ranked better at R.95 than the even blend in both recipe runs' caches
