@@ -219,3 +219,23 @@ def test_train_window_reaches_the_members_and_a_negative_one_is_refused(tmp_path
     names = member["feature_names"]
     assert any(n.endswith("@+1") for n in names) and not any(n.endswith("@+2") for n in names)
     assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "x"), "--window", "-1"]) == 2
+
+
+def test_train_typer_settings_reach_the_members_with_the_recipe_default_and_bad_ones_are_refused(tmp_path, capsys):
+    from itdeid.recipe import MEMBER
+    docs = tiny_corpus(12, seed=5)
+    write_i2b2_2006(docs, tmp_path / "train.xml")
+    assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "m"), "--members", "2",
+                 "--n-estimators", "5", "--synthetic", "0", "--n-jobs", "1"]) == 0
+    params = json.loads((tmp_path / "m" / "member-0" / "model.json").read_text())["params"]
+    assert (params["typer_estimators"], params["typer_learning_rate"]) == (
+        MEMBER["typer_estimators"], MEMBER["typer_learning_rate"])
+    assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "n"), "--members", "2",
+                 "--n-estimators", "5", "--synthetic", "0", "--n-jobs", "1", "--typer-estimators", "3",
+                 "--typer-learning-rate", "0.5"]) == 0
+    params = json.loads((tmp_path / "n" / "member-0" / "model.json").read_text())["params"]
+    assert (params["typer_estimators"], params["typer_learning_rate"]) == (3, 0.5)
+    capsys.readouterr()
+    for bad in (["--typer-estimators", "0"], ["--typer-learning-rate", "1.5"]):
+        assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "x"), *bad]) == 2
+        assert bad[0] in capsys.readouterr().err
