@@ -254,6 +254,10 @@ ROWS: dict[str, dict] = {
     # 400 trees named the class alike (96-97 % right; a scratch run, not committed)
     **_screened_rows("BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_TYPER50", typer_estimators=50,
                      typer_learning_rate=0.3),
+    # the session-19 recipe (TYPER50) again with other random draws (models' seeds and the synthetic
+    # records; the folds stay): a second run of the recipe to judge the next lever against
+    **_screened_rows("BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_TYPER50_SEED1", typer_estimators=50,
+                     typer_learning_rate=0.3, seed_offset=1),
     # issue I: and half the detector and stage trees at twice the learning rate (200 at 0.2, depth 4
     # still): member 0's detector on every token is the largest part of the trees' time left
     **_screened_rows("BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_TYPER50_T200", typer_estimators=50,
