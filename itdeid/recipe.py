@@ -84,7 +84,7 @@ ranks real PHI best with, run at an operating point chosen for recall rather tha
   instances at 56.5 % precision, 8-way F 67.6 (the recipe before them: 95.5 / 96.5 / 56.1 /
   67.2; its reseed 95.3 / 56.6 / 67.5); tagging is 1.17 times as fast and training 109 s
   against 125 (experiments/results/bench-models-typer-screener.md, train-time-typer-screener.md);
-: fixed-shape HIPAA identifiers
+- **the identifier templates** (:mod:`itdeid.identifiers`): fixed-shape HIPAA identifiers
   (e-mail, URL, IP, SSN, phone and fax, ZIP, street, numbers after MRN or policy, dictation
   initials, ...) are tagged even where a model trained on notes that never held one says otherwise;
 - **names kept whole** (:mod:`itdeid.name_gaps`): a capitalized word standing alone between
@@ -94,7 +94,7 @@ ranks real PHI best with, run at an operating point chosen for recall rather tha
 
 Each part can be changed from the command line (``--features paper``, ``--resubstitutions 0``,
 ``--members 0``, ``--no-context-pass``, ``--no-two-step``, ``--n-estimators``, ``--max-depth``,
-``--learning-rate``, ``--synthetic 0``, ``--target-recall``, ``--argmax``, ``--no-identifiers``,
+``--learning-rate``, ``--typer-estimators``, ``--typer-learning-rate``, ``--synthetic 0``, ``--target-recall``, ``--argmax``, ``--no-identifiers``,
 ``--no-join-gaps``, ``--draws 2``: the whole ensemble twice with other random draws, left out of the default because
 its gain per fold is within noise for 1.9 times the training and 1.5 times the tagging time,
 experiments/README.md, session 16;
