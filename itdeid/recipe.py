@@ -94,7 +94,8 @@ ranks real PHI best with, run at an operating point chosen for recall rather tha
 
 Each part can be changed from the command line (``--features paper``, ``--resubstitutions 0``,
 ``--members 0``, ``--no-context-pass``, ``--no-two-step``, ``--n-estimators``, ``--max-depth``,
-``--learning-rate``, ``--typer-estimators``, ``--typer-learning-rate``, ``--synthetic 0``, ``--target-recall``, ``--argmax``, ``--no-identifiers``,
+``--learning-rate``, ``--typer-estimators``, ``--typer-learning-rate``, ``--synthetic 0``,
+``--target-recall``, ``--argmax``, ``--no-identifiers``,
 ``--no-join-gaps``, ``--draws 2``: the whole ensemble twice with other random draws, left out of the default because
 its gain per fold is within noise for 1.9 times the training and 1.5 times the tagging time,
 experiments/README.md, session 16;
