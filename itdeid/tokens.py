@@ -34,21 +34,28 @@ tokenizer separates them, while keeping whole the number patterns whose shape *i
   ("O'Brien", "cont'd").
 
 Speed: one compiled regular expression (``finditer``); the lookaheads do the compound splitting,
-so there is no per-token post-processing beyond the optional boundary cuts.
+so there is no per-token post-processing beyond the optional boundary cuts. The letter runs
+before a glued number are possessive (``{3,}+``): a shorter run of letters is followed by a
+letter, never by the digit the lookahead wants, so giving letters back can never make those
+alternatives match, and a plain word no longer costs a backtrack a letter.
 """
 from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, NamedTuple
 
 
-@dataclass(frozen=True, slots=True)
-class Token:
+class Token(NamedTuple):
+    """A token: ``text == document_text[start:end]``. A named tuple rather than a frozen
+    dataclass: a frozen dataclass's constructor sets each field through ``object.__setattr__``,
+    and building the tokens that way took as long as finding them (issue I, session 19)."""
     start: int
     end: int
     text: str
+
+
+_new_token = tuple.__new__
 
 
 # Units and age markers that split from a preceding number whatever their length or case.
@@ -72,8 +79,8 @@ _TOKEN = re.compile(
     # the age marker of '70yoM' when the sex letter follows it
     rf"|(?<=\d)(?i:{_AGE})(?=(?i:[mf])(?!{_ALNUM}))"
     # the word of 'Since6/03/04', 'Hct25'
-    r"|(?=[^\W\d_]*[a-z])[^\W\d_]{3,}(?=\d)"
-    r"|[^\W\d_]{2,}(?=\d+[/.:\-]\d)"
+    r"|(?=[^\W\d_]*[a-z])[^\W\d_]{3,}+(?=\d)"
+    r"|[^\W\d_]{2,}+(?=\d+[/.:\-]\d)"
     # possessive 's
     rf"|['\u2019][sS](?!{_ALNUM})"
     # words, numbers, IDs, with inner apostrophes (O'Brien, cont'd) but not a final 's
@@ -87,8 +94,8 @@ _TOKEN = re.compile(
 def tokenize(text: str, boundaries: Iterable[int] = ()) -> list[Token]:
     """The tokens of ``text``, each split at the ``boundaries`` offsets strictly inside it."""
     cuts = sorted(set(boundaries))
-    if not cuts:
-        return [Token(m.start(), m.end(), m.group()) for m in _TOKEN.finditer(text)]
+    if not cuts:   # tuple.__new__ skips the named tuple's own __new__, a Python frame a token
+        return [_new_token(Token, (m.start(), m.end(), m.group())) for m in _TOKEN.finditer(text)]
     tokens: list[Token] = []
     for match in _TOKEN.finditer(text):
         start, end = match.span()
