@@ -262,6 +262,14 @@ ROWS: dict[str, dict] = {
     # still): member 0's detector on every token is the largest part of the trees' time left
     **_screened_rows("BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_TYPER50_T200", typer_estimators=50,
                      typer_learning_rate=0.3, n_estimators=200, learning_rate=0.2),
+    # issue G: the re-substituted copies written in the other casing (TokenModel's recase: upper case
+    # for a mostly lower-case note, lower case for a mostly upper-case one), every copy or half of
+    # them: 30 % of the split's notes are all capitals and 52 % nearly all lower case, and at
+    # R.95 most false alarms are ordinary words of such notes, where capitals say nothing
+    **_screened_rows("BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_TYPER50_RECASE", typer_estimators=50,
+                     typer_learning_rate=0.3, recase=1.0),
+    **_screened_rows("BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_TYPER50_RECASE50", typer_estimators=50,
+                     typer_learning_rate=0.3, recase=0.5),
     # the recipe again, keeping the members' out-of-fold mean beside the blend (keep_passes), so
     # that thresholds.py can set the operating point of another context_weight: the stage alone
     # or weighted 0.75 ranked better at R.95 than the even blend in both recipe runs' caches

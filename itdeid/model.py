@@ -191,6 +191,11 @@ class TokenModel(BaseEstimator):
         drawn uniformly, whose names are mostly rare words. Real names are often common words
         ('Mark', 'Page'): 42 % of the PhysioNet gold's name words have a Zipf frequency of 3.5
         or more, against 7 % of the census stand-ins' (issue G, session 17).
+    recase : float, default 0.0
+        Share of the copies written in the other casing: upper case for a mostly lower-case
+        note, lower case for a mostly upper-case one (:func:`itdeid.resubstitute.recased`), so
+        the trees see each name's context in a note whose capitals say nothing (issue G,
+        session 20).
     subsample : float or None, default None
         Share of the training rows each boosting round of an xgboost learner draws (its
         ``subsample``; None: all rows). Trees grown on other draws err differently, so the
@@ -244,7 +249,8 @@ class TokenModel(BaseEstimator):
                  identifiers: bool = False, resubstitutions: int = 0, context_pass: bool = False,
                  context_weight: float = 0.5, lexicon_min_count: int = MIN_COUNT, two_step: bool = False,
                  common_names: float = 0.0, subsample: float | None = None, phi_weight: float = 1.0,
-                 typer_estimators: int | None = None, typer_learning_rate: float | None = None):
+                 typer_estimators: int | None = None, typer_learning_rate: float | None = None,
+                 recase: float = 0.0):
         self.trigger = trigger
         self.learner = learner
         self.groups = groups
@@ -274,6 +280,7 @@ class TokenModel(BaseEstimator):
         self.phi_weight = phi_weight
         self.typer_estimators = typer_estimators
         self.typer_learning_rate = typer_learning_rate
+        self.recase = recase
 
     # -- training ---------------------------------------------------------------------------
     def _new_extractor(self) -> FeatureExtractor:
@@ -308,7 +315,7 @@ class TokenModel(BaseEstimator):
                 raise ValueError("resubstitutions cannot be used with context_pass")
             copies = [tokenize_document(d) for d in resubstituted(
                 [td.document for td in docs], self.resubstitutions, self.random_state,
-                common_names=self.common_names)]
+                common_names=self.common_names, recase=self.recase)]
         wants_oof = self.previous == "oof" and "basic" in self.groups
         if wants_oof or self.target_recall is not None or self.context_pass:
             # over the original notes only (the inner models make their own copies)
@@ -553,6 +560,8 @@ class TokenModel(BaseEstimator):
         check_count("lexicon_min_count", self.lexicon_min_count, 1)
         if isinstance(self.common_names, bool) or not 0 <= self.common_names <= 1:
             raise ValueError(f"common_names must be a share between 0 and 1, got {self.common_names!r}")
+        if isinstance(self.recase, bool) or not 0 <= self.recase <= 1:
+            raise ValueError(f"recase must be a share between 0 and 1, got {self.recase!r}")
         if self.subsample is not None and (isinstance(self.subsample, bool) or not 0 < self.subsample <= 1):
             raise ValueError(f"subsample must be a share above 0 and at most 1, got {self.subsample!r}")
         if isinstance(self.phi_weight, bool) or not isinstance(self.phi_weight, (int, float)) or self.phi_weight <= 0:

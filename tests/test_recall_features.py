@@ -9,7 +9,7 @@ from itdeid.document import Document, Span
 from itdeid.featurize import GROUPS, RECALL_GROUPS, FeatureExtractor, _census, tokenize_document
 from itdeid.lexicon import Lexicon
 from itdeid.model import TokenModel
-from itdeid.resubstitute import resubstituted
+from itdeid.resubstitute import recased, resubstituted
 
 from helpers import tiny_corpus
 
@@ -118,6 +118,29 @@ def test_common_names_draw_the_copies_names_from_the_common_lists():
     assert words and sum(w.title() in common for w in words) >= 0.9 * len(words)
     with pytest.raises(ValueError, match="common_names"):
         TokenModel(common_names=1.5).fit(docs[:4])
+
+
+def test_recased_flips_the_casing_of_a_note_and_keeps_its_offsets():
+    assert recased("Pt seen by Dr. Jones, wife Mary.") == "PT SEEN BY DR. JONES, WIFE MARY."
+    assert recased("PT SEEN BY DR. JONES, Wife MARY.") == "pt seen by dr. jones, wife mary."
+    assert recased("Straße 5, Dr. Groß") == "STRAßE 5, DR. GROß"   # 'ß'.upper() is 'SS': left
+    assert recased("") == "" and recased("12/3 - 4") == "12/3 - 4"
+
+
+def test_recase_writes_a_share_of_the_copies_in_the_other_casing():
+    """recase=0 leaves the copies as before; 1 re-cases every copy (same spans, same PHI
+    letters up to case); a share between re-cases some; outside [0, 1] is refused."""
+    docs = tiny_corpus(12, seed=3)
+    plain = resubstituted(docs, 1, seed=0)
+    assert [c.text for c in resubstituted(docs, 1, seed=0, recase=0.0)] == [c.text for c in plain]
+    every = resubstituted(docs, 1, seed=0, recase=1.0)
+    assert [c.text for c in every] == [recased(c.text) for c in plain]
+    assert [c.spans for c in every] == [c.spans for c in plain]
+    assert all(c.text.isupper() or c.text.islower() for c in every)
+    half = [a.text != b.text for a, b in zip(resubstituted(docs, 1, seed=0, recase=0.5), plain)]
+    assert 0 < sum(half) < len(half)
+    with pytest.raises(ValueError, match="recase"):
+        TokenModel(recase=1.5).fit(docs[:4])
 
 
 def test_a_model_with_every_recall_lever_trains_saves_and_loads(tmp_path):
