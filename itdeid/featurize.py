@@ -75,7 +75,7 @@ from itdeid.guarded import Template, lowered_ascii
 from itdeid.folds import group_key
 from itdeid.lexicon import LEXICON_COLUMNS, MIN_COUNT, Lexicon, fold_lexicons, lexicon_columns, neighbours
 from itdeid.lexicon import N_CLASSES as LEXICON_CLASSES
-from itdeid.measures import clock_templates, measure_templates, template_span
+from itdeid.measures import FLAGGED, clock_templates, measure_templates
 from itdeid.name_shape import name_shape
 from itdeid.spelling import SPELLING_COLUMNS, spelling_columns
 from itdeid.resources import load_json, load_table, load_wordlist
@@ -380,13 +380,13 @@ def _heading_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
 
 
 def _first_template(td: TokenizedDocument, templates: list[Template], lowered: str | None) -> np.ndarray:
-    """Per token, the 1-based index of the first of ``templates`` whose match (its group ``m``
-    where it has one, :func:`itdeid.measures.template_span`) covers it; 0: none. ``lowered``:
+    """Per token, the 1-based index of the first of ``templates`` whose match (its group
+    :data:`~itdeid.measures.FLAGGED` where it has one) covers it; 0: none. ``lowered``:
     the note's :func:`~itdeid.guarded.lowered_ascii`."""
     starts, ends = token_offsets(td)
     which = np.zeros(len(td.tokens), dtype=np.float32)
     for k, pattern in enumerate(templates, start=1):
-        spans = [template_span(m) for m in pattern.finditer(td.document.text, lowered)]
+        spans = pattern.spans(td.document.text, lowered, group=FLAGGED)
         if not spans:                   # most templates match nothing in a note
             continue
         mask = _covered(starts, ends, spans)

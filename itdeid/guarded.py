@@ -23,10 +23,23 @@ reads off the pattern the literal strings one of which every match must contain
 substring search in C. A case-insensitive template looks in the lower-cased note, and only in
 an ASCII note (there ``str.lower`` and the regular expression fold case alike); any other note
 is matched as it is.
+
+A lookahead guard still leaves the engine to step through every position of the note in
+Python's matching loop, and a note is scanned once a template. ``re`` skips ahead in a fast C
+loop only when a pattern *begins* with a character set it consumes. So a template whose guard
+holds no letter (digits, punctuation: characters most positions of a note lack) is also written
+in a *skipping form* (:func:`skipping_form`): the guard consumed, then a one-character
+lookbehind that runs the whole template from that character, its match captured in a group.
+The engine then tries the template only where the guard's characters are, and
+:meth:`Template.spans` keeps those matches as ``finditer`` would have found them (each begins at
+or after the end of the last one kept), the same spans at a third to half the time on the
+digit-led templates. A template guarded by letters keeps the lookahead form: letters are
+everywhere, and there the lookbehind costs more than it saves.
 """
 from __future__ import annotations
 
 import re
+import string
 from re import _constants as sre  # noqa: the parser's op codes; stable since Python 3.11
 from re import _parser as sre_parse
 
@@ -112,6 +125,25 @@ def compile_template(pattern: str, flags: int = 0) -> re.Pattern:
     return re.compile(pattern if guard is None else f"(?={guard}){pattern}", flags)
 
 
+#: The group of a skipping form that holds the template's match.
+WHOLE = "_itdeid_whole"
+
+
+def skipping_form(pattern: str, flags: int = 0) -> re.Pattern | None:
+    """``pattern`` written to begin with its first characters consumed (see the module), or
+    None where that does not pay or cannot be written: no guard, a guard with a letter, a
+    reference to a numbered group (the form's own group comes first), or a global inline flag."""
+    guard = first_characters(pattern, flags)
+    if guard is None or any(re.fullmatch(guard, c, flags) for c in string.ascii_letters):
+        return None
+    if re.search(r"\\[1-9]|\(\?\(", pattern):
+        return None
+    try:
+        return re.compile(f"{guard}(?<=(?=(?P<{WHOLE}>{pattern}))[\\s\\S])", flags)
+    except re.error:
+        return None
+
+
 def _required(items, icase: bool) -> frozenset[str] | None:
     """Strings one of which every match of ``items`` contains, or None: the most selective of
     the sequence's literal runs and of its groups' own requirements."""
@@ -157,12 +189,14 @@ def required_literals(pattern: str, flags: int = 0) -> tuple[str, ...] | None:
 
 
 class Template:
-    """A template compiled with its guard (:func:`compile_template`) and run only over a text
-    that holds one of its :func:`required_literals`; ``finditer`` and ``groupindex`` as a
-    compiled pattern's."""
+    """A template compiled with its guard (:func:`compile_template`), and in its skipping form
+    where it has one (:func:`skipping_form`), run only over a text that holds one of its
+    :func:`required_literals`; ``finditer`` and ``groupindex`` as a compiled pattern's, and
+    :meth:`spans`, the fast way to the same matches' offsets."""
 
     def __init__(self, pattern: str, flags: int = 0):
         self.regex = compile_template(pattern, flags)
+        self.skipping = skipping_form(pattern, flags)
         self.groupindex = self.regex.groupindex
         self.needs = required_literals(pattern, flags)
         self.ignorecase = bool(flags & re.IGNORECASE)
@@ -179,6 +213,22 @@ class Template:
     def finditer(self, text: str, lowered: str | None = None):
         """The matches of the template in ``text``, as ``re.Pattern.finditer`` gives them."""
         return self.regex.finditer(text) if self.can_match(text, lowered) else iter(())
+
+    def spans(self, text: str, lowered: str | None = None, group: str | None = None) -> list[tuple[int, int]]:
+        """The (start, end) of each match :meth:`finditer` finds, or of its group ``group``
+        where the template has that group."""
+        if not self.can_match(text, lowered):
+            return []
+        name = group if group in self.groupindex else 0
+        if self.skipping is None:
+            return [m.span(name) for m in self.regex.finditer(text)]
+        found, end = [], -1
+        for m in self.skipping.finditer(text):   # a match at each guard character it begins at
+            start, stop = m.span(WHOLE)
+            if start >= end:                      # finditer goes on from the end of the last one
+                found.append(m.span(name) if name else (start, stop))
+                end = stop
+        return found
 
 
 def lowered_ascii(text: str) -> str | None:

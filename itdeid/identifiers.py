@@ -42,8 +42,7 @@ def identifier_spans(text: str) -> list[tuple[Span, str]]:
     found = []
     lowered = lowered_ascii(text)
     for kind, cls, pattern in identifier_templates():
-        for m in pattern.finditer(text, lowered):
-            start, end = m.span("phi") if "phi" in pattern.groupindex else m.span()
+        for start, end in pattern.spans(text, lowered, group="phi"):
             if end > start:
                 found.append((Span(start, end, cls), kind))
     return sorted(found, key=lambda x: (x[0].start, x[0].end))

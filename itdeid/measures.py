@@ -13,7 +13,7 @@ Clock times are the same trap: nurses log events by the 24-hour clock ('extubate
 2049. features/clock_times.json (the ``clock`` group) flags times by the word before them
 ('at', 'till', 'approx'), an am/pm, a colon or a shift range.
 
-A template with a group named ``m`` flags only what that group covers (the number, not the
+A template with a group named ``m`` (:data:`FLAGGED`) flags only what that group covers (the number, not the
 word announcing it). The ``measure`` and ``clock`` groups' columns (itdeid.featurize) mark the
 tokens a template covers, as the regex group does for its templates; they depend on the document
 alone.
@@ -25,6 +25,9 @@ from functools import lru_cache
 
 from itdeid.guarded import Template
 from itdeid.resources import load_json
+
+#: The group of a template that holds what it flags, where it has one (else the whole match).
+FLAGGED = "m"
 
 
 @lru_cache(maxsize=None)
@@ -40,8 +43,3 @@ def measure_templates() -> list[Template]:
 def clock_templates() -> list[Template]:
     """The compiled templates of features/clock_times.json, in file order."""
     return _templates("clock_times.json")
-
-
-def template_span(match: re.Match) -> tuple[int, int]:
-    """The characters a match of a template flags: its group ``m`` if it has one, else all."""
-    return match.span("m") if "m" in match.re.groupindex else match.span()

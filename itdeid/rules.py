@@ -89,7 +89,7 @@ class RuleModel(BaseEstimator):
         for cls in REGEX_ORDER:
             mask = np.zeros(n, dtype=bool)
             for pattern in templates.get(cls, []):
-                mask |= _covered(*token_offsets(td), (m.span() for m in pattern.finditer(text)))
+                mask |= _covered(*token_offsets(td), pattern.spans(text))
             if cls != "DATE":                      # 'MRN', 'yo', 'pager' around the number are not PHI
                 mask &= np.array([any(c.isdigit() for c in t.text) for t in tokens], dtype=bool)
             codes[mask & (codes == 0)] = _CODE[cls]

@@ -5,10 +5,12 @@ same texts in upper case and with non-ASCII letters, and strings made to sit at 
 edges."""
 import random
 import re
+import string
 
 import pytest
 
-from itdeid.guarded import Template, compile_template, first_characters, lowered_ascii, required_literals
+from itdeid.guarded import (Template, compile_template, first_characters, lowered_ascii, required_literals,
+                            skipping_form)
 from itdeid.resources import load_json
 from itdeid.synth import generate
 from hipaa_kinds import DISTRACTORS, hipaa_corpus
@@ -52,11 +54,42 @@ def test_a_guarded_template_finds_what_the_template_finds(pattern, flags):
         assert [m.span() for m in guarded.finditer(text)] == expected
         assert [m.span() for m in template.finditer(text)] == expected
         assert [m.span() for m in template.finditer(text, lowered_ascii(text))] == expected
+        assert template.spans(text) == expected
+        for group in plain.groupindex:   # what a template flags or calls PHI: its named groups
+            assert template.spans(text, lowered_ascii(text), group) == [m.span(group) for m in plain.finditer(text)]
 
 
 def test_every_shipped_template_gets_a_guard():
     """A template whose first characters cannot be read runs unguarded: correct, but slow."""
     assert [p for p, f in TEMPLATES if first_characters(p, f) is None] == []
+
+
+def test_templates_led_by_digits_or_punctuation_skip_ahead():
+    """The skipping form is what makes the digit-led templates fast: every shipped template
+    whose guard holds no letter has one, save those that refer back to a numbered group."""
+    for pattern, flags in TEMPLATES:
+        guard = first_characters(pattern, flags)
+        lettered = any(re.fullmatch(guard, c, flags) for c in string.ascii_letters)
+        if not lettered and not re.search(r"\\[1-9]", pattern):   # the form compiles: no silent fallback
+            assert skipping_form(pattern, flags) is not None, pattern
+    assert sum(skipping_form(p, f) is not None for p, f in TEMPLATES) >= 20
+
+
+@pytest.mark.parametrize("pattern,form", [
+    (r"(?<![\w./])\d+/\d+", r"[\d](?<=(?=(?P<_itdeid_whole>(?<![\w./])\d+/\d+))[\s\S])"),
+    (r"(?<!\w)serial\s*\d+", None),                  # led by a letter: letters are everywhere
+    (r"(\d)-\1", None), (r"(?i)\d+", None)])          # a numbered back-reference; a global flag
+def test_skipping_form(pattern, form):
+    found = skipping_form(pattern)
+    assert (found and found.pattern) == form
+
+
+def test_skipped_matches_do_not_overlap_as_finditer_s_do_not():
+    template = Template(r"(?<!\d)\d+(?:/\d+)?")
+    text = "12/3/45 6 78/9"
+    assert template.skipping is not None
+    assert template.spans(text) == [m.span() for m in re.finditer(r"(?<!\d)\d+(?:/\d+)?", text)] \
+        == [(0, 4), (5, 7), (8, 9), (10, 14)]
 
 
 @pytest.mark.parametrize("pattern,expected", [
