@@ -37,7 +37,9 @@ Speed: one compiled regular expression (``finditer``); the lookaheads do the com
 so there is no per-token post-processing beyond the optional boundary cuts. The letter runs
 before a glued number are possessive (``{3,}+``): a shorter run of letters is followed by a
 letter, never by the digit the lookahead wants, so giving letters back can never make those
-alternatives match, and a plain word no longer costs a backtrack a letter.
+alternatives match, and a plain word no longer costs a backtrack a letter. A plain word, most
+of a note's tokens, is matched by a first alternative of its own, before the engine tries the
+compounds' eight ways of starting with a digit or a glued word on it.
 """
 from __future__ import annotations
 
@@ -68,7 +70,11 @@ _ALNUM = r"[^\W_]"  # a letter or digit (\w without the underscore)
 #: word)``, the test for a word (not punctuation) that several feature groups share.
 LETTER_OR_DIGIT = re.compile(_ALNUM)
 
-_TOKEN = re.compile(
+#: A plain word: letters neither after a digit nor before a digit or an apostrophe. Each of the
+#: alternatives below (:data:`_COMPOUNDS`) would give such a word whole as its last resort, after
+#: the others had failed on it; tried first, it spares a word those attempts (issue I).
+_PLAIN_WORD = r"(?<!\d)[^\W\d_]++(?![\d'\u2019])"
+_COMPOUNDS = (
     # 10-Feb-2011
     rf"\d{{1,2}}-(?i:{_MONTHS})[a-z]*-(?:\d{{4}}|\d{{2}})(?!{_ALNUM})"
     # 6/03/04, 555-3456, 3.5, 12:30, 2-3
@@ -89,6 +95,7 @@ _TOKEN = re.compile(
     r"|([-_=*~.#+])\1+"
     r"|[^\w\s]|_"
 )
+_TOKEN = re.compile(_PLAIN_WORD + "|" + _COMPOUNDS)
 
 
 def tokenize(text: str, boundaries: Iterable[int] = ()) -> list[Token]:

@@ -113,3 +113,17 @@ def test_the_possessive_letter_runs_tokenize_as_the_backtracking_ones_did():
     for text in texts:
         assert [(t.start, t.end) for t in tokens.tokenize(text)] == \
             [m.span() for m in backtracking.finditer(text)], text
+
+
+def test_the_plain_word_alternative_changes_no_token():
+    """Plain words are matched first (issue I, session 20); every token must be the one the
+    compound alternatives alone give: on strings drawn from the characters they turn on, digits
+    and letters of other scripts included, and on glued compounds."""
+    from itdeid import tokens
+    compounds = re.compile(tokens._COMPOUNDS)
+    rng = random.Random(1)
+    alphabet = "aAzZ09 .,/-:'\u2019_sS\nMgyoMRN#\u00e9\u00df\u0661\u00b2"
+    texts = ["Since6/03/04 Hct25 DATED10/12/05 abc1 AB12 70yoM 70yo 2mg 3pm x4-5521 O'Brien's cont'd",
+             *("".join(rng.choice(alphabet) for _ in range(rng.randint(1, 40))) for _ in range(20000))]
+    for text in texts:
+        assert [(t.start, t.end) for t in tokens.tokenize(text)] == [m.span() for m in compounds.finditer(text)], text
