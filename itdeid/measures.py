@@ -13,10 +13,10 @@ Clock times are the same trap: nurses log events by the 24-hour clock ('extubate
 2049. features/clock_times.json (the ``clock`` group) flags times by the word before them
 ('at', 'till', 'approx'), an am/pm, a colon or a shift range.
 
-A template with a group named ``m`` (:data:`FLAGGED`) flags only what that group covers (the number, not the
-word announcing it). The ``measure`` and ``clock`` groups' columns (itdeid.featurize) mark the
-tokens a template covers, as the regex group does for its templates; they depend on the document
-alone.
+A template with a group named ``m`` (:data:`FLAGGED`) flags only what that group covers (the
+number, not the word announcing it). The ``measure`` and ``clock`` groups' columns
+(itdeid.featurize) mark the tokens a template covers, as the regex group does for its
+templates; they depend on the document alone.
 """
 from __future__ import annotations
 

@@ -195,7 +195,7 @@ class TokenModel(BaseEstimator):
         Share of the copies written in the other casing: upper case for a mostly lower-case
         note, lower case for a mostly upper-case one (:func:`itdeid.resubstitute.recased`), so
         the trees see each name's context in a note whose capitals say nothing (issue G,
-        session 20).
+        session 20: within chance of the recipe, which leaves it at 0).
     subsample : float or None, default None
         Share of the training rows each boosting round of an xgboost learner draws (its
         ``subsample``; None: all rows). Trees grown on other draws err differently, so the

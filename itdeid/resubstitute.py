@@ -14,7 +14,9 @@ casings (of the PhysioNet split's notes, 30 % are over nine tenths capitals, 52 
 tenth), and in an all-caps or all-lower note capitalization says nothing; a re-cased copy shows
 the trees each name's context once more in the casing its note did not have, so they learn to
 read that context without the case columns. Re-casing keeps every offset (a character whose
-other case is longer, 'ß' to 'SS', is left as it is), so the labels still fit.
+other case is longer, 'ß' to 'SS', is left as it is), so the labels still fit. In issue G's
+folds (experiments/README.md, session 20) re-cased copies ranked PHI within chance of the
+recipe's own copies, so the recipe leaves them off.
 
 Copies stay with their source note's patient, so an inner split grouped by patient keeps a
 note and its copies on one side. Notes without PHI are not copied (they would only repeat
