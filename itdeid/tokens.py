@@ -70,9 +70,10 @@ _ALNUM = r"[^\W_]"  # a letter or digit (\w without the underscore)
 #: word)``, the test for a word (not punctuation) that several feature groups share.
 LETTER_OR_DIGIT = re.compile(_ALNUM)
 
-#: A plain word: letters neither after a digit nor before a digit or an apostrophe. Each of the
-#: alternatives below (:data:`_COMPOUNDS`) would give such a word whole as its last resort, after
-#: the others had failed on it; tried first, it spares a word those attempts (issue I).
+#: A plain word: letters neither after a digit nor before a digit or an apostrophe. The
+#: alternatives below (:data:`_COMPOUNDS`) give such a word whole only through their word
+#: alternative, after the eight before it have failed on it; tried first, this spares a word
+#: those attempts (issue I).
 _PLAIN_WORD = r"(?<!\d)[^\W\d_]++(?![\d'\u2019])"
 _COMPOUNDS = (
     # 10-Feb-2011
