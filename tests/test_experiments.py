@@ -175,3 +175,34 @@ def test_bench_script(tmp_path, monkeypatch):
     assert "| t1 | whole Table 1, every row and fold (ITR2_VOTE_STD F) | 700.0 | 70.0 |" in text
     assert "tottime" in text and "cumulative" in text and "Scaling" in text
     assert "Target (issue E)" in text and "xgboost prediction (inplace_predict)" in text
+
+
+def test_ceiling_helpers_score_whitespace_tokens_and_stay_inside_notes():
+    """experiments/ceiling.py: a whitespace token scores its best itdeid token and is PHI when most
+    of its characters are; shifted columns never reach into another note; the lexicon oracle
+    counts only the other folds' gold."""
+    import numpy as np
+    sys.path.insert(0, str(EXPERIMENTS))
+    try:
+        import ceiling
+    finally:
+        sys.path.remove(str(EXPERIMENTS))
+    from itdeid.document import Document, Span
+    from itdeid.featurize import tokenize_document
+    text = "Seen by Dr. Welsh on 8/14."
+    td = tokenize_document(Document("n", text, [Span(12, 17, "DOCTOR"), Span(21, 25, "DATE")]))
+    p = np.linspace(0.0, 1.0, len(td.tokens))
+    scores, gold = ceiling.whitespace_scores(td, p)
+    words = text.split()
+    assert len(scores) == len(words) == 6
+    assert gold.tolist() == [False, False, False, True, False, True]   # 'Welsh', '8/14.' (4 of 5 characters)
+    last = [k for k, t in enumerate(td.tokens) if t.start >= text.index("8/14")]
+    assert scores[-1] == p[last].max()
+
+    values = np.arange(5, dtype=np.float32)
+    shifted = ceiling.neighbour_values(values, np.array([0, 0, 0, 1, 1]), (-1, 1), fill=-1.0)
+    assert shifted.tolist() == [[-1, 1], [0, 2], [1, -1], [-1, 4], [3, -1]]
+
+    lexicon = ceiling.oracle_lexicon(["x", "x", "y", "x"], np.array([1, 0, 0, 1]), np.array([0, 0, 1, 1]))
+    assert lexicon[0].tolist() == [1, 1, 1.0]     # fold 0's 'x': fold 1 has one 'x', PHI
+    assert lexicon[3].tolist() == [1, 2, 0.5]     # fold 1's 'x': fold 0 has two, one PHI
