@@ -203,6 +203,8 @@ def main(argv=None) -> int:
             f"- folds: {folds} of {args.folds}\n\n"
             "The row's own binary precision (percent) where pooled recall first reaches R, in three token "
             f"units:\n\n{markdown_table(pd.DataFrame(units))}\n\n"
+            f"Of the {int(gold.sum())} gold PHI tokens, {int((gold & (neighbours == 1).any(axis=1)).sum())} "
+            "have a gold PHI token beside them in their note.\n\n"
             + tables_text(pooled, paired,
                           "Corrections of the row's log-odds, learned on nine folds and applied to the tenth "
                           "(the oracle sets use gold no model may have): binary token precision (percent) "
