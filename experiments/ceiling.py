@@ -39,7 +39,6 @@ import math
 import re
 import sys
 from collections import Counter
-from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
@@ -49,12 +48,12 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent))
 sys.path.insert(0, str(ROOT))
 
-from levers import (RECALLS, _git, add_cache_arguments, cache_provenance, cached_fold, cached_folds,  # noqa: E402
+from levers import (RECALLS, add_cache_arguments, cache_provenance, cached_fold, cached_folds,  # noqa: E402
                     corpus_missing, precision_at_recall, tokenized_folds)
 from rankings import ranking_tables, tables_text  # noqa: E402
 
 from itdeid.featurize import token_offsets  # noqa: E402
-from itdeid.report import markdown_table, publish  # noqa: E402
+from itdeid.report import header, markdown_table, publish  # noqa: E402
 
 #: wordfreq languages written in Latin letters whose lists need no extra tokenizer package.
 LANGUAGES = ("pl", "cs", "sk", "sl", "sh", "hu", "fi", "de", "nl", "da", "sv", "nb", "is", "es", "pt",
@@ -195,11 +194,8 @@ def main(argv=None) -> int:
         entries[name] = [scores[m] for m in per_fold]
     pooled, paired = ranking_tables(entries, [gold[m] for m in per_fold], "base")
 
-    text = ("# How far knowledge could lift the ranking: stacked corrections with public and oracle evidence\n\n"
-            f"- command: `python experiments/ceiling.py {args.corpus} --levers {args.levers} --row {args.row}"
-            + (f" --out {args.out}" if args.out else "") + "`\n"
-            f"- date: {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC\n- code: git {_git()}\n"
-            f"- fold caches computed by: {cache_provenance(cache, [args.row], folds)}\n"
+    text = (header("How far knowledge could lift the ranking: stacked corrections with public and oracle evidence")
+            + f"- fold caches computed by: {cache_provenance(cache, [args.row], folds)}\n"
             f"- folds: {folds} of {args.folds}\n\n"
             "The row's own binary precision (percent) where pooled recall first reaches R, in three token "
             f"units:\n\n{markdown_table(pd.DataFrame(units))}\n\n"
