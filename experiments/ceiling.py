@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import re
 import sys
 from collections import Counter
 from pathlib import Path
@@ -52,13 +51,16 @@ from levers import (RECALLS, add_cache_arguments, cache_provenance, cached_fold,
                     corpus_missing, precision_at_recall, tokenized_folds)
 from rankings import ranking_tables, tables_text  # noqa: E402
 
+from itdeid.evaluate import whitespace_labels  # noqa: E402
 from itdeid.featurize import token_offsets  # noqa: E402
 from itdeid.report import header, markdown_table, publish  # noqa: E402
+from itdeid.zipf import zipf  # noqa: E402
 
 #: wordfreq languages written in Latin letters whose lists need no extra tokenizer package.
 LANGUAGES = ("pl", "cs", "sk", "sl", "sh", "hu", "fi", "de", "nl", "da", "sv", "nb", "is", "es", "pt",
              "it", "fr", "ca", "ro", "lt", "lv", "tr", "id", "ms", "fil", "vi")
 SETS = ("base", "languages", "oracle-lexicon", "oracle-neighbours", "oracle-both", "own-label")
+#: Tokens each side whose log-odds the base reads.
 REACH = 2
 
 
@@ -67,15 +69,14 @@ def _zipf(frequency: float) -> float:
 
 
 def language_columns(words: list[str]) -> np.ndarray:
-    """Per word: its English Zipf frequency, its highest in :data:`LANGUAGES`, and in how many of
-    them it occurs (wordfreq's small lists)."""
+    """Per word: its English Zipf frequency (:func:`itdeid.zipf.zipf`, the frequency group's), its
+    highest in :data:`LANGUAGES` and in how many of them it occurs (wordfreq's small lists)."""
     from wordfreq import get_frequency_dict
-    english = get_frequency_dict("en", "best")
     others = [get_frequency_dict(lang, "small") for lang in LANGUAGES]
     table = {}
     for w in set(words):
         z = [_zipf(d.get(w, 0.0)) for d in others]
-        table[w] = (_zipf(english.get(w, 0.0)), max(z), sum(x > 0 for x in z))
+        table[w] = (zipf(w), max(z), sum(x > 0 for x in z))
     return np.array([table[w] for w in words], dtype=np.float32).reshape(len(words), 3)
 
 
@@ -121,21 +122,12 @@ def corrected(X: np.ndarray, logit: np.ndarray, gold: np.ndarray, fold: np.ndarr
 
 def whitespace_scores(td, p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per whitespace token of note ``td``: the highest P(PHI) of its itdeid tokens, and whether
-    most of its characters are gold PHI (a tie: its first character's label)."""
-    text = td.document.text
-    inside = np.zeros(len(text) + 1, dtype=bool)
-    for span in td.document.spans:
-        inside[span.start:span.end] = True
-    starts, _ends = token_offsets(td)
-    scores, gold = [], []
-    for m in re.finditer(r"\S+", text):
-        lo, hi = np.searchsorted(starts, [m.start(), m.end()])
-        if hi == lo:
-            continue
-        share = inside[m.start():m.end()].mean()
-        scores.append(p[lo:hi].max())
-        gold.append(share > 0.5 or (share == 0.5 and inside[m.start()]))
-    return np.array(scores, dtype=np.float64), np.array(gold, dtype=bool)
+    its gold label (:func:`itdeid.evaluate.whitespace_labels`: that of most of its characters) is PHI."""
+    starts, ends, labels = whitespace_labels(td.document.text, td.document.spans)
+    token_starts, _ends = token_offsets(td)
+    lo, hi = np.searchsorted(token_starts, starts), np.searchsorted(token_starts, ends)
+    scores = np.array([p[a:b].max() for a, b in zip(lo, hi)], dtype=np.float64)
+    return scores, labels != 0
 
 
 def main(argv=None) -> int:
@@ -179,7 +171,7 @@ def main(argv=None) -> int:
     clipped = np.clip(p, 1e-6, 1 - 1e-6)
     logit = np.log(clipped / (1 - clipped)).astype(np.float32)
     language = language_columns(words)
-    base = np.column_stack([logit, neighbour_values(logit, note, (-2, -1, 1, 2), fill=-14.0), language[:, :1]])
+    base = np.column_stack([logit, neighbour_values(logit, note, [o for o in range(-REACH, REACH + 1) if o], fill=-14.0), language[:, :1]])
     lexicon = oracle_lexicon(words, gold, fold)
     neighbours = neighbour_values(gold.astype(np.float32), note, (-1, 1), fill=-1.0)
     evidence = {"base": base, "languages": np.column_stack([base, language[:, 1:]]),

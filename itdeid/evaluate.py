@@ -176,11 +176,22 @@ def _majority(labels: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.nd
     return result.astype(np.int8)
 
 
+def whitespace_labels(text: str, spans: Sequence[Span]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The 2006 challenge's unit for ``spans`` of ``text``: each whitespace token's start, end and
+    label code (the label of most of its characters, as the ``whitespace`` unit scores it)."""
+    starts, ends = _whitespace_bounds(text)
+    return starts, ends, _majority(_char_labels(len(text), spans), starts, ends)
+
+
+def _whitespace_bounds(text: str) -> tuple[np.ndarray, np.ndarray]:
+    bounds = np.array([m.span() for m in _WHITESPACE_TOKEN.finditer(text)], dtype=np.int64).reshape(-1, 2)
+    return bounds[:, 0], bounds[:, 1]
+
+
 def _whitespace_unit(text: str, gold: np.ndarray, pred: np.ndarray):
-    bounds = np.array([m.span() for m in _WHITESPACE_TOKEN.finditer(text)], dtype=np.int64)
-    if len(bounds) == 0:
+    starts, ends = _whitespace_bounds(text)
+    if len(starts) == 0:
         return np.zeros(0, np.int8), np.zeros(0, np.int8)
-    starts, ends = bounds[:, 0], bounds[:, 1]
     return _majority(gold, starts, ends), _majority(pred, starts, ends)
 
 
