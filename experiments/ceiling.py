@@ -35,7 +35,6 @@ tokens', its gold the label of most of its characters) and the tokens with a let
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from collections import Counter
 from pathlib import Path
@@ -53,30 +52,20 @@ from rankings import ranking_tables, tables_text  # noqa: E402
 
 from itdeid.evaluate import whitespace_labels  # noqa: E402
 from itdeid.featurize import token_offsets  # noqa: E402
+from itdeid.languages import language_values  # noqa: E402
 from itdeid.report import header, markdown_table, publish  # noqa: E402
 from itdeid.zipf import zipf  # noqa: E402
 
-#: wordfreq languages written in Latin letters whose lists need no extra tokenizer package.
-LANGUAGES = ("pl", "cs", "sk", "sl", "sh", "hu", "fi", "de", "nl", "da", "sv", "nb", "is", "es", "pt",
-             "it", "fr", "ca", "ro", "lt", "lv", "tr", "id", "ms", "fil", "vi")
 SETS = ("base", "languages", "oracle-lexicon", "oracle-neighbours", "oracle-both", "own-label")
 #: Tokens each side whose log-odds the base reads.
 REACH = 2
 
 
-def _zipf(frequency: float) -> float:
-    return math.log10(frequency) + 9 if frequency > 0 else 0.0
-
-
 def language_columns(words: list[str]) -> np.ndarray:
     """Per word: its English Zipf frequency (:func:`itdeid.zipf.zipf`, the frequency group's), its
-    highest in :data:`LANGUAGES` and in how many of them it occurs (wordfreq's small lists)."""
-    from wordfreq import get_frequency_dict
-    others = [get_frequency_dict(lang, "small") for lang in LANGUAGES]
-    table = {}
-    for w in set(words):
-        z = [_zipf(d.get(w, 0.0)) for d in others]
-        table[w] = (zipf(w), max(z), sum(x > 0 for x in z))
+    highest in :data:`itdeid.languages.LANGUAGES` and in how many of them it occurs (the
+    ``languages`` group's values)."""
+    table = {w: (zipf(w), *language_values(w)) for w in set(words)}
     return np.array([table[w] for w in words], dtype=np.float32).reshape(len(words), 3)
 
 

@@ -270,6 +270,14 @@ ROWS: dict[str, dict] = {
                      typer_learning_rate=0.3, recase=1.0),
     **_screened_rows("BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_TYPER50_RECASE50", typer_estimators=50,
                      typer_learning_rate=0.3, recase=0.5),
+    # issue G: the languages group on trial (itdeid/languages.py): how common a word is in 26 other
+    # languages written in Latin letters, for the names no US list holds; session 21's ceiling
+    # study (ceiling.md) found it leaning towards a gain in both recipe runs. Twice, with the
+    # recipe's two draws, to judge it against both runs of the recipe
+    **_screened_rows("BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_TYPER50_LANGUAGES", typer_estimators=50,
+                     typer_learning_rate=0.3, groups=_TRIAL_GROUPS + ("languages",)),
+    **_screened_rows("BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_TYPER50_LANGUAGES_SEED1", typer_estimators=50,
+                     typer_learning_rate=0.3, groups=_TRIAL_GROUPS + ("languages",), seed_offset=1),
     # the recipe again, keeping the members' out-of-fold mean beside the blend (keep_passes), so
     # that thresholds.py can set the operating point of another context_weight: the stage alone
     # or weighted 0.75 ranked better at R.95 than the even blend in both recipe runs' caches

@@ -53,6 +53,8 @@ clock      times of day written like years or numbers: after 'at' or 'till', wit
 nameshape  how much a word is spelled like a name rather than like English: character
            trigrams of public name lists against wordfreq's words (:mod:`itdeid.name_shape`);
            measured in session 15 and left out
+languages  how common the word is in 26 other languages written in Latin letters, for names no
+           US list holds (:mod:`itdeid.languages`, wordfreq's lists)
 ========== ===================================================================================
 
 Attributes of the tokens in a window of ``window`` tokens each side are added for a subset of
@@ -74,6 +76,7 @@ from itdeid.document import LABELS, PHI_CLASSES, Document
 from itdeid.guarded import Template, lowered_ascii
 from itdeid.folds import group_key
 from itdeid.lexicon import LEXICON_COLUMNS, MIN_COUNT, Lexicon, fold_lexicons, lexicon_columns, neighbours
+from itdeid.languages import LANGUAGE_COLUMNS, language_values
 from itdeid.lexicon import N_CLASSES as LEXICON_CLASSES
 from itdeid.measures import FLAGGED, clock_templates, measure_templates
 from itdeid.name_shape import name_shape
@@ -95,7 +98,7 @@ GROUPS: tuple[str, ...] = (
 #: joined in session 14, after 10-fold CV (experiments/results/g-levers/rankings-shallow-syn-trial.md).
 RECALL_GROUPS: tuple[str, ...] = ("casing", "census", "lexicon", "spelling", "measure")
 #: Groups being measured (issue G's ablation), known to the extractor but in no preset yet.
-TRIAL_GROUPS: tuple[str, ...] = ("clock", "nameshape")
+TRIAL_GROUPS: tuple[str, ...] = ("clock", "nameshape", "languages")
 #: Inner folds of the lexicon's out-of-fold statistics for training rows.
 LEXICON_FOLDS = 5
 LABEL_CODE = {label: i for i, label in enumerate(LABELS)}
@@ -480,6 +483,7 @@ _NAME_LIST_TABLE = WordTable(_name_list_values, 2)
 _CENSUS_TABLE = WordTable(_census_values, 2)
 _ENGLISH_TABLE = WordTable(lambda word: (word in _gazetteers()["english"],), 1)
 _NAME_SHAPE_TABLE = WordTable(lambda word: (name_shape(word),), 1)
+_LANGUAGE_TABLE = WordTable(language_values, len(LANGUAGE_COLUMNS))
 
 
 def _firstnames_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
@@ -496,6 +500,11 @@ def _nameshape_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
     return {"name_shape": _NAME_SHAPE_TABLE.rows(td.words)[:, 0]}
 
 
+def _languages_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
+    rows = _LANGUAGE_TABLE.rows(td.words)
+    return {name: rows[:, i] for i, name in enumerate(LANGUAGE_COLUMNS)}
+
+
 def _nonphi_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
     return {"english_word": _ENGLISH_TABLE.rows(td.words)[:, 0]}
 
@@ -508,6 +517,7 @@ _STATIC_GROUPS = {
     "firstnames": _firstnames_columns, "nonphi": _nonphi_columns,
     "casing": casing_columns, "census": _census_columns, "spelling": spelling_columns,
     "measure": _measure_columns, "clock": _clock_columns, "nameshape": _nameshape_columns,
+    "languages": _languages_columns,
 }
 
 
@@ -827,6 +837,9 @@ class FeatureExtractor:
         if "nameshape" in g:
             names += ["name_shape"]
             windowed += ["name_shape"]
+        if "languages" in g:
+            names += list(LANGUAGE_COLUMNS)
+            windowed += ["lang_zipf"]
         return names, windowed
 
     def _names(self) -> list[str]:

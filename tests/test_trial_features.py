@@ -145,3 +145,23 @@ def test_the_nameshape_group_goes_through_the_extractor_with_its_window():
     column = list(X[:, fx.feature_names_.index("name_shape")])
     assert column[td.words.index("rossetti")] > 0 > column[td.words.index("cvvhf")]
     assert "name_shape@-1" in fx.feature_names_
+
+
+# ---- the trial group ``languages`` (itdeid.languages) ---------------------------------------
+def test_words_of_other_languages_are_common_there_and_english_only_words_are_not():
+    from itdeid.languages import language_values
+    for word in ("nguyen", "kowalski", "rossetti", "maria"):
+        zipf, count = language_values(word)
+        assert zipf > 2.0 and count >= 1, word
+    assert language_values("cvvhf") == (0.0, 0) and language_values("12:30") == (0.0, 0)
+    assert language_values("de")[1] > language_values("kowalski")[1]
+
+
+def test_the_languages_group_goes_through_the_extractor_with_its_window():
+    td = tokenize_document(Document("n", "Seen by NGUYEN , CVVHF running"), gold=False)
+    train = tokenize_document(Document("t", "Seen by Dr Smith."), gold=True)
+    fx = FeatureExtractor(groups=GROUPS + ("languages",)).fit([train])
+    X = fx.transform([td])
+    column = list(X[:, fx.feature_names_.index("lang_zipf")])
+    assert column[td.words.index("nguyen")] > 0 == column[td.words.index("cvvhf")]
+    assert "lang_zipf@-1" in fx.feature_names_ and "lang_count" in fx.feature_names_
