@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import re
 import string
+from functools import lru_cache
 from re import _constants as sre  # noqa: the parser's op codes; stable since Python 3.11
 from re import _parser as sre_parse
 
@@ -107,9 +108,11 @@ def _first(items, i: int = 0) -> tuple[list[str], bool]:
     return chars, True
 
 
+@lru_cache(maxsize=None)
 def first_characters(pattern: str, flags: int = 0) -> str | None:
     """A character class (``[...]``) holding every character a match of ``pattern`` can begin
-    with, or None when there is none to write (see the module docstring)."""
+    with, or None when there is none to write (see the module docstring). Kept per pattern: a
+    :class:`Template` asks twice, for its guard and for its skipping form."""
     try:
         chars, nullable = _first(sre_parse.parse(pattern, flags))
     except _Unknown:
