@@ -14,6 +14,16 @@ calls), the stage's columns and the identifier templates. The rows of the first 
 the note-only groups and its share of the learned columns, so the parts do not add up to the
 total. For a speed comparison use bench_code.py or bench_models.py; this says what is worth
 making faster.
+
+A second table times what of that is the regular-expression engine alone, with no Python
+around it: the token pattern's scan and each template set's scans (the regex and measure groups,
+the identifier templates), the same notes, the same required-literal checks. Those scans and the
+trees run in compiled code already, so a compiled feature core could not make them cheaper.
+
+``--peer-tokens-per-second R --times K`` adds the budget a token has if the whole command is to
+tag K times as fast as a peer that tags R whitespace-separated tokens a second (deid.pl's rate
+in bench.py's table, which counts tokens that way): itdeid's own tokens are more (punctuation
+and compounds split), so the budget is given per itdeid token, the unit of the table.
 """
 from __future__ import annotations
 
@@ -78,12 +88,51 @@ def _wrapped_group(columns, key: str):
     return wrapper
 
 
+def engine_times(texts: list[str], repeats: int) -> dict[str, float]:
+    """Seconds (best of ``repeats``) of the regular-expression engine's own scans over ``texts``:
+    the token pattern, and each template set's templates where their required literals occur."""
+    from itdeid.featurize import regex_templates
+    from itdeid.guarded import lowered_ascii
+    from itdeid.identifiers import identifier_templates
+    from itdeid.measures import measure_templates
+    from itdeid.tokens import _TOKEN
+
+    sets = {"regex group templates": [t for ts in regex_templates().values() for t in ts],
+            "measure group templates": measure_templates(),
+            "identifier templates": [t for _kind, _cls, t in identifier_templates()]}
+    lowered = [lowered_ascii(text) for text in texts]
+
+    def token_scan():
+        for text in texts:
+            for _ in _TOKEN.finditer(text):
+                pass
+
+    def template_scan(templates):
+        for text, low in zip(texts, lowered):
+            for t in templates:
+                if t.can_match(text, low):
+                    for _ in (t.skipping or t.regex).finditer(text):
+                        pass
+
+    runs = {"token pattern": token_scan, **{name: (lambda ts=ts: template_scan(ts)) for name, ts in sets.items()}}
+    best = {}
+    for name, run in runs.items():
+        for _ in range(repeats):
+            start = time.perf_counter()
+            run()
+            best[name] = min(best.get(name, float("inf")), time.perf_counter() - start)
+    return best
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--corpus", required=True)
     ap.add_argument("--model", required=True)
     add_note_slice(ap)
     ap.add_argument("--out", default=None)
+    ap.add_argument("--peer-tokens-per-second", type=float, default=None,
+                    help="a peer's whitespace tokens a second (bench.py's table), for the budget line")
+    ap.add_argument("--times", type=float, default=20.0, help="how many times the peer's speed (default 20)")
     args = ap.parse_args(argv)
     if corpus_missing(args.corpus):
         return 0
@@ -115,8 +164,22 @@ def main(argv=None) -> int:
     text += (f"- corpus: `{args.corpus}`, notes {args.skip}-{args.skip + len(test) - 1} ({tokens} tokens), "
              f"after {args.warm} warm-up notes; model `{args.model}`; the fastest of {args.repeats} runs\n"
              "- the rows of member 0 hold the note-only groups and part of the learned columns: "
-             "the parts overlap\n\n")
+             "the parts overlap\n")
+    spaced = sum(len(d.text.split()) for d in test)
+    text += f"- whitespace-separated tokens of the same notes (bench.py's count): {spaced}, {tokens / spaced:.3f} itdeid tokens each\n"
+    if args.peer_tokens_per_second:
+        budget = 1e6 / (args.times * args.peer_tokens_per_second * tokens / spaced)
+        text += (f"- budget: {args.times:g} times a peer tagging {args.peer_tokens_per_second:g} whitespace tokens a second "
+                 f"leaves {budget:.2f} microseconds an itdeid token for everything, against {1e6 * total / tokens:.2f} here\n")
+    text += "\n"
     text += markdown_table(pd.DataFrame(rows).set_index("stage"), floatfmt=".3f") + "\n"
+    engine = engine_times([d.text for d in test], args.repeats)
+    engine_rows = [{"scan": k, "seconds": v, "microseconds a token": 1e6 * v / tokens} for k, v in engine.items()]
+    engine_rows.append({"scan": "all of these", "seconds": sum(engine.values()),
+                        "microseconds a token": 1e6 * sum(engine.values()) / tokens})
+    text += ("\nThe regular-expression engine alone (its own scans, no Python around them; best of "
+             f"{args.repeats}):\n\n")
+    text += markdown_table(pd.DataFrame(engine_rows).set_index("scan"), floatfmt=".3f") + "\n"
     publish(text, args.out)
     return 0
 
