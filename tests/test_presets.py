@@ -46,3 +46,22 @@ def test_default_preset_is_the_recipe_on_the_shared_split(physionet_dir):
     documents, calibrate, data = presets.preset_corpus("default", physionet_dir)
     assert sum(calibrate) == 1422 and len(documents) == 1422 + RECIPE["synthetic"]
     assert "GPL 2.0" in data["physionet"]
+
+
+@pytest.mark.parametrize("option", [["--n-estimators", "200"], ["--no-context-pass"], ["--seed", "3"],
+                                    ["--members", "3"]])
+def test_a_preset_refuses_recipe_options_it_would_ignore(tmp_path, option, capsys):
+    from itdeid.cli import main
+    assert main(["train", "--preset", "default", "--out", str(tmp_path / "m"), *option]) == 2
+    err = capsys.readouterr().err
+    assert option[0] in err and "would be ignored" in err
+    assert not (tmp_path / "m").exists()
+
+
+def test_a_preset_takes_the_options_it_uses(tmp_path, monkeypatch):
+    from itdeid.cli import main, train as train_command
+    calls = []
+    monkeypatch.setattr(train_command, "train_preset", lambda *a, **k: calls.append((a, k)))
+    assert main(["train", "--preset", "default", "--out", str(tmp_path / "m"), "--n-jobs", "1",
+                 "--physionet", str(tmp_path)]) == 0
+    assert calls and calls[0][1]["model_params"]["n_jobs"] == 1

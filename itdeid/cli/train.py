@@ -150,10 +150,31 @@ def add_parser(subparsers):
     p.set_defaults(run=run)
 
 
+#: Options a preset's training uses; every other option of ``train`` sets the recipe a preset fixes.
+PRESET_OPTIONS = frozenset({"preset", "physionet", "out", "n_jobs", "device", "corpus", "run", "command"})
+
+
+def _changed_recipe_options(args) -> list[str]:
+    """The options of ``args`` set to other than their defaults that a preset would ignore, as
+    written on the command line (``--n-estimators``, ``--no-context-pass``)."""
+    parser = argparse.ArgumentParser()
+    add_parser(parser.add_subparsers(dest="command"))
+    defaults = vars(parser.parse_args(["train", "--out", str(args.out)]))
+    return [f"--{'no-' if value is False and defaults[name] is True else ''}{name.replace('_', '-')}"
+            for name, value in vars(args).items()
+            if name not in PRESET_OPTIONS and name in defaults and value != defaults[name]]
+
+
 def run(args):
     if args.preset:
         if args.corpus:
             raise UserError("give either CORPUS or --preset, not both")
+        changed = _changed_recipe_options(args)
+        if changed:
+            # a preset is the committed recipe as it is; silently training it without the
+            # user's settings would give a model other than the one asked for
+            raise UserError(f"--preset trains the committed recipe as it is, so {', '.join(changed)} "
+                            "would be ignored: drop them, or train on a CORPUS without --preset")
         start = time.perf_counter()
         train_preset(args.preset, args.out, args.physionet,
                      model_params={"n_jobs": args.n_jobs, "device": args.device})
