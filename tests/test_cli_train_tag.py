@@ -2,6 +2,8 @@
 import json
 import re
 
+import pytest
+
 from itdeid.cli import main
 from itdeid.formats import read_corpus, read_jsonl_spans, write_i2b2_2006, write_physionet
 
@@ -239,3 +241,24 @@ def test_train_typer_settings_reach_the_members_with_the_recipe_default_and_bad_
     for bad in (["--typer-estimators", "0"], ["--typer-learning-rate", "1.5"]):
         assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "x"), *bad]) == 2
         assert bad[0] in capsys.readouterr().err
+
+
+
+@pytest.mark.parametrize("options,named", [
+    (["--members", "0", "--screen", "0.01"], "--screen"),
+    (["--members", "0", "--draws", "2"], "--draws"),
+    (["--members", "0", "--no-stage-refit"], "--no-stage-refit"),
+    (["--iterations", "1"], "--iterations"),
+    (["--vote", "recall_first"], "--vote"),
+    (["--system", "--screen", "0.01"], "--screen"),
+    (["--system", "--trigger", "phrase"], "--trigger"),
+    (["--members", "0", "--typer-estimators", "5"], "--typer-estimators"),
+    (["--no-two-step", "--typer-learning-rate", "0.5"], "--typer-learning-rate"),
+    (["--synthetic", "0", "--synthetic-nursing", "0.2"], "--synthetic-nursing"),
+])
+def test_train_refuses_options_the_model_it_trains_would_not_read(tmp_path, capsys, options, named):
+    _physionet_corpus(tmp_path)
+    assert main(["train", str(tmp_path / "id.text"), "--out", str(tmp_path / "model"), *options]) == 2
+    err = capsys.readouterr().err
+    assert named in err and "would be ignored" in err and "Traceback" not in err
+    assert not (tmp_path / "model").exists()

@@ -152,29 +152,41 @@ def add_parser(subparsers):
 
 #: Options a preset's training uses; every other option of ``train`` sets the recipe a preset fixes.
 PRESET_OPTIONS = frozenset({"preset", "physionet", "out", "n_jobs", "device", "corpus", "run", "command"})
+#: Options only an ensemble (``--members`` 2 or more) reads (``--synthetic``'s own check says so).
+ENSEMBLE_OPTIONS = ("join_gaps", "draws", "stage_refit", "screen")
+#: Options only the iterative system (``--system``) reads.
+SYSTEM_OPTIONS = ("iterations", "vote", "harvest", "spread")
+#: Options only two-step learners (``--two-step``) read.
+TYPER_OPTIONS = ("typer_estimators", "typer_learning_rate")
 
 
-def _changed_recipe_options(args) -> list[str]:
-    """The options of ``args`` set to other than their defaults that a preset would ignore, as
-    written on the command line (``--n-estimators``, ``--no-context-pass``)."""
+def _given(args) -> dict[str, str]:
+    """The options of ``args`` set to other than their defaults (before ``run`` fills in the
+    recipe's), by name, each as written on the command line (``--n-estimators``,
+    ``--no-context-pass``)."""
     parser = argparse.ArgumentParser()
     add_parser(parser.add_subparsers(dest="command"))
     defaults = vars(parser.parse_args(["train", "--out", str(args.out)]))
-    return [f"--{'no-' if value is False and defaults[name] is True else ''}{name.replace('_', '-')}"
+    return {name: f"--{'no-' if value is False and defaults[name] is True else ''}{name.replace('_', '-')}"
             for name, value in vars(args).items()
-            if name not in PRESET_OPTIONS and name in defaults and value != defaults[name]]
+            if name in defaults and value != defaults[name]}
+
+
+def _refuse_unread(given: dict[str, str], names, reason: str) -> None:
+    """A :class:`UserError` if any of the options ``names`` was given: the model being trained
+    would not read it, and a setting silently dropped gives a model other than the one asked for."""
+    unread = [given[name] for name in given if name in names]
+    if unread:
+        raise UserError(f"{', '.join(unread)} would be ignored: {reason}")
 
 
 def run(args):
+    given = _given(args)
     if args.preset:
         if args.corpus:
             raise UserError("give either CORPUS or --preset, not both")
-        changed = _changed_recipe_options(args)
-        if changed:
-            # a preset is the committed recipe as it is; silently training it without the
-            # user's settings would give a model other than the one asked for
-            raise UserError(f"--preset trains the committed recipe as it is, so {', '.join(changed)} "
-                            "would be ignored: drop them, or train on a CORPUS without --preset")
+        _refuse_unread(given, set(given) - PRESET_OPTIONS, "--preset trains the committed recipe as it is "
+                       "(drop them, or train on a CORPUS without --preset)")
         start = time.perf_counter()
         train_preset(args.preset, args.out, args.physionet,
                      model_params={"n_jobs": args.n_jobs, "device": args.device})
@@ -189,6 +201,15 @@ def run(args):
         args.members = 0 if args.system else RECIPE["members"]
     if args.members and (args.members < 2 or args.system):
         raise UserError("--members needs a count of 2 or more, and no --system")
+    if args.system:
+        _refuse_unread(given, ENSEMBLE_OPTIONS + ("trigger",),
+                       "they set the ensemble (--members) or one token model, not --system (which "
+                       "trains all three trigger variants)")
+    elif not args.members:
+        _refuse_unread(given, ENSEMBLE_OPTIONS + SYSTEM_OPTIONS,
+                       "--members 0 trains one token model (they set the ensemble or --system)")
+    else:
+        _refuse_unread(given, SYSTEM_OPTIONS, "they set the iterative system (--system), not the ensemble")
     # the context pass is the ensemble's stacked stage with --members, the token model's own
     # second pass without
     single_context = args.context_pass and not args.members
@@ -199,6 +220,8 @@ def run(args):
     if args.synthetic < 0 or (args.synthetic and not args.members):
         raise UserError("--synthetic needs a count of 0 or more, and --members (the ensemble "
                         "chooses its threshold on the corpus's own notes)")
+    if not args.synthetic:
+        _refuse_unread(given, ("synthetic_nursing",), "it shapes the synthetic records of --synthetic N")
     if not 0 <= args.synthetic_nursing <= 1:
         raise UserError("--synthetic-nursing must be between 0 and 1")
     if args.window < 0:
@@ -209,6 +232,8 @@ def run(args):
     previous = args.previous or ("none" if args.context_pass or args.members else "oof")
     if args.two_step is None:
         args.two_step = MEMBER["two_step"] and bool(args.members)
+    if not args.two_step:
+        _refuse_unread(given, TYPER_OPTIONS, "they set the class model of two-step learners (--two-step)")
     # the recipe's trees for its ensemble; a single model or the paper's system keeps the
     # learner's own defaults (the paper's settings)
     for name in ("n_estimators", "max_depth", "learning_rate", "typer_estimators", "typer_learning_rate"):
