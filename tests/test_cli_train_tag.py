@@ -262,3 +262,11 @@ def test_train_refuses_options_the_model_it_trains_would_not_read(tmp_path, caps
     err = capsys.readouterr().err
     assert named in err and "would be ignored" in err and "Traceback" not in err
     assert not (tmp_path / "model").exists()
+
+
+def test_cv_refuses_rows_beside_a_single_learner_row(tmp_path, capsys):
+    _physionet_corpus(tmp_path)
+    assert main(["cv", str(tmp_path / "id.text"), "--rows", "CRF", "--learner", "tree",
+                 "--out", str(tmp_path / "cv")]) == 2
+    assert "--rows would be ignored" in capsys.readouterr().err
+    assert not (tmp_path / "cv").exists()

@@ -9,6 +9,7 @@ from tqdm import tqdm
 
 from itdeid.crossval import LEVER_ROWS, PEER_ROWS, STANDARD_ROWS, crossval, results_table, row_model
 from itdeid.document import Document
+from itdeid.errors import UserError
 from itdeid.featurize import tokenize_document
 from itdeid.formats import read_corpus, write_jsonl_spans
 from itdeid.learners import LEARNERS
@@ -44,6 +45,9 @@ def add_parser(subparsers):
 
 
 def run(args):
+    if (args.learner or args.trigger) and args.rows != ",".join(STANDARD_ROWS):
+        raise UserError("give either --rows or --learner/--trigger (one row of their own), not both: "
+                        "--rows would be ignored")
     documents = read_corpus(args.corpus, args.format)
     if args.learner or args.trigger:
         learner, trigger = args.learner or "xgboost", args.trigger or "token"
@@ -53,7 +57,6 @@ def run(args):
         known = {**STANDARD_ROWS, **LEVER_ROWS, **{r: {} for r in PEER_ROWS}}
         unknown = [r for r in names if r not in known]
         if unknown:
-            from itdeid.errors import UserError
             raise UserError(f"unknown rows {', '.join(unknown)}; choose from {', '.join(known)}")
         rows = {r: known[r] for r in names}
     tokenized = [tokenize_document(d) for d in tqdm(documents, desc="tokenize", file=sys.stderr, leave=False)]
