@@ -214,8 +214,8 @@ def deidentify(inputs: Iterable[str], out, model=None, fmt: str = DEFAULT_FORMAT
 
     is_system = (model_dir / "deidentifier.json").is_file()
     if vote is not None and not is_system:
-        report(f"warning: --vote {vote} is ignored: {model_dir} is a single token model, "
-               "which does not vote")
+        report(f"warning: --vote {vote} is ignored: {model_dir} is not an iterative-system model "
+               "(itdeid train --system), the only kind that votes")
         vote = None
     model_sha256 = model_fingerprint(model_dir)
     workers = min(workers or os.cpu_count() or 1, len(units))
