@@ -54,7 +54,8 @@ nameshape  how much a word is spelled like a name rather than like English: char
            trigrams of public name lists against wordfreq's words (:mod:`itdeid.name_shape`);
            measured in session 15 and left out
 languages  how common the word is in 26 other languages written in Latin letters, for names no
-           US list holds (:mod:`itdeid.languages`, wordfreq's lists)
+           US list holds (:mod:`itdeid.languages`, wordfreq's lists); measured in session 22
+           and left out
 ========== ===================================================================================
 
 Attributes of the tokens in a window of ``window`` tokens each side are added for a subset of
