@@ -36,7 +36,6 @@ import argparse
 import re
 import sys
 from collections import defaultdict
-from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
@@ -45,11 +44,11 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent))
 sys.path.insert(0, str(ROOT))
 
-from levers import (_git, add_cache_arguments, cache_provenance, cached_fold, cached_folds,  # noqa: E402
+from levers import (add_cache_arguments, cache_provenance, cached_fold, cached_folds,  # noqa: E402
                     corpus_missing, tokenized_folds)
 from rankings import ranking_tables, tables_text  # noqa: E402
 
-from itdeid.report import publish  # noqa: E402
+from itdeid.report import header, publish  # noqa: E402
 
 DEFAULT_RESCORINGS = ("propagate:patient:0.3,propagate:patient:0.5,propagate:patient:0.9,"
                       "propagate:fold:0.3,propagate:fold:0.5,propagate:fold:0.9,"
@@ -163,12 +162,8 @@ def main(argv=None) -> int:
         else:
             ap.error(f"unknown rescoring {spec!r}")
     pooled, paired = ranking_tables(entries, gold, args.row)
-    text = ("# Rescorings of a row's out-of-fold P(PHI), without training\n\n"
-            f"- command: `python experiments/rescoring.py {args.corpus} --levers {args.levers} --row {args.row}"
-            + (f" --rescorings {args.rescorings}" if args.rescorings != DEFAULT_RESCORINGS else "")
-            + (f" --out {args.out}" if args.out else "") + "`\n"
-            f"- date: {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC\n- code: git {_git()}\n"
-            f"- fold caches computed by: {cache_provenance(cache, [args.row], folds)}\n"
+    text = (header("Rescorings of a row's out-of-fold P(PHI), without training")
+            + f"- fold caches computed by: {cache_provenance(cache, [args.row], folds)}\n"
             f"- folds: {folds} of {args.folds}\n\n"
             + tables_text(pooled, paired, "Binary token precision (percent) where pooled out-of-fold recall "
                           "first reaches R",
