@@ -18,6 +18,10 @@ from itdeid.report import header, markdown_table
 from itdeid.triggers import VARIANTS
 
 
+#: The rows ``cv`` runs unless told otherwise (the paper's).
+DEFAULT_ROWS = ",".join(STANDARD_ROWS)
+
+
 def add_parser(subparsers):
     p = subparsers.add_parser(
         "cv", help="k-fold cross-validation (folds grouped by patient)",
@@ -28,7 +32,7 @@ def add_parser(subparsers):
     p.add_argument("--format", default="auto", help="corpus format (default: detect)")
     p.add_argument("--folds", type=int, default=10, help="number of folds (default: 10)")
     p.add_argument("--seed", type=int, default=0, help="seed of the fold assignment and learners")
-    p.add_argument("--rows", default=",".join(STANDARD_ROWS),
+    p.add_argument("--rows", default=DEFAULT_ROWS,
                    help="comma-separated rows among " + ", ".join([*STANDARD_ROWS, *LEVER_ROWS, *PEER_ROWS]) +
                         " (default: the first five)")
     p.add_argument("--learner", choices=LEARNERS, help="run a single row with this learner")
@@ -45,7 +49,7 @@ def add_parser(subparsers):
 
 
 def run(args):
-    if (args.learner or args.trigger) and args.rows != ",".join(STANDARD_ROWS):
+    if (args.learner or args.trigger) and args.rows != DEFAULT_ROWS:
         raise UserError("give either --rows or --learner/--trigger (one row of their own), not both: "
                         "--rows would be ignored")
     documents = read_corpus(args.corpus, args.format)
