@@ -176,7 +176,7 @@ def main(argv=None) -> int:
     pooled, paired = ranking_tables(entries, [gold[m] for m in per_fold], "base")
 
     text = (header("How far knowledge could lift the ranking: stacked corrections with public and oracle evidence")
-            + f"- fold caches computed by: {cache_provenance(cache, [args.row], folds)}\n"
+            + cache_provenance(cache, [args.row], folds) +
             f"- folds: {folds} of {args.folds}\n\n"
             "The row's own binary precision (percent) where pooled recall first reaches R, in three token "
             f"units:\n\n{markdown_table(pd.DataFrame(units))}\n\n"

@@ -139,7 +139,7 @@ def main(argv=None) -> int:
             f"- command: `python experiments/errors.py {args.corpus} --levers {args.levers} "
             f"--before {args.before} --after {args.after} --out {args.out}`\n"
             f"- date: {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC\n- code: git {_git()}\n"
-            f"- fold caches computed by: {cache_provenance(cache, (args.before, args.after), folds)}\n"
+            + cache_provenance(cache, (args.before, args.after), folds) +
             "- out-of-fold predictions of experiments/levers.py's fold caches (10-fold CV grouped by "
             "patient); a miss is a gold instance no prediction overlaps, a false alarm a predicted "
             "span overlapping no gold; kinds are those of the span's first token; counts only\n"

@@ -405,9 +405,10 @@ def _save_fold(path: Path, start: float, proba, threshold, extra) -> Path:
 
 
 def cache_provenance(cache: Path, rows, folds) -> str:
-    """Which code computed the fold caches that ``rows`` read, for a results header: each
-    version with the rows and folds it computed ('not recorded' for caches older than the
-    record). A run resumed across commits shows several."""
+    """The results header's line saying which code computed the fold caches that ``rows``
+    read (``- fold caches computed by: ...``, which provenance.py reads back): each version
+    with the rows and folds it computed ('not recorded' for caches older than the record). A
+    run resumed across commits shows several."""
     made: dict[str, dict[str, list[int]]] = {}
     for row in dict.fromkeys(cache_name(r) for r in rows):
         for f in folds:
@@ -416,8 +417,9 @@ def cache_provenance(cache: Path, rows, folds) -> str:
                 with np.load(path) as saved:
                     code = str(saved["code"]) if "code" in saved.files else "not recorded"
                 made.setdefault(code, {}).setdefault(row, []).append(f)
-    return "; ".join(f"{code} ({', '.join(f'{row} folds {fs}' for row, fs in by_row.items())})"
-                     for code, by_row in made.items()) or "none"
+    return "- fold caches computed by: " + ("; ".join(
+        f"{code} ({', '.join(f'{row} folds {fs}' for row, fs in by_row.items())})"
+        for code, by_row in made.items()) or "none") + "\n"
 
 
 def add_cache_arguments(ap: argparse.ArgumentParser) -> None:
@@ -597,7 +599,7 @@ def write_report(out: Path, args, names, documents, tokenized, assignment) -> No
             f"- date: {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC\n"
             f"- machine: {platform.processor() or platform.machine()}, {_cores()} cores, "
             f"Python {platform.python_version()}\n- code: git {_git()}\n"
-            f"- fold caches computed by: {cache_provenance(Path(args.out) / 'cache', names, fold_ids)}\n"
+            + cache_provenance(Path(args.out) / 'cache', names, fold_ids) +
             f"- corpus: {len(documents)} documents, {len({d.patient or d.id for d in documents})} patients\n"
             + (f"- partial: {len(done)} of {len(names)} rows finished\n" if len(done) < len(names) else "")
             + (f"- **interim: only folds {fold_ids} ({len(fold_ids)} of {args.folds}), those every row "

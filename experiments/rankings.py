@@ -128,7 +128,7 @@ def main(argv=None) -> int:
             f"- date: {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC\n"
             f"- machine: {platform.processor() or platform.machine()}, {_cores()} cores, "
             f"Python {platform.python_version()}\n- code: git {_git()}\n"
-            f"- fold caches computed by: {cache_provenance(Path(args.levers) / 'cache', rows, folds)}\n"
+            + cache_provenance(Path(args.levers) / 'cache', rows, folds) +
             f"- folds: {folds} of {args.folds} (those every named row has cached)\n\n"
             + tables_text(pooled, paired, "Binary token precision (percent) where pooled out-of-fold recall "
                           "first reaches R; `mean(...)` averages the rows' P(PHI)",

@@ -163,7 +163,7 @@ def main(argv=None) -> int:
             ap.error(f"unknown rescoring {spec!r}")
     pooled, paired = ranking_tables(entries, gold, args.row)
     text = (header("Rescorings of a row's out-of-fold P(PHI), without training")
-            + f"- fold caches computed by: {cache_provenance(cache, [args.row], folds)}\n"
+            + cache_provenance(cache, [args.row], folds) +
             f"- folds: {folds} of {args.folds}\n\n"
             + tables_text(pooled, paired, "Binary token precision (percent) where pooled out-of-fold recall "
                           "first reaches R",

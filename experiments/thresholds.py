@@ -112,7 +112,7 @@ def main(argv=None) -> int:
     table = pd.DataFrame(rows)
     text = (header(f"Threshold rules on {args.row}'s out-of-fold calibration data")
             + f"- folds: {folds} of {args.folds} (10-fold CV grouped by patient, levers.py's folds)\n"
-            + f"- fold caches computed by: {cache_provenance(Path(args.levers) / 'cache', [args.row], folds)}\n\n"
+            + cache_provenance(Path(args.levers) / 'cache', [args.row], folds) + "\n"
             + "Per outer fold, the threshold is read off that fold's own training out-of-fold P(PHI) "
               "for the target recall (floor 0.001 as the recipe, or none); the held-out notes are "
               "tagged at it and the scores pooled (percent).\n\n"

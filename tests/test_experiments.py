@@ -206,3 +206,23 @@ def test_ceiling_helpers_score_whitespace_tokens_and_stay_inside_notes():
     lexicon = ceiling.oracle_lexicon(["x", "x", "y", "x"], np.array([1, 0, 0, 1]), np.array([0, 0, 1, 1]))
     assert lexicon[0].tolist() == [1, 1, 1.0]     # fold 0's 'x': fold 1 has one 'x', PHI
     assert lexicon[3].tolist() == [1, 2, 0.5]     # fold 1's 'x': fold 0 has two, one PHI
+
+
+def test_cache_provenance_line_is_what_provenance_reads(tmp_path):
+    """levers.cache_provenance writes the header line provenance.py reads the caches' commits from."""
+    import numpy as np
+    sys.path.insert(0, str(EXPERIMENTS))
+    try:
+        import levers
+        import provenance
+    finally:
+        sys.path.remove(str(EXPERIMENTS))
+    for fold, code in ((0, "itdeid 0.1.0, git abc1234"), (1, "itdeid 0.1.0, git def5678")):
+        (tmp_path / "cache" / "XGB_TOKEN").mkdir(parents=True, exist_ok=True)
+        np.savez(tmp_path / "cache" / "XGB_TOKEN" / f"fold{fold}.npz", code=np.array(code))
+    line = levers.cache_provenance(tmp_path / "cache", ["XGB_TOKEN"], [0, 1, 2])
+    assert line.startswith("- fold caches computed by: ") and line.endswith("\n") and line.count("\n") == 1
+    results = tmp_path / "results.md"
+    results.write_text("# t\n\n- code: git 1111111\n" + line + "- folds: 3\n")
+    assert provenance.recorded_commits(results)[0] == ["1111111", "abc1234", "def5678"]
+    assert levers.cache_provenance(tmp_path / "cache", ["XGB_TOKEN"], [5]) == "- fold caches computed by: none\n"
