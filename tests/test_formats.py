@@ -385,8 +385,8 @@ def test_i2b2_2014_text_attribute_mismatch(folder_2014):
 @pytest.mark.parametrize("tag, expected", [
     ('<DATE id="P0" start="5" end="999" text="x" TYPE="DATE" comment=""/>', "outside"),
     ('<DATE id="P0" start="a" end="3" text="x" TYPE="DATE" comment=""/>', "integers"),
-    ('<DATE id="P0" start="0" end="3" text="Rec" TYPE="WEEKDAY" comment=""/>', "unknown TYPE"),
-    ('<FOO id="P0" start="0" end="3" text="Rec" TYPE="DATE" comment=""/>', "unknown tag"),
+    ('<DATE id="P0" start="0" end="3" text="Rec" TYPE="WEEKDAY" comment=""/>', "the TYPE is none of"),
+    ('<FOO id="P0" start="0" end="3" text="Rec" TYPE="DATE" comment=""/>', "the tag name is none of"),
 ])
 def test_i2b2_2014_bad_tags(tmp_path, tag, expected):
     path = tmp_path / "100-01.xml"
@@ -548,7 +548,7 @@ def test_physionet_write_from_other_corpus(tmp_path):
     ("1 1 11 13 HCPName Xx\n", "does not match"),
     ("1 1 11 999 HCPName Bo\n", "outside"),
     ("1 9 11 13 HCPName Bo\n", "no note 1-9"),
-    ("1 1 11 13 Doctor Bo\n", "unknown category"),
+    ("1 1 11 13 Doctor Bo\n", "the category is none of"),
     ("1 1 11 x HCPName Bo\n", "integers"),
     ("1 1 11 13\n", "expected"),
 ])
@@ -643,7 +643,7 @@ def test_jsonl_round_trip(tmp_path):
     ("not json", "not JSON"),
     ('{"doc": "1", "start": 0, "end": 2}', "expected an object"),
     ('[1, 2]', "expected an object"),
-    ('{"doc": "1", "start": 0, "end": 2, "type": "NAME"}', "unknown type"),
+    ('{"doc": "1", "start": 0, "end": 2, "type": "NAME"}', '"type" is none of'),
     ('{"doc": "1", "start": 2, "end": 2, "type": "DATE"}', "start and end"),
     ('{"doc": "1", "start": 3, "end": 2, "type": "DATE"}', "start and end"),
     ('{"doc": "1", "start": -1, "end": 2, "type": "DATE"}', "start and end"),
@@ -721,3 +721,36 @@ def test_writers_are_atomic_and_private(tmp_path):
     write_i2b2_2006([Document("1", "x", [Span(0, 1, "AGE")])], path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.xml"]
     assert path.stat().st_mode & 0o077 == 0
+
+
+@pytest.mark.parametrize("name, content", [
+    ("a.xml", '<?xml version="1.0"?>\n<ROOT>\n<RECORD ID="1">\n<TEXT>\nseen by <Zorblatt.Quimby> today\n'
+              '</TEXT>\n</RECORD>\n</ROOT>\n'),
+    ("b.xml", '<?xml version="1.0"?>\n<ROOT>\n<RECORD ID="1">\n<TEXT>\n<PHI TYPE="Zorblatt">x</PHI>\n'
+              '</TEXT>\n</RECORD>\n</ROOT>\n'),
+    ("c.xml", '<?xml version="1.0"?>\n<deIdi2b2><TEXT><![CDATA[Zorblatt]]></TEXT><TAGS>'
+              '<NAME id="P0" start="0" end="8" text="Zorblatt" TYPE="Zorblatt"/></TAGS></deIdi2b2>\n'),
+    ("d.xml", '<?xml version="1.0"?>\n<deIdi2b2><TEXT><![CDATA[Zorblatt]]></TEXT><TAGS>'
+              '<Zorblatt id="P0" start="0" end="8" text="Zorblatt" TYPE="PATIENT"/></TAGS></deIdi2b2>\n'),
+    ("e.xml", '<?xml version="1.0"?>\n<deIdi2b2><TEXT>a <Zorblatt/> b</TEXT><TAGS/></deIdi2b2>\n'),
+])
+def test_reader_errors_never_repeat_an_unknown_value(tmp_path, name, content):
+    """An unknown type, tag or element name may be note text (a name where the type belongs, an
+    unescaped '<'): the message names the file and line and what was expected, not the value."""
+    path = tmp_path / name
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(FormatError) as info:
+        read_corpus(path)
+    assert "Zorblatt" not in str(info.value) and str(path) in str(info.value)
+
+
+def test_span_and_phrase_errors_never_repeat_an_unknown_value(tmp_path, physionet_small):
+    (tmp_path / "p.jsonl").write_text('{"doc": "1", "start": 0, "end": 2, "type": "Zorblatt Quimby"}\n')
+    with pytest.raises(FormatError) as info:
+        read_spans(tmp_path / "p.jsonl")
+    assert "Zorblatt" not in str(info.value)
+    for line in ("1 1 3 18 Zorblatt Quimby\n", "Zorblatt Quimby 3 18 HCPName Bo\n"):
+        (physionet_small / "id-phi.phrase").write_text(line, encoding="latin-1")
+        with pytest.raises(FormatError) as info:
+            read_corpus(physionet_small)
+        assert "Zorblatt" not in str(info.value) and "Quimby" not in str(info.value)

@@ -31,6 +31,14 @@ def atomic_write(path, data: bytes) -> None:
         raise
 
 
+def not_one_of(what: str, expected) -> str:
+    """The message for a value of a file that is none of the ``expected`` ones, which never
+    repeats the value: an unknown type, category or element name may be note text (a name
+    written where the category belongs, an unescaped ``<`` in a note), and messages never show
+    note text."""
+    return f"{what} is none of {', '.join(sorted(expected))}"
+
+
 def line_of(data, offset: int) -> int:
     """The 1-based line of ``offset`` in ``data`` (str or bytes)."""
     return data.count(b"\n" if isinstance(data, bytes) else "\n", 0, offset) + 1

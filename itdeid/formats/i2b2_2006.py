@@ -10,7 +10,7 @@ import zipfile
 
 from itdeid.document import PHI_CLASSES, Document, Span
 from itdeid.errors import FormatError
-from itdeid.formats.common import atomic_write, check_spans, line_of, unique
+from itdeid.formats.common import atomic_write, check_spans, line_of, not_one_of, unique
 from itdeid.formats.files import read_bytes
 from itdeid.formats.safe_xml import XmlHandler, attribute, check_xml_text, escape_text, parse_xml
 from itdeid.formats.zips import zip_xml
@@ -36,7 +36,9 @@ class _Handler2006(XmlHandler):
     def startElement(self, name, attrs):
         parent = self.stack[-1] if self.stack else None
         if name not in _PARENT_2006 or _PARENT_2006[name] != parent:
-            raise self.error(f"unexpected element <{name}>" + (f" in <{parent}>" if parent else ""))
+            shown = f"<{name}>" if name in _PARENT_2006 else "element"
+            raise self.error(f"unexpected {shown}" + (f" in <{parent}>" if parent else "")
+                             + (" (an unescaped '<' in the note text?)" if parent == "TEXT" else ""))
         if name == "RECORD":
             if "ID" not in attrs:
                 raise self.error("<RECORD> has no ID attribute")
@@ -48,7 +50,7 @@ class _Handler2006(XmlHandler):
             self.parts, self.length = [], 0
         elif name == "PHI":
             if attrs.get("TYPE") not in PHI_CLASSES:
-                raise self.error(f"unknown PHI TYPE {attrs.get('TYPE')!r}")
+                raise self.error(not_one_of("the PHI TYPE", PHI_CLASSES))
             self.phi = (self.length, attrs["TYPE"])
         self.stack.append(name)
 

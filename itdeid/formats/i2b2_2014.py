@@ -34,7 +34,7 @@ from pathlib import Path
 
 from itdeid.document import PHI_CLASSES, Document, Span
 from itdeid.errors import FormatError
-from itdeid.formats.common import (atomic_write, check_spans, clean_spans, corpus_label,
+from itdeid.formats.common import (atomic_write, check_spans, clean_spans, corpus_label, not_one_of,
                                    unique)
 from itdeid.formats.files import read_bytes
 from itdeid.formats.safe_xml import XmlHandler, attribute, cdata, check_xml_text, parse_xml
@@ -84,7 +84,9 @@ class _Handler2014(XmlHandler):
         elif name == "TEXT" and parent == "deIdi2b2" and self.text is None:
             self.parts = []
         elif not ((name, parent) == ("deIdi2b2", None) or (name, parent) == ("TAGS", "deIdi2b2")):
-            raise self.error(f"unexpected element <{name}>" + (f" in <{parent}>" if parent else ""))
+            shown = f"<{name}>" if name in ("deIdi2b2", "TEXT", "TAGS") else "element"
+            raise self.error(f"unexpected {shown}" + (f" in <{parent}>" if parent else "")
+                             + (" (an unescaped '<' in the note text?)" if parent == "TEXT" else ""))
         self.stack.append(name)
 
     def characters(self, content):
@@ -115,10 +117,10 @@ def _document_2014(source: str, data: bytes, counts: dict) -> Document:
     for line, category, attrs in handler.tags:
         tag_id = attrs.get("id", "?")
         if category not in I2B2_2014_CATEGORIES:
-            raise FormatError(source, f"tag {tag_id}: unknown tag <{category}>", line)
+            raise FormatError(source, f"tag {tag_id}: " + not_one_of("the tag name", I2B2_2014_CATEGORIES), line)
         subtype = attrs.get("TYPE")
         if subtype not in I2B2_2014_TO_2006:
-            raise FormatError(source, f"tag {tag_id}: unknown TYPE {subtype!r}", line)
+            raise FormatError(source, f"tag {tag_id}: " + not_one_of("the TYPE", I2B2_2014_TO_2006), line)
         try:
             start, end = int(attrs["start"]), int(attrs["end"])
         except (KeyError, ValueError):

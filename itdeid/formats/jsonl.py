@@ -7,7 +7,7 @@ import json
 
 from itdeid.document import PHI_CLASSES, Document, Span
 from itdeid.errors import FormatError
-from itdeid.formats.common import atomic_write, line_of
+from itdeid.formats.common import atomic_write, line_of, not_one_of
 from itdeid.formats.files import read_bytes
 
 
@@ -39,8 +39,7 @@ def read_jsonl_spans(path) -> dict[str, list[Span]]:
         if not isinstance(doc, str) or not (subtype is None or isinstance(subtype, str)):
             raise FormatError(path, '"doc" and "subtype" must be strings', number)
         if span_type not in PHI_CLASSES:
-            raise FormatError(path, f"unknown type {span_type!r}; expected one of "
-                                    f"{', '.join(PHI_CLASSES)}", number)
+            raise FormatError(path, not_one_of('"type"', PHI_CLASSES), number)
         if not all(type(value) is int for value in (start, end)) or not 0 <= start < end:
             raise FormatError(path, "start and end must be integers with 0 <= start < end", number)
         spans.setdefault(doc, []).append(Span(start, end, span_type, subtype))

@@ -16,7 +16,7 @@ from pathlib import Path
 from itdeid.document import Document, Span
 from itdeid.errors import FormatError
 from itdeid.formats.common import (atomic_write, check_spans, clean_spans, corpus_label, line_of,
-                                   unique)
+                                   not_one_of, unique)
 from itdeid.formats.decoding import refuse_binary
 from itdeid.formats.files import read_bytes
 
@@ -119,9 +119,11 @@ def _read_phrases(path: Path, documents: dict[str, Document]) -> None:
         patient, note, start, end, category, phrase = fields
         doc = documents.get(f"{patient}-{note}")
         if doc is None:
-            raise FormatError(path, f"no note {patient}-{note} in the text file", number)
+            # the two fields are shown only as numbers: a shifted line puts note text there
+            named = f"{patient}-{note}" if f"{patient}{note}".isdigit() else "of these fields"
+            raise FormatError(path, f"no note {named} in the text file", number)
         if category not in PHYSIONET_TO_2006:
-            raise FormatError(path, f"unknown category {category!r}", number)
+            raise FormatError(path, not_one_of("the category", PHYSIONET_TO_2006), number)
         try:
             start, end = int(start), int(end)
         except ValueError:
