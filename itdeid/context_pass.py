@@ -25,6 +25,7 @@ from typing import Sequence
 import numpy as np
 
 from itdeid.document import LABELS
+from itdeid.errors import ParameterError
 from itdeid.tokens import LETTER_OR_DIGIT
 
 #: Token offsets whose first-pass P(PHI) is a column; the nearest ones also give every class.
@@ -36,7 +37,7 @@ def check_context_weight(value) -> None:
     """A ValueError unless ``value`` is a number in [0, 1] (the weight of a context stage in
     the blend with the stage below it)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
-        raise ValueError(f"context_weight must be a number in [0, 1], got {value!r}")
+        raise ParameterError(f"context_weight must be a number in [0, 1], got {value!r}")
 
 
 def context_names() -> list[str]:

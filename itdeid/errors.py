@@ -16,3 +16,9 @@ class FormatError(UserError):
         self.line = line
         where = f"{self.path}:{line}" if line is not None else self.path
         super().__init__(f"{where}: {message}")
+
+
+class ParameterError(UserError, ValueError):
+    """An estimator parameter outside its range: a ValueError, as scikit-learn's contract
+    asks of ``fit``, and a :class:`UserError`, so the CLI prints it as one line (an option the
+    command line passes on unchecked, such as ``itdeid cv --negative-rate 0``)."""

@@ -14,6 +14,7 @@ from typing import Sequence
 import numpy as np
 
 from itdeid.document import Document
+from itdeid.errors import ParameterError, UserError
 
 
 def group_key(document: Document) -> str:
@@ -33,13 +34,13 @@ def group_folds(documents: Sequence[Document], folds: int = 10, seed: int = 0) -
     far, so folds are balanced in size and deterministic.
     """
     if folds < 2:
-        raise ValueError(f"need at least 2 folds, got {folds}")
+        raise ParameterError(f"need at least 2 folds, got {folds}")
     keys = _group_keys(documents)
     groups: dict[str, list[int]] = {}
     for i, key in enumerate(keys):
         groups.setdefault(key, []).append(i)
     if len(groups) < folds:
-        raise ValueError(f"{len(groups)} patients/documents cannot fill {folds} folds")
+        raise ParameterError(f"{len(groups)} patients/documents cannot fill {folds} folds")
     rng = np.random.default_rng(seed)
     names = sorted(groups)
     rng.shuffle(names)
@@ -58,6 +59,10 @@ def inner_split(documents: Sequence[Document], folds: int) -> tuple[np.ndarray, 
     """The fold of each training document for an inner split of at most ``folds`` parts, and
     the number of parts: grouped by patient, or by document when fewer than two patients
     (then nothing can be held out by patient)."""
+    if len(documents) < 2:
+        raise UserError(f"{len(documents)} training document cannot be split for inner "
+                        "cross-validation (the operating point, out-of-fold features): give at "
+                        "least 2, or train with --argmax --previous gold and no context pass")
     keys = set(_group_keys(documents))
     if len(keys) >= 2:
         k = max(2, min(folds, len(keys)))

@@ -29,7 +29,7 @@ from sklearn.base import BaseEstimator, clone
 from itdeid import __version__
 from itdeid.context_pass import check_context_weight, context_names, stack_context
 from itdeid.document import LABELS, Document, Span
-from itdeid.errors import UserError
+from itdeid.errors import ParameterError, UserError
 from itdeid.featurize import (GROUPS, CaseCounts, FeatureExtractor, TokenizedDocument,
                               check_groups, set_previous, token_offsets, tokenize_document)
 from itdeid.identifiers import apply_identifiers
@@ -306,6 +306,9 @@ class TokenModel(BaseEstimator):
             raise UserError("cannot train on an empty corpus")
         if any(td.labels is None for td in docs):
             raise UserError("training documents need gold labels")
+        if not any(td.labels.any() for td in docs):
+            # a model of no PHI would also keep every word as ordinary text (issue F)
+            raise UserError("the training documents hold no gold PHI: nothing to learn PHI from")
         previous_labels, self.threshold_, self.context_learner_ = None, None, None
         copies: list[TokenizedDocument] = []
         if self.resubstitutions:
@@ -383,8 +386,6 @@ class TokenModel(BaseEstimator):
 
     def _training_rows(self, y: np.ndarray, lengths: np.ndarray):
         """Rows to train on and their weights under ``negative_rate`` (None, None: all, equal)."""
-        if not 0 < self.negative_rate <= 1:
-            raise ValueError(f"negative_rate must be in (0, 1], got {self.negative_rate!r}")
         if self.negative_rate == 1:
             return None, None
         near = np.zeros(len(y), dtype=bool)
@@ -548,37 +549,40 @@ class TokenModel(BaseEstimator):
     def _check_params(self) -> None:
         """Choices the constructor leaves to ``fit``, checked for a loaded model too."""
         if self.previous not in PREVIOUS:
-            raise ValueError(f"previous must be one of {', '.join(PREVIOUS)}, got {self.previous!r}")
+            raise ParameterError(f"previous must be one of {', '.join(PREVIOUS)}, got {self.previous!r}")
         if self.window < 0:
-            raise ValueError(f"window must be >= 0, got {self.window}")
+            raise ParameterError(f"window must be >= 0, got {self.window}")
         check_groups(self.groups)
         check_threshold(self.threshold)
         check_context_weight(self.context_weight)
         if self.target_recall is not None:
             check_threshold(self.target_recall)
+        if isinstance(self.negative_rate, bool) or not isinstance(self.negative_rate, (int, float)) \
+                or not 0 < self.negative_rate <= 1:
+            raise ParameterError(f"negative_rate must be in (0, 1], got {self.negative_rate!r}")
         check_count("resubstitutions", self.resubstitutions, 0)
         check_count("lexicon_min_count", self.lexicon_min_count, 1)
         if isinstance(self.common_names, bool) or not 0 <= self.common_names <= 1:
-            raise ValueError(f"common_names must be a share between 0 and 1, got {self.common_names!r}")
+            raise ParameterError(f"common_names must be a share between 0 and 1, got {self.common_names!r}")
         if isinstance(self.recase, bool) or not 0 <= self.recase <= 1:
-            raise ValueError(f"recase must be a share between 0 and 1, got {self.recase!r}")
+            raise ParameterError(f"recase must be a share between 0 and 1, got {self.recase!r}")
         if self.subsample is not None and (isinstance(self.subsample, bool) or not 0 < self.subsample <= 1):
-            raise ValueError(f"subsample must be a share above 0 and at most 1, got {self.subsample!r}")
+            raise ParameterError(f"subsample must be a share above 0 and at most 1, got {self.subsample!r}")
         if isinstance(self.phi_weight, bool) or not isinstance(self.phi_weight, (int, float)) or self.phi_weight <= 0:
-            raise ValueError(f"phi_weight must be a number above 0, got {self.phi_weight!r}")
+            raise ParameterError(f"phi_weight must be a number above 0, got {self.phi_weight!r}")
         if self.typer_estimators is not None:
             check_count("typer_estimators", self.typer_estimators, 1)
         if self.typer_learning_rate is not None and (
                 isinstance(self.typer_learning_rate, bool) or not isinstance(self.typer_learning_rate, (int, float))
                 or not 0 < self.typer_learning_rate <= 1):
-            raise ValueError(f"typer_learning_rate must be a number above 0 and at most 1, "
+            raise ParameterError(f"typer_learning_rate must be a number above 0 and at most 1, "
                              f"got {self.typer_learning_rate!r}")
 
 
 def check_count(name: str, value, minimum: int) -> None:
     """A ValueError unless ``value`` (the parameter ``name``) is an integer >= ``minimum``."""
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+        raise ParameterError(f"{name} must be an integer >= {minimum}, got {value!r}")
 
 
 def _words(values, name: str) -> list[str]:

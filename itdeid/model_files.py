@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from itdeid import __version__
-from itdeid.errors import UserError
+from itdeid.errors import ParameterError, UserError
 
 
 def read_model_state(folder, filename: str, kind: str, fmt: int, what: str) -> dict:
@@ -87,6 +87,8 @@ def damaged(path):
     state, which holds no note text)."""
     try:
         yield
+    except ParameterError as error:    # a saved parameter out of range: name the file too
+        raise UserError(f"{path}: damaged model state ({error})") from None
     except UserError:
         raise
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as error:

@@ -18,6 +18,8 @@ import math
 
 import numpy as np
 
+from itdeid.errors import ParameterError
+
 #: Thresholds are kept in [MIN_THRESHOLD, MAX_THRESHOLD]: below, every token would be PHI;
 #: above 0.5 a token could be more likely PHI than not and still be called ordinary text.
 MIN_THRESHOLD = 1e-3
@@ -53,5 +55,5 @@ def check_threshold(value) -> float | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1:
-        raise ValueError(f"threshold must be a number in (0, 1], got {value!r}")
+        raise ParameterError(f"threshold must be a number in (0, 1], got {value!r}")
     return float(value)

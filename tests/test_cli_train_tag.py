@@ -270,3 +270,37 @@ def test_cv_refuses_rows_beside_a_single_learner_row(tmp_path, capsys):
                  "--out", str(tmp_path / "cv")]) == 2
     assert "--rows would be ignored" in capsys.readouterr().err
     assert not (tmp_path / "cv").exists()
+
+
+def test_train_and_cv_refuse_a_corpus_with_no_phi_annotation(tmp_path, capsys):
+    """A corpus read with no annotation (plain text, a BRAT folder, an XML corpus stripped of its
+    tags) is refused before training: the model would learn that nothing is PHI and keep every
+    word of the notes as ordinary text."""
+    (tmp_path / "brat").mkdir()
+    (tmp_path / "brat" / "a.txt").write_text("Seen by Dr Zorblatt on 3/4.\n")
+    (tmp_path / "brat" / "a.ann").write_text("T1\tDOCTOR 11 19\tZorblatt\n")
+    docs = tiny_corpus(6, seed=4)
+    for d in docs:
+        d.spans = []
+    write_i2b2_2006(docs, tmp_path / "none.xml")
+    for corpus, said in ((tmp_path / "brat", "read as text"), (tmp_path / "none.xml", "read as i2b2-2006")):
+        assert main(["train", str(corpus), "--out", str(tmp_path / "m"), "--members", "0"]) == 2
+        err = capsys.readouterr().err
+        assert said in err and "hold no PHI annotation" in err and "Zorblatt" not in err
+        assert not (tmp_path / "m").exists()
+        assert main(["cv", str(corpus), "--folds", "2", "--rows", "BASELINE", "--out", str(tmp_path / "cv")]) == 2
+        assert "hold no PHI annotation" in capsys.readouterr().err
+
+
+def test_cv_and_train_turn_bad_counts_into_one_line_errors(tmp_path, capsys):
+    docs = tiny_corpus(8, seed=5)
+    write_i2b2_2006(docs, tmp_path / "c.xml")
+    patients = len({d.patient or d.id for d in docs})
+    for options, said in (([f"--folds", str(patients + 1)], "cannot fill"), (["--folds", "1"], "at least 2 folds"),
+                          (["--folds", "2", "--negative-rate", "0"], "negative_rate")):
+        assert main(["cv", str(tmp_path / "c.xml"), "--rows", "XGB_TOKEN", "--out", str(tmp_path / "cv"),
+                     *options]) == 2
+        assert said in capsys.readouterr().err
+    write_i2b2_2006(docs[:1], tmp_path / "one.xml")
+    assert main(["train", str(tmp_path / "one.xml"), "--out", str(tmp_path / "m"), "--members", "0"]) == 2
+    assert "cannot be split for inner cross-validation" in capsys.readouterr().err

@@ -16,6 +16,8 @@ from itdeid.formats import (
     write_i2b2_2014, write_jsonl_spans, write_physionet,
 )
 
+from helpers import tiny_corpus
+
 # --------------------------------------------------------------------------------------------
 # i2b2 2006
 
@@ -754,3 +756,20 @@ def test_span_and_phrase_errors_never_repeat_an_unknown_value(tmp_path, physione
         with pytest.raises(FormatError) as info:
             read_corpus(physionet_small)
         assert "Zorblatt" not in str(info.value) and "Quimby" not in str(info.value)
+
+
+def test_i2b2_2014_folder_of_sets_in_subfolders(tmp_path, caplog):
+    """The 2014 release keeps its sets in subfolders: a folder of them is i2b2 2014, read at any
+    depth (and .XML too); other files are skipped with a warning, not read as notes."""
+    docs = tiny_corpus(4, seed=3)
+    write_i2b2_2014(docs[:2], tmp_path / "release" / "set1")
+    write_i2b2_2014(docs[2:], tmp_path / "release" / "set2")
+    moved = tmp_path / "release" / "set2" / f"{docs[3].id}.xml"
+    moved.rename(moved.with_suffix(".XML"))
+    (tmp_path / "release" / "README").write_text("about the release\n")
+    assert detect_format(tmp_path / "release") == "i2b2-2014"
+    with caplog.at_level("WARNING"):
+        again = read_corpus(tmp_path / "release")
+    assert sorted(d.id for d in again) == sorted(d.id for d in docs)
+    assert sum(len(d.spans) for d in again) == sum(len(d.spans) for d in docs)
+    assert "skipped 1 files that are not *.xml" in caplog.text

@@ -11,7 +11,7 @@ from itdeid.crossval import LEVER_ROWS, PEER_ROWS, STANDARD_ROWS, crossval, resu
 from itdeid.document import Document
 from itdeid.errors import UserError
 from itdeid.featurize import tokenize_document
-from itdeid.formats import read_corpus, write_jsonl_spans
+from itdeid.formats import read_annotated_corpus, write_jsonl_spans
 from itdeid.learners import LEARNERS
 from itdeid.model import PREVIOUS
 from itdeid.report import header, markdown_table
@@ -52,7 +52,7 @@ def run(args):
     if (args.learner or args.trigger) and args.rows != DEFAULT_ROWS:
         raise UserError("give either --rows or --learner/--trigger (one row of their own), not both: "
                         "--rows would be ignored")
-    documents = read_corpus(args.corpus, args.format)
+    documents = read_annotated_corpus(args.corpus, args.format)
     if args.learner or args.trigger:
         learner, trigger = args.learner or "xgboost", args.trigger or "token"
         rows = {f"{learner}-{trigger}": dict(learner=learner, trigger=trigger)}

@@ -11,7 +11,7 @@ import time
 from itdeid.deidentifier import HARVEST, SPREAD, Deidentifier
 from itdeid.ensemble import InnerEnsemble
 from itdeid.errors import UserError
-from itdeid.formats import read_corpus
+from itdeid.formats import read_annotated_corpus
 from itdeid.learners import LEARNERS
 from itdeid.featurize import GROUPS, RECALL_GROUPS
 from itdeid.model import PREVIOUS, TokenModel
@@ -195,7 +195,7 @@ def run(args):
         return 0
     if not args.corpus:
         raise UserError("give the CORPUS to train on (or --preset)")
-    documents = read_corpus(args.corpus, args.format)
+    documents = read_annotated_corpus(args.corpus, args.format)
     start = time.perf_counter()
     if args.members is None:
         args.members = 0 if args.system else RECIPE["members"]

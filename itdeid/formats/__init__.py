@@ -41,8 +41,8 @@ and class) is merged into it, and the number merged is logged; a span overlappin
 because the token labels every later stage builds cannot hold two classes at once. The PhysioNet
 developer split has neither.
 """
-from itdeid.formats.corpus import (READ_FORMATS, WRITE_FORMATS, read_corpus, read_spans,
-                                   write_corpus)
+from itdeid.formats.corpus import (READ_FORMATS, WRITE_FORMATS, read_annotated_corpus, read_corpus,
+                                   read_spans, write_corpus)
 from itdeid.formats.detect import detect_format
 from itdeid.formats.i2b2_2006 import read_i2b2_2006, render_i2b2_2006, write_i2b2_2006
 from itdeid.formats.i2b2_2014 import (I2B2_2014_CATEGORIES, I2B2_2014_TO_2006, read_i2b2_2014,
@@ -53,7 +53,7 @@ from itdeid.formats.physionet import PHYSIONET_TO_2006, read_physionet, write_ph
 from itdeid.formats.text import read_text
 
 __all__ = ["I2B2_2014_CATEGORIES", "I2B2_2014_TO_2006", "PHYSIONET_TO_2006", "READ_FORMATS",
-           "WRITE_FORMATS", "detect_format", "read_corpus", "read_i2b2_2006", "read_i2b2_2014",
+           "WRITE_FORMATS", "detect_format", "read_annotated_corpus", "read_corpus", "read_i2b2_2006", "read_i2b2_2014",
            "read_jsonl_spans", "read_physionet", "read_spans", "read_text", "render_i2b2_2006",
            "render_jsonl_spans", "span_record", "write_corpus", "write_i2b2_2006",
            "write_i2b2_2014", "write_jsonl_spans", "write_physionet"]

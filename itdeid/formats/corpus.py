@@ -35,6 +35,23 @@ def read_corpus(path, format: str = "auto") -> list[Document]:
     return _READERS[format](path)
 
 
+def read_annotated_corpus(path, format: str = "auto") -> list[Document]:
+    """:func:`read_corpus` for training: a corpus none of whose documents holds a PHI span is
+    refused, naming the format it was read as. A model trained on it would learn that nothing
+    is PHI, and would keep every word of the notes as ordinary text (issue F's rule holds only
+    where the gold marks the PHI): the usual cause is a corpus read in the wrong format."""
+    if format == "auto":
+        format = detect_format(path)
+    documents = read_corpus(path, format)
+    if not any(doc.spans for doc in documents):
+        hint = (": plain text holds no annotations; give an annotated corpus (i2b2 2006 or 2014 "
+                "XML, PhysioNet deid) or its --format (BRAT .ann files are not read)"
+                if format == "text" else "")
+        raise FormatError(path, f"the {len(documents)} documents read as {format} hold no PHI "
+                                f"annotation, so there is nothing to learn PHI from{hint}")
+    return documents
+
+
 def read_spans(path, format: str = "auto") -> dict[str, list[Span]]:
     """Spans keyed by document id, from a ``.jsonl`` span file (or ``format="jsonl"``) or from a
     corpus in any readable format, so predictions can be given in any of them."""

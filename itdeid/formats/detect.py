@@ -10,7 +10,7 @@ from pathlib import Path
 
 from itdeid.errors import FormatError
 from itdeid.formats.decoding import BYTE_ORDER_MARKS
-from itdeid.formats.files import why_unreadable
+from itdeid.formats.files import walk_folder, why_unreadable
 from itdeid.formats.text import has_magic
 from itdeid.formats.zips import open_zip, zip_xml_names
 
@@ -35,12 +35,19 @@ def _xml_root(head: bytes) -> str | None:
     return match.group(1).decode("ascii", "replace") if match else None
 
 
+def xml_files(folder) -> list[Path]:
+    """The ``*.xml`` files under ``folder`` (any depth, any case of the suffix, hidden entries
+    skipped, as :func:`~itdeid.formats.files.walk_folder` walks), sorted: an i2b2 2014 corpus."""
+    return [p for p in walk_folder(folder) if p.suffix.lower() == ".xml" and not p.is_dir()]
+
+
 def detect_format(path) -> str:
     """The format of ``path``, by content: ``i2b2-2006``, ``i2b2-2014``, ``physionet`` or
     ``text``.
 
     A .zip or an XML file by its root element (``ROOT`` or ``deIdi2b2``); a folder holding
-    ``id.text`` is PhysioNet, one holding ``*.xml`` files i2b2 2014, any other folder text; a file
+    ``id.text`` is PhysioNet, one holding ``*.xml`` files (at any depth, as the 2014 release
+    keeps its sets in subfolders) i2b2 2014, any other folder text; a file
     named ``id.text`` or starting with ``START_OF_RECORD=`` is PhysioNet; any other file, or a
     glob pattern, is text.
     """
@@ -48,7 +55,7 @@ def detect_format(path) -> str:
     if path.is_dir():
         if (path / "id.text").is_file():
             return "physionet"
-        if any(p.is_file() and not p.name.startswith(".") for p in path.glob("*.xml")):
+        if xml_files(path):
             return "i2b2-2014"
         return "text"
     if not path.is_file():

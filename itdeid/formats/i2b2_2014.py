@@ -36,7 +36,8 @@ from itdeid.document import PHI_CLASSES, Document, Span
 from itdeid.errors import FormatError
 from itdeid.formats.common import (atomic_write, check_spans, clean_spans, corpus_label, not_one_of,
                                    unique)
-from itdeid.formats.files import read_bytes
+from itdeid.formats.detect import xml_files
+from itdeid.formats.files import read_bytes, walk_folder
 from itdeid.formats.safe_xml import XmlHandler, attribute, cdata, check_xml_text, parse_xml
 from itdeid.formats.zips import zip_xml
 
@@ -143,7 +144,8 @@ def _document_2014(source: str, data: bytes, counts: dict) -> Document:
 
 
 def read_i2b2_2014(path) -> list[Document]:
-    """The notes of i2b2 2014 XML files: one file, a folder of ``*.xml`` (sorted), or a .zip.
+    """The notes of i2b2 2014 XML files: one file, a folder of ``*.xml`` (at any depth, as the
+    release keeps its sets in subfolders; sorted; other files skipped with a warning), or a .zip.
 
     ``Document.id`` is the file name without ``.xml``; ``patient`` is the part before the ``-``
     in names like ``100-01``. Spans carry the 2014 TYPE as subtype and the 2006 class as type
@@ -152,8 +154,10 @@ def read_i2b2_2014(path) -> list[Document]:
     path = Path(path)
     if path.is_dir():
         # not only is_file(): a dangling link or a FIFO is refused by read_bytes, not skipped
-        files = sorted(p for p in path.glob("*.xml")
-                       if not p.is_dir() and not p.name.startswith("."))
+        files = xml_files(path)
+        skipped = len(walk_folder(path)) - len(files)
+        if skipped:
+            logger.warning("%s: skipped %d files that are not *.xml", path, skipped)
         sources = [(str(p), read_bytes(p)) for p in files]
     elif zipfile.is_zipfile(path):
         sources = zip_xml(path)
