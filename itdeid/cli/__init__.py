@@ -43,6 +43,13 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 1
+    except OSError as error:
+        # a file the command reads or writes (an output path that is a folder, a missing
+        # parent, no permission): its path and the system's reason, never a traceback
+        where = f"{error.filename}: " if error.filename else ""
+        print(f"itdeid {args.command}: error: {where}{error.strerror or type(error).__name__}",
+              file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":  # pragma: no cover

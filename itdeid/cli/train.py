@@ -15,6 +15,7 @@ from itdeid.formats import read_annotated_corpus
 from itdeid.learners import LEARNERS
 from itdeid.featurize import GROUPS, RECALL_GROUPS
 from itdeid.model import PREVIOUS, TokenModel
+from itdeid.model_out import check_out, replacing
 from itdeid.presets import PRESETS, train_preset
 from itdeid.recipe import MEMBER, RECIPE
 from itdeid.synth import supplement
@@ -188,13 +189,15 @@ def run(args):
         _refuse_unread(given, set(given) - PRESET_OPTIONS, "--preset trains the committed recipe as it is "
                        "(drop them, or train on a CORPUS without --preset)")
         start = time.perf_counter()
-        train_preset(args.preset, args.out, args.physionet,
-                     model_params={"n_jobs": args.n_jobs, "device": args.device})
+        with replacing(args.out) as fresh:
+            train_preset(args.preset, fresh, args.physionet,
+                         model_params={"n_jobs": args.n_jobs, "device": args.device})
         print(f"trained preset {args.preset!r} in {time.perf_counter() - start:.0f} s; saved to "
               f"{args.out} with MODEL_CARD.md")
         return 0
     if not args.corpus:
         raise UserError("give the CORPUS to train on (or --preset)")
+    check_out(args.out)
     documents = read_annotated_corpus(args.corpus, args.format)
     start = time.perf_counter()
     if args.members is None:
@@ -282,7 +285,8 @@ def run(args):
         model.fit(documents, calibrate_on=[i < real for i in range(len(documents))])
     else:
         model.fit(documents)
-    model.save(args.out)
+    with replacing(args.out) as fresh:
+        model.save(fresh)
     added = f" and {args.synthetic} synthetic records" if args.synthetic else ""
     print(f"trained {type(model).__name__} on {real} documents{added} in "
           f"{time.perf_counter() - start:.1f} s; saved to {args.out}")
