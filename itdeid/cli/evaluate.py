@@ -31,7 +31,7 @@ def add_parser(subparsers):
 
 def run(args):
     gold = read_corpus(args.gold, args.gold_format)
-    predicted = read_spans(args.pred, args.pred_format)
+    predicted = read_spans(args.pred, args.pred_format, gold)
     scores = evaluate(gold, predicted, unit=args.unit)
     print(scores.format())
     if args.json:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Sequence
 
 from itdeid.document import Document, Span
 from itdeid.errors import FormatError
@@ -52,12 +53,20 @@ def read_annotated_corpus(path, format: str = "auto") -> list[Document]:
     return documents
 
 
-def read_spans(path, format: str = "auto") -> dict[str, list[Span]]:
+def read_spans(path, format: str = "auto", gold: Sequence[Document] = ()) -> dict[str, list[Span]]:
     """Spans keyed by document id, from a ``.jsonl`` span file (or ``format="jsonl"``) or from a
-    corpus in any readable format, so predictions can be given in any of them."""
+    corpus in any readable format, so predictions can be given in any of them. A corpus's notes
+    must have the text of the ``gold`` documents of the same id: spans of another text (another
+    version of the note, other line ends) would be scored at offsets that mean other words."""
     if format == "jsonl" or (format == "auto" and Path(path).suffix.lower() == ".jsonl"):
         return read_jsonl_spans(path)
-    return {doc.id: doc.spans for doc in read_corpus(path, format)}
+    texts = {doc.id: doc.text for doc in gold}
+    documents = read_corpus(path, format)
+    for doc in documents:
+        if doc.id in texts and doc.text != texts[doc.id]:
+            raise FormatError(path, f"the text of document {doc.id} differs from the gold note's "
+                                    "(predictions must be made on the same notes)")
+    return {doc.id: doc.spans for doc in documents}
 
 
 def write_corpus(documents: list[Document], path, format: str) -> None:
