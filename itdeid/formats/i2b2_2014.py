@@ -108,12 +108,58 @@ def _same_attribute_text(attribute: str, piece: str) -> bool:
     return attribute == piece or attribute == re.sub(r"\r\n|[\r\n\t]", " ", piece)
 
 
+def _offsets_counting_cr(text: str, tags) -> bool | None:
+    """Whether the tags' offsets count each line end of a CRLF file as two characters (None:
+    no tag has a ``text`` attribute to tell).
+
+    XML reads a CRLF line end (in CDATA too) as one LF, so the note text has one character a
+    line end; a tool that counted the file's own characters put every offset after the k-th
+    line end k characters late. The tags' ``text`` attributes decide: their offsets are read
+    as counting CRs when they all match the note that way and not all match it as they are."""
+    with_text = [attrs for _, _, attrs in tags if "text" in attrs]
+
+    def all_match(counting_cr: bool) -> bool:
+        for attrs in with_text:
+            try:
+                start, end = (int(attrs[k]) for k in ("start", "end"))
+            except (KeyError, ValueError):
+                return False
+            if counting_cr:
+                start, end = _lf_offset(text, start), _lf_offset(text, end)
+            if not 0 <= start < end <= len(text) or not _same_attribute_text(attrs["text"], text[start:end]):
+                return False
+        return True
+    if not with_text:
+        return None
+    return not all_match(False) and all_match(True)
+
+
+def _lf_offset(text: str, offset: int) -> int:
+    """The offset in ``text`` (one LF a line end) of ``offset`` counted with CRLF line ends."""
+    position = seen = 0
+    while True:
+        newline = text.find("\n", position)
+        if newline < 0 or newline + seen >= offset:
+            return offset - seen
+        seen += 1                       # the CR before this LF
+        position = newline + 1
+
+
 def _document_2014(source: str, data: bytes, counts: dict) -> Document:
     handler = _Handler2014(source)
     parse_xml(data, handler)
     if handler.text is None:
         raise FormatError(source, "no <TEXT> element")
     text = handler.text
+    counting_cr = b"\r\n" in data and handler.tags and _offsets_counting_cr(text, handler.tags)
+    if counting_cr:
+        logger.warning("%s: the tags' offsets count CRLF line ends as two characters; read as "
+                       "offsets into the note with one character a line end", source)
+    elif counting_cr is None:
+        logger.warning("%s: CRLF line ends, which XML reads as one character, and no text "
+                       "attributes to check the offsets against: read as counting one", source)
+    crlf = ("; the file has CRLF line ends, which XML reads as one character: were the offsets "
+            "counted with two?") if b"\r\n" in data and not counting_cr else ""
     spans = []
     for line, category, attrs in handler.tags:
         tag_id = attrs.get("id", "?")
@@ -124,14 +170,16 @@ def _document_2014(source: str, data: bytes, counts: dict) -> Document:
             raise FormatError(source, f"tag {tag_id}: " + not_one_of("the TYPE", I2B2_2014_TO_2006), line)
         try:
             start, end = int(attrs["start"]), int(attrs["end"])
+            if counting_cr:
+                start, end = _lf_offset(text, start), _lf_offset(text, end)
         except (KeyError, ValueError):
             raise FormatError(source, f"tag {tag_id}: start and end must be integers", line) from None
         if not 0 <= start < end <= len(text):
             raise FormatError(source, f"tag {tag_id}: offsets {start}-{end} are outside the text "
-                                      f"({len(text)} characters)", line)
+                                      f"({len(text)} characters){crlf}", line)
         if "text" in attrs and not _same_attribute_text(attrs["text"], text[start:end]):
             raise FormatError(source, f"tag {tag_id}: the text attribute does not match the note "
-                                      f"text at {start}-{end}", line)
+                                      f"text at {start}-{end}{crlf}", line)
         if I2B2_2014_TO_2006[subtype] is None:
             counts["dropped"] += 1
         else:
