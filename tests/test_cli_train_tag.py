@@ -304,3 +304,46 @@ def test_cv_and_train_turn_bad_counts_into_one_line_errors(tmp_path, capsys):
     write_i2b2_2006(docs[:1], tmp_path / "one.xml")
     assert main(["train", str(tmp_path / "one.xml"), "--out", str(tmp_path / "m"), "--members", "0"]) == 2
     assert "cannot be split for inner cross-validation" in capsys.readouterr().err
+
+
+def test_train_replaces_an_old_model_whole_and_refuses_other_folders(tmp_path, capsys):
+    """A model of another kind in --out is replaced whole (its files used to stay, and loading
+    picked the old kind); a folder of other files or a file is refused before training."""
+    docs = tiny_corpus(12, seed=7)
+    write_i2b2_2006(docs, tmp_path / "c.xml")
+    out = tmp_path / "model"
+    out.mkdir()
+    (out / "deidentifier.json").write_text("{}")        # an old system model's state
+    (out / "itr0-token").mkdir()
+    assert main(["train", str(tmp_path / "c.xml"), "--out", str(out), "--members", "0",
+                 "--no-context-pass", "--n-estimators", "3", "--n-jobs", "1"]) == 0
+    assert not (out / "deidentifier.json").exists() and not (out / "itr0-token").exists()
+    assert (out / "model.json").is_file()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".model.")]
+    assert main(["tag", str(out), str(tmp_path / "c.xml"), "--out", str(tmp_path / "p.jsonl")]) == 0
+    capsys.readouterr()
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "a.txt").write_text("x")
+    for bad, said in ((tmp_path / "notes", "is not a model folder"), (tmp_path / "c.xml", "is not a folder")):
+        assert main(["train", str(tmp_path / "c.xml"), "--out", str(bad), "--members", "0"]) == 2
+        assert said in capsys.readouterr().err
+    assert (tmp_path / "notes" / "a.txt").read_text() == "x"
+
+
+def test_an_output_path_that_cannot_be_written_is_one_line_error(tmp_path, capsys):
+    docs = tiny_corpus(12, seed=7)
+    write_i2b2_2006(docs, tmp_path / "c.xml")
+    assert main(["stats", str(tmp_path / "c.xml"), "--json", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("itdeid stats: error: ") and str(tmp_path) in err and "Traceback" not in err
+
+
+def test_evaluate_refuses_predictions_made_on_another_text(tmp_path, capsys):
+    docs = tiny_corpus(4, seed=8)
+    write_i2b2_2006(docs, tmp_path / "gold.xml")
+    assert main(["evaluate", str(tmp_path / "gold.xml"), str(tmp_path / "gold.xml")]) == 0
+    docs[1].text = "XX" + docs[1].text[2:]
+    write_i2b2_2006(docs, tmp_path / "pred.xml")
+    capsys.readouterr()
+    assert main(["evaluate", str(tmp_path / "gold.xml"), str(tmp_path / "pred.xml")]) == 2
+    assert f"the text of document {docs[1].id} differs" in capsys.readouterr().err

@@ -773,3 +773,26 @@ def test_i2b2_2014_folder_of_sets_in_subfolders(tmp_path, caplog):
     assert sorted(d.id for d in again) == sorted(d.id for d in docs)
     assert sum(len(d.spans) for d in again) == sum(len(d.spans) for d in docs)
     assert "skipped 1 files that are not *.xml" in caplog.text
+
+
+@pytest.mark.parametrize("with_text", [True, False])
+def test_i2b2_2014_offsets_counted_with_crlf_line_ends(tmp_path, caplog, with_text):
+    """XML reads CRLF as LF; offsets a tool counted on the file's own characters are mapped back
+    when the text attributes say so, and a file that cannot tell is read as is, with a warning."""
+    note = "Line one\r\nSeen by Zorblatt\r\non 3/4\r\n"
+    start = note.index("Zorblatt")
+    date = note.index("3/4")
+    text_attr = (lambda t: f' text="{t}"') if with_text else (lambda t: "")
+    body = (f'<?xml version="1.0"?>\r\n<deIdi2b2><TEXT><![CDATA[{note}]]></TEXT><TAGS>'
+            f'<NAME id="P0" start="{start}" end="{start + 8}"{text_attr("Zorblatt")} TYPE="PATIENT"/>'
+            f'<DATE id="P1" start="{date}" end="{date + 3}"{text_attr("3/4")} TYPE="DATE"/></TAGS></deIdi2b2>\r\n')
+    (tmp_path / "1-01.xml").write_bytes(body.encode())
+    if not with_text:   # the last offsets fall past the end: an error that names the likely cause
+        with pytest.raises(FormatError, match="CRLF line ends"):
+            read_corpus(tmp_path / "1-01.xml")
+        return
+    with caplog.at_level("WARNING"):
+        (doc,) = read_corpus(tmp_path / "1-01.xml")
+    assert "\r" not in doc.text
+    assert [doc.text[s.start:s.end] for s in doc.spans] == ["Zorblatt", "3/4"]
+    assert "count CRLF line ends as two" in caplog.text and "Zorblatt" not in caplog.text
