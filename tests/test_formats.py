@@ -796,3 +796,13 @@ def test_i2b2_2014_offsets_counted_with_crlf_line_ends(tmp_path, caplog, with_te
     assert "\r" not in doc.text
     assert [doc.text[s.start:s.end] for s in doc.spans] == ["Zorblatt", "3/4"]
     assert "count CRLF line ends as two" in caplog.text and "Zorblatt" not in caplog.text
+
+
+def test_jsonl_spans_merge_duplicates_and_drop_overlaps_as_corpora_do(tmp_path, caplog):
+    lines = ['{"doc": "a", "start": 0, "end": 4, "type": "DATE"}'] * 2 + [
+        '{"doc": "a", "start": 0, "end": 4, "type": "AGE"}', '{"doc": "a", "start": 6, "end": 8, "type": "ID"}']
+    (tmp_path / "p.jsonl").write_text("\n".join(lines) + "\n")
+    with caplog.at_level("WARNING"):
+        spans = read_jsonl_spans(tmp_path / "p.jsonl")
+    assert [(s.start, s.end, s.type) for s in spans["a"]] == [(0, 4, "DATE"), (6, 8, "ID")]
+    assert "merged 1 duplicate spans" in caplog.text and "overlaps" in caplog.text

@@ -7,7 +7,7 @@ import json
 
 from itdeid.document import PHI_CLASSES, Document, Span
 from itdeid.errors import FormatError
-from itdeid.formats.common import atomic_write, line_of, not_one_of
+from itdeid.formats.common import atomic_write, clean_spans, line_of, logger, not_one_of
 from itdeid.formats.files import read_bytes
 
 
@@ -16,8 +16,8 @@ _JSONL_KEYS = ("doc", "start", "end", "type")
 
 def read_jsonl_spans(path) -> dict[str, list[Span]]:
     """Spans from JSON Lines ``{"doc": .., "start": .., "end": .., "type": ..}`` (other keys
-    allowed; ``subtype`` is kept), keyed by document id in first-seen order, each list sorted.
-    Blank lines are skipped."""
+    allowed; ``subtype`` is kept), keyed by document id in first-seen order, each list sorted,
+    duplicates merged and overlaps dropped as the corpus readers do. Blank lines are skipped."""
     data = read_bytes(path)
     try:
         lines = data.decode("utf-8").split("\n")
@@ -43,7 +43,13 @@ def read_jsonl_spans(path) -> dict[str, list[Span]]:
         if not all(type(value) is int for value in (start, end)) or not 0 <= start < end:
             raise FormatError(path, "start and end must be integers with 0 <= start < end", number)
         spans.setdefault(doc, []).append(Span(start, end, span_type, subtype))
-    return {doc: sorted(doc_spans) for doc, doc_spans in spans.items()}
+    # the gold readers' rule: identical spans merged, overlapping ones dropped with a warning
+    # (a span counted twice would count twice at entity level)
+    cleaned = {doc: clean_spans(doc_spans, path, doc) for doc, doc_spans in spans.items()}
+    merged = sum(n for _, n in cleaned.values())
+    if merged:
+        logger.warning("%s: merged %d duplicate spans", path, merged)
+    return {doc: doc_spans for doc, (doc_spans, _) in cleaned.items()}
 
 
 def write_jsonl_spans(items: list[Document], path) -> None:
