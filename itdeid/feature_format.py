@@ -33,6 +33,8 @@ def check_feature_format(path: Path, state: dict) -> None:
     found = state.get("feature_format")
     if found == FEATURE_FORMAT and isinstance(found, int) and not isinstance(found, bool):
         return
+    if found is not None and (not isinstance(found, int) or isinstance(found, bool)):
+        raise UserError(f"{path}: damaged model state (feature_format {found!r} is not a whole number)")
     was = ("records no feature format (written before itdeid recorded one)" if found is None
            else f"was trained on feature format {found!r}")
     raise UserError(f"{path}: the model {was}, but this itdeid computes feature format "
