@@ -267,3 +267,16 @@ def test_a_supplement_shares_no_id_or_patient_with_a_real_corpus():
     assert [d.id for d in extra] == [SUPPLEMENT_PREFIX + d.id for d in plain]
     assert all(d.patient.startswith(SUPPLEMENT_PREFIX) for d in extra)
     assert [d.text for d in extra] == [d.text for d in plain] and extra[0].spans == plain[0].spans
+
+
+def test_latin1_folded_keeps_offsets_and_writes_physionet(tmp_path):
+    """PhysioNet files are latin-1: synthetic stand-in names outside it are folded one for one."""
+    from itdeid.document import Document, Span
+    from itdeid.formats import read_corpus, write_corpus
+    from itdeid.synth import latin1_folded
+    doc = Document("1-1", "Seen by Abbaslı and Łukasz, café 王.", [Span(8, 15, "PATIENT")], patient="1")
+    (folded,), count = latin1_folded([doc])
+    assert folded.text == "Seen by Abbasli and Lukasz, café ?." and count == 3
+    write_corpus([folded], tmp_path / "id.text", "physionet")
+    (again,) = read_corpus(tmp_path / "id.text")
+    assert again.text == folded.text and again.text[8:15] == "Abbasli"

@@ -2,9 +2,11 @@
 discharge-summary corpus, a share of it ICU nursing progress notes if asked."""
 from __future__ import annotations
 
+import sys
+
 from itdeid.errors import UserError
 from itdeid.formats import WRITE_FORMATS, write_corpus
-from itdeid.synth import generate
+from itdeid.synth import generate, latin1_folded
 
 
 def add_parser(subparsers):
@@ -31,6 +33,11 @@ def run(args):
     if not 0.0 <= args.nursing_share <= 1.0:
         raise UserError("--nursing-share must be between 0 and 1")
     documents = generate(args.records, args.seed, nursing=args.nursing_share)
+    if args.format == "physionet":
+        documents, folded = latin1_folded(documents)
+        if folded:
+            print(f"{folded} characters outside latin-1 (the PhysioNet format's encoding) written "
+                  "as their base letters", file=sys.stderr)
     write_corpus(documents, args.out, args.format)
     patients = len({d.patient for d in documents})
     spans = sum(len(d.spans) for d in documents)

@@ -67,6 +67,7 @@ One module a job, so each part can be read and changed alone (only :func:`genera
 from __future__ import annotations
 
 import random
+import unicodedata
 from dataclasses import replace
 
 from itdeid.document import Document
@@ -113,3 +114,26 @@ def supplement(records: int, seed: int = 0, nursing: float = 0.5) -> list[Docume
     experiments/README.md), where discharge summaries alone taught little about nursing notes."""
     return [replace(d, id=SUPPLEMENT_PREFIX + d.id, patient=SUPPLEMENT_PREFIX + d.patient)
             for d in generate(records, seed=seed, nursing=nursing)]
+
+
+def latin1_folded(documents: list[Document]) -> tuple[list[Document], int]:
+    """``documents`` with every character latin-1 cannot hold replaced, one for one (offsets and
+    spans unchanged), by its Latin base letter ('ı' -> 'i', 'ł' -> 'l') or else '?', and how many
+    were: the PhysioNet format is latin-1, and the stand-in names of many countries are not.
+    For synthetic text only, which no one needs verbatim."""
+    def fold(c: str) -> str:
+        if ord(c) < 256:
+            return c
+        base = unicodedata.normalize("NFKD", c)[0]
+        if ord(base) < 256:
+            return base
+        words = unicodedata.name(c, "").split()
+        if words[:2] in (["LATIN", "SMALL"], ["LATIN", "CAPITAL"]) and len(words) > 3 and len(words[3]) == 1:
+            return words[3].lower() if words[1] == "SMALL" else words[3]
+        return "?"
+    folded, count = [], 0
+    for doc in documents:
+        text = "".join(map(fold, doc.text))
+        count += sum(a != b for a, b in zip(text, doc.text))
+        folded.append(replace(doc, text=text))
+    return folded, count
