@@ -127,10 +127,11 @@ def latin1_folded(documents: list[Document]) -> tuple[list[Document], int]:
         base = unicodedata.normalize("NFKD", c)[0]
         if ord(base) < 256:
             return base
-        words = unicodedata.name(c, "").split()
-        if words[:2] in (["LATIN", "SMALL"], ["LATIN", "CAPITAL"]) and len(words) > 3 and len(words[3]) == 1:
-            return words[3].lower() if words[1] == "SMALL" else words[3]
-        return "?"
+        words = unicodedata.name(c, "").split()   # 'LATIN SMALL LETTER DOTLESS I'
+        letter = next((w for w in words[3:] if len(w) == 1), None)
+        if words[:3] not in (["LATIN", "SMALL", "LETTER"], ["LATIN", "CAPITAL", "LETTER"]) or letter is None:
+            return "?"
+        return letter.lower() if words[1] == "SMALL" else letter
     folded, count = [], 0
     for doc in documents:
         text = "".join(map(fold, doc.text))
