@@ -84,6 +84,8 @@ class OneEditIndex:
 
     def __init__(self, vocabulary):
         self.words = frozenset(vocabulary)
+        #: a word longer than this by two or more is one edit from no vocabulary word
+        self.longest = max(map(len, self.words), default=0)
         self.by_deletion: dict[str, set[str]] = {}
         self.by_blank: dict[str, set[str]] = {}
         for e in self.words:
@@ -93,6 +95,8 @@ class OneEditIndex:
 
     def neighbours(self, word: str) -> set[str]:
         """The vocabulary words in ``edits1(word)``; ``word`` must be lower-case ASCII."""
+        if len(word) > self.longest + 1:   # also spares a long run of letters n^2 work (issue I)
+            return set()
         words, found = self.words, set()
         for i in range(len(word)):
             deleted = word[:i] + word[i + 1:]
@@ -131,8 +135,15 @@ def near_word_zipf(word: str) -> float:
     if zipf(word) >= RARE_ZIPF:
         return 0.0
     common = common_words()
+    if len(word) > _common_index().longest + 1:   # one edit from no common word
+        return 0.0
     near = _common_index().neighbours(word) if _plain(word) else (e for e in edits1(word) if e in common)
     return max((common[e] for e in near), default=0.0)
+
+
+@lru_cache(maxsize=1)
+def _longest_announcer() -> int:
+    return max(map(len, announcers()), default=0)
 
 
 @lru_cache(maxsize=200_000)
@@ -142,7 +153,7 @@ def announcer_kind(word: str) -> int:
     table = announcers()
     if word in table:
         return table[word]
-    if len(word) < 5 or not word.isalpha():
+    if len(word) < 5 or not word.isalpha() or len(word) > _longest_announcer() + 1:
         return 0
     if _plain(word):
         near = _announcer_index().neighbours(word)

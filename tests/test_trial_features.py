@@ -165,3 +165,21 @@ def test_the_languages_group_goes_through_the_extractor_with_its_window():
     column = list(X[:, fx.feature_names_.index("lang_zipf")])
     assert column[td.words.index("nguyen")] > 0 == column[td.words.index("cvvhf")]
     assert "lang_zipf@-1" in fx.feature_names_ and "lang_count" in fx.feature_names_
+
+
+def test_spelling_answers_a_long_run_of_letters_at_once(monkeypatch):
+    """A word two letters longer than the longest vocabulary word is one edit from none: a long
+    run of letters (an attachment's base64) is answered without the n^2 work of its edits."""
+    from itdeid import spelling
+
+    def no_edits(word):
+        raise AssertionError("edits built for a word too long to be one edit from any")
+    spelling._common_index(), spelling._announcer_index()      # built before the patches
+    monkeypatch.setattr(spelling, "edits1", no_edits)
+    monkeypatch.setattr(spelling.OneEditIndex, "BLANK", None)   # any lookup past the guard fails
+    for word in ("x" * 300_000, "é" * 300_000, "neice" * 60_000):
+        assert spelling.near_word_zipf(word) == 0.0 and spelling.announcer_kind(word) == 0
+    monkeypatch.undo()
+    longest = spelling._common_index().longest
+    word = next(w for w in spelling.common_words() if len(w) == longest) + "q"
+    assert spelling.near_word_zipf(word) > 0    # still one edit (an insertion) from it
