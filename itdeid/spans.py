@@ -2,7 +2,14 @@
 
 - ``token_labels(tokens, spans)``: the class of the span each token lies in, else ``NONE``.
 - ``labels_to_spans(text, tokens, labels)``: runs of tokens with the same PHI label, joined
-  when only spaces/tabs (no line break) separate them, become one span.
+  when only spaces/tabs (no line break) separate them, become one span; a span that ends (or
+  starts) at an invisible character inside a word takes in the rest of the word.
+
+Invisible characters (:data:`JOINERS`: soft hyphen, zero-width space and joiners, word joiner,
+a byte-order mark inside the text) split a word into tokens for the tokenizer but not for a
+reader: "Sm\u200bith" reads as Smith. The trees judge the pieces apart and may tag one of them
+only, and a released note would keep the other ("[**PATIENT**]ith"). So a PHI span's word is
+taken whole across them, whatever tagged it.
 """
 from __future__ import annotations
 
@@ -42,7 +49,54 @@ def token_labels(tokens: Sequence[Token], spans: Sequence[Span]) -> list[str]:
     return labels
 
 
+#: Characters that are invisible inside a word (see the module docstring).
+JOINERS = frozenset("\u00ad\u200b\u200c\u200d\u2060\ufeff")
+
+
+def _across_joiners(text: str, start: int, end: int, lower: int, upper: int) -> tuple[int, int]:
+    """``start``-``end`` grown over invisible characters and the letters or digits beyond
+    them, within ``lower``-``upper``."""
+    while True:
+        k = end
+        while k < upper and text[k] in JOINERS:
+            k += 1
+        if k == end and not (end > start and text[end - 1] in JOINERS):
+            break
+        m = k
+        while m < upper and text[m].isalnum():
+            m += 1
+        if m == k:
+            break
+        end = m
+    while True:
+        k = start
+        while k > lower and text[k - 1] in JOINERS:
+            k -= 1
+        if k == start and not (start < end and text[start] in JOINERS):
+            break
+        m = k
+        while m > lower and text[m - 1].isalnum():
+            m -= 1
+        if m == k:
+            break
+        start = m
+    return start, end
+
+
 def labels_to_spans(text: str, tokens: Sequence[Token], labels: Sequence[str]) -> list[Span]:
+    spans = _label_spans(text, tokens, labels)
+    if not spans or JOINERS.isdisjoint(text):
+        return spans
+    grown = []
+    for i, span in enumerate(spans):
+        lower = grown[-1].end if grown else 0
+        upper = spans[i + 1].start if i + 1 < len(spans) else len(text)
+        start, end = _across_joiners(text, span.start, span.end, lower, upper)
+        grown.append(Span(start, end, span.type))
+    return grown
+
+
+def _label_spans(text: str, tokens: Sequence[Token], labels: Sequence[str]) -> list[Span]:
     spans: list[Span] = []
     current = None
     for token, label in zip(tokens, labels):

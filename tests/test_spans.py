@@ -1,4 +1,6 @@
 """Span <-> token label conversion (itdeid.spans)."""
+import pytest
+
 from itdeid.document import NON_PHI, Span
 from itdeid.spans import labels_to_spans, token_labels
 from itdeid.tokens import tokenize
@@ -72,3 +74,20 @@ def test_space_separated_run_is_one_span_and_punctuation_inside_is_kept():
     tokens = tokenize(text)
     back = labels_to_spans(text, tokens, ["PATIENT"] * len(tokens))
     assert [(s.start, s.end) for s in back] == [(0, len(text))]
+
+
+@pytest.mark.parametrize("joiner", ["\u200b", "\u00ad", "\u200c", "\u2060", "\ufeff"])
+def test_a_span_takes_in_the_rest_of_a_word_split_by_an_invisible_character(joiner):
+    """'Sm<ZWSP>ith' reads as Smith: tagging one piece must not release the other."""
+    from itdeid.tokens import tokenize
+    text = f"Pt John Sm{joiner}ith and Dr. Lind{joiner}qvist{joiner} ok {joiner}"
+    tokens = tokenize(text)
+    labels = ["NONE"] * len(tokens)
+    for i, t in enumerate(tokens):
+        if t.text in ("John", "Sm"):
+            labels[i] = "PATIENT"
+        if t.text == "qvist":          # the second piece only
+            labels[i] = "DOCTOR"
+    spans = labels_to_spans(text, tokens, labels)
+    assert [text[s.start:s.end] for s in spans] == [f"John Sm{joiner}ith", f"Lind{joiner}qvist"]
+    assert labels_to_spans("John Smith", tokenize("John Smith"), ["PATIENT", "NONE"]) == [Span(0, 4, "PATIENT")]
