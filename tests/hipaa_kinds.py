@@ -42,6 +42,11 @@ NOTES = [
     ["Social security number: ", ("078 05 1120", "ID", "ssn"), " ; chart no. ", ("KX-20391", "ID", "medical record number"),
      " ; remote access from ", ("fe80:0:0:0:202:b3ff:fe1e:8329", "ID", "ip address"), " and ",
      ("192.168.14.3", "ID", "ip address"), " ; family in ", ("Essex County", "LOCATION", "county"), " .\n"],
+    ["Age: ", ("104", "AGE", "age over 89"), ". Pt aged ", ("90", "AGE", "age over 89"), ". She is ",
+     ("ninety-three", "AGE", "age over 89"), " years old, her sister aged ", ("one hundred and two", "AGE", "age over 89"),
+     ". Call ", ("+44 20 7946 0958", "PHONE", "phone"), " from abroad. Host ",
+     ("2001:db8:85a3::8a2e:370:7334", "ID", "ip address"), ", adapter ", ("00:1A:2B:3C:4D:5E", "ID", "device identifier"),
+     ".\n"],
     ["Discharge plans were reviewed with the patient .\n", ("JRH", "DOCTOR", "dictation initials"),
      "/mkt  Dictated , not read .\nCopied to the chart .\n", ("TB", "DOCTOR", "dictation initials"), "/rcp\n"],
 ]
@@ -52,7 +57,8 @@ DISTRACTORS = (
     "Cl 105 HCO3 24 BUN 18 Cr 1.1 . Foley to gravity , Parkinson's disease , Dr. Jones's note may "
     "be late . pH 7.35 / 7.40 . Platelets 150 . Dose 2000 mg daily . A 72-year-old man , 65 yo . "
     "Ferrous sulfate 325 mg tid x 3 months . Dec in urine output . 5'10\" tall . Group B strep . "
-    "Model of care reviewed .\nCV/resp: stable .\nGI/gu: soft , BS+ .\n")
+    "Model of care reviewed .\nCV/resp: stable .\nGI/gu: soft , BS+ .\nTemp 98.6. Aged 9.5 hours . Seen at 10:30 "
+    "and 12:30:45 . Ninety minutes later , +2 edema , O2 sat 95% .\n")
 
 
 def _note(pieces, number: int) -> tuple[Document, dict]:
