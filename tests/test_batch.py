@@ -317,7 +317,7 @@ def test_bad_inputs_are_reported_and_the_rest_processed(tmp_path, model_dir, cap
     unreadable.chmod(0)
     as_root = not PERMISSIONS_BITE     # root reads a chmod-000 file: that check cannot bite
     try:
-        assert deid(source, "--out", out, model=model_dir) == 1
+        assert deid(source, "--out", out, "--force", model=model_dir) == 1
     finally:
         unreadable.chmod(0o600)
     captured = capsys.readouterr()
@@ -349,12 +349,25 @@ def test_read_only_output_folder_is_reported(tmp_path, model_dir, capsys):
     (out / "sub").mkdir(parents=True)
     (out / "sub").chmod(0o500)
     try:
-        assert deid(tmp_path / "in", "--out", out, model=model_dir) == 1
+        assert deid(tmp_path / "in", "--out", out, "--force", model=model_dir) == 1
     finally:
         (out / "sub").chmod(0o700)
     err = capsys.readouterr().err
     assert "sub/n1.txt: cannot write" in err and "Permission denied" in err
     assert (out / "n0.txt").is_file()
+
+
+def test_a_folder_of_other_files_is_not_written_into_without_force(tmp_path, model_dir, capsys):
+    """Outputs replace files of the same names: a folder no itdeid run wrote is refused."""
+    write_notes(tmp_path / "in", 2)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "n0.txt").write_text("someone's work")
+    assert deid(tmp_path / "in", "--out", out, model=model_dir) == 2
+    assert "no itdeid run wrote" in capsys.readouterr().err
+    assert (out / "n0.txt").read_text() == "someone's work"
+    assert deid(tmp_path / "in", "--out", out, "--force", model=model_dir) == 0
+    assert deid(tmp_path / "in", "--out", out, model=model_dir) == 0     # now itdeid's folder
 
 
 def test_malformed_xml_is_reported_with_its_line(tmp_path, model_dir, capsys):

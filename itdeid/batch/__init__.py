@@ -155,9 +155,21 @@ def _check_options(fmt, input_format, vote, workers, engine, scheduler) -> None:
         raise UserError("--scheduler needs --engine dask")
 
 
-def _prepare_out(out: Path) -> None:
+def _prepare_out(out: Path, force: bool) -> None:
+    """``out`` made ready: a folder, new, empty or written by itdeid (it holds the manifest),
+    or any folder with ``force``. Outputs replace files of the same names, so a folder of
+    other files (the notes of another run, someone's work) is refused rather than overwritten."""
     if out.exists() and not out.is_dir():
         raise UserError(f"--out {out} is a file, not a folder")
+    if out.is_dir() and not force and not (out / MANIFEST_NAME).exists():
+        try:
+            others = sum(1 for entry in os.scandir(out) if not entry.name.startswith("."))
+        except OSError as error:
+            raise UserError(f"cannot read --out {out}: {error.strerror}") from None
+        if others:
+            raise UserError(f"--out {out} holds {others} entries that no itdeid run wrote (no "
+                            f"{MANIFEST_NAME}): give a new or empty folder, or --force to write "
+                            "into it (outputs replace files of the same names)")
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as error:
@@ -210,7 +222,7 @@ def deidentify(inputs: Iterable[str], out, model=None, fmt: str = DEFAULT_FORMAT
         report("warning: --rename-map is ignored without --rename")
     where_key = key_path(out, key_file) if keyed else None
     where_map = map_path(out, rename_map) if rename else None
-    _prepare_out(out)
+    _prepare_out(out, force)
 
     is_system = (model_dir / "deidentifier.json").is_file()
     if vote is not None and not is_system:

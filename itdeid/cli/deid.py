@@ -54,7 +54,7 @@ def add_parser(subparsers):
     p.add_argument("--force", action="store_true",
                    help="start --out afresh: delete the outputs its manifest recorded (nothing "
                         "else) and redo every input; needed to reuse a folder written with "
-                        "other settings")
+                        "other settings, or to write into a folder of other files")
     p.add_argument("--strict", action="store_true", help="stop at the first failed input")
     p.add_argument("--key-file", "--surrogate-key-file", dest="key_file", default=None,
                    metavar="F",
