@@ -22,3 +22,11 @@ class ParameterError(UserError, ValueError):
     """An estimator parameter outside its range: a ValueError, as scikit-learn's contract
     asks of ``fit``, and a :class:`UserError`, so the CLI prints it as one line (an option the
     command line passes on unchecked, such as ``itdeid cv --negative-rate 0``)."""
+
+
+def printable(message: str) -> str:
+    """``message`` with control characters escaped (``\\n`` as ``\\x0a``, ESC as ``\\x1b``): a file
+    name may hold them, and printed raw a newline forges another line of the log ('failed: ...')
+    and an escape sequence drives the terminal."""
+    return "".join(c if c.isprintable() or c == "\t" else f"\\x{ord(c):02x}" if ord(c) < 256 else f"\\u{ord(c):04x}"
+                   for c in message)

@@ -987,3 +987,15 @@ def test_outputs_are_fsynced_one_by_one_only_without_group_sync(tmp_path, monkey
     assert len(synced) == 1
     if files.GROUP_SYNC:      # the real call on a real folder returns once it is done
         files.sync_filesystem(tmp_path)
+
+
+def test_a_file_name_with_control_characters_is_printed_escaped(tmp_path, model_dir, capsys):
+    """A newline in a file name would forge a log line, an escape would drive the terminal."""
+    from itdeid.errors import printable
+    assert printable("a\nfailed: b\x1b[31m\tc") == "a\\x0afailed: b\\x1b[31m\tc"
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "bad\nfailed: fake\x1b[31m.txt").write_bytes(b"\0")
+    assert deid(tmp_path / "in", "--out", tmp_path / "out", model=model_dir) == 1
+    err = capsys.readouterr().err
+    assert "bad\\x0afailed: fake\\x1b[31m.txt" in err and "\x1b" not in err
+    assert not any(line.startswith("failed: fake") for line in err.splitlines())

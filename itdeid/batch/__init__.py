@@ -59,7 +59,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 from itdeid.batch.engines import ENGINES, import_distributed, run_dask, run_inline, run_pool
-from itdeid.errors import UserError
+from itdeid.errors import UserError, printable
 from itdeid.batch.inputs import (INPUT_FORMATS, InputFailed, Unit, check_layout, expand_inputs,
                                  unique_units, without_itdeid_files)
 from itdeid.batch.manifest import (MANIFEST_NAME, Manifest, entry_for, remove_orphans, up_to_date,
@@ -88,7 +88,7 @@ NO_PHI_WARNING_NOTES = 20
 def _stderr(message: str) -> None:
     """Print a message on stderr without breaking the progress bar."""
     from tqdm import tqdm
-    tqdm.write(message, file=sys.stderr)
+    tqdm.write(printable(message), file=sys.stderr)
 
 
 @dataclass

@@ -11,7 +11,7 @@ import importlib
 import sys
 
 from itdeid import __version__
-from itdeid.errors import UserError
+from itdeid.errors import UserError, printable
 
 #: Command modules under itdeid.cli, in the order ``itdeid --help`` lists them.
 COMMANDS = ("deid", "synth", "stats", "evaluate", "train", "tag", "cv")
@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.run(args) or 0
     except UserError as error:
-        print(f"itdeid {args.command}: error: {error}", file=sys.stderr)
+        print(f"itdeid {args.command}: error: {printable(str(error))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"itdeid {args.command}: interrupted", file=sys.stderr)
@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
         # a file the command reads or writes (an output path that is a folder, a missing
         # parent, no permission): its path and the system's reason, never a traceback
         where = f"{error.filename}: " if error.filename else ""
-        print(f"itdeid {args.command}: error: {where}{error.strerror or type(error).__name__}",
+        print(printable(f"itdeid {args.command}: error: {where}{error.strerror or type(error).__name__}"),
               file=sys.stderr)
         return 2
 

@@ -11,6 +11,7 @@ import sys
 
 from itdeid.batch import DEFAULT_FORMAT, ENGINES, INPUT_FORMATS, MANIFEST_NAME, deidentify
 from itdeid.document import PHI_CLASSES
+from itdeid.errors import printable
 from itdeid.outputs import FORMATS
 from itdeid.vote import RULES
 
@@ -120,4 +121,4 @@ def print_summary(summary) -> None:
     if summary.failed:
         print(f"itdeid deid: {len(summary.failed)} input(s) failed:", file=sys.stderr)
         for path, reason in summary.failed:
-            print(f"  {path}: {reason}", file=sys.stderr)
+            print(printable(f"  {path}: {reason}"), file=sys.stderr)
