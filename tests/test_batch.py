@@ -999,3 +999,9 @@ def test_a_file_name_with_control_characters_is_printed_escaped(tmp_path, model_
     err = capsys.readouterr().err
     assert "bad\\x0afailed: fake\\x1b[31m.txt" in err and "\x1b" not in err
     assert not any(line.startswith("failed: fake") for line in err.splitlines())
+
+
+def test_a_rename_map_without_rename_is_refused(tmp_path, model_dir, capsys):
+    write_notes(tmp_path / "in", 1)
+    assert deid(tmp_path / "in", "--out", tmp_path / "out", "--rename-map", tmp_path / "m.csv", model=model_dir) == 2
+    assert "--rename-map would be ignored" in capsys.readouterr().err

@@ -255,6 +255,8 @@ def test_train_typer_settings_reach_the_members_with_the_recipe_default_and_bad_
     (["--members", "0", "--typer-estimators", "5"], "--typer-estimators"),
     (["--no-two-step", "--typer-learning-rate", "0.5"], "--typer-learning-rate"),
     (["--synthetic", "0", "--synthetic-nursing", "0.2"], "--synthetic-nursing"),
+    (["--argmax", "--target-recall", "0.9"], "--target-recall"),
+    (["--physionet", "elsewhere"], "--physionet"),
 ])
 def test_train_refuses_options_the_model_it_trains_would_not_read(tmp_path, capsys, options, named):
     _physionet_corpus(tmp_path)

@@ -11,7 +11,7 @@ import sys
 
 from itdeid.batch import DEFAULT_FORMAT, ENGINES, INPUT_FORMATS, MANIFEST_NAME, deidentify
 from itdeid.document import PHI_CLASSES
-from itdeid.errors import printable
+from itdeid.errors import UserError, printable
 from itdeid.outputs import FORMATS
 from itdeid.vote import RULES
 
@@ -80,6 +80,8 @@ def add_parser(subparsers):
 
 
 def run(args) -> int:
+    if args.rename_map is not None and not args.rename:
+        raise UserError("--rename-map would be ignored: it names the map of --rename")
     summary = deidentify(args.inputs, args.out, model=args.model, fmt=args.format,
                          input_format=args.input_format, vote=args.vote, workers=args.workers,
                          engine=args.engine, scheduler=args.scheduler, force=args.force,

@@ -197,6 +197,9 @@ def run(args):
         return 0
     if not args.corpus:
         raise UserError("give the CORPUS to train on (or --preset)")
+    _refuse_unread(given, ("physionet",), "it names the corpus of --preset")
+    if args.argmax:
+        _refuse_unread(given, ("target_recall",), "--argmax decides by the most likely class, at no threshold")
     check_out(args.out)
     documents = read_annotated_corpus(args.corpus, args.format)
     start = time.perf_counter()
