@@ -11,7 +11,8 @@ A surrogate is drawn with a keyed hash, never with a random generator, so the ma
 * **stateless and parallel-safe**: nothing is remembered between calls, so notes of one patient
   may be processed by different worker processes, or in different runs, and still agree;
 * **irreversible without the key**: the choice is ``HMAC-SHA256(key, patient + "\\x1f" + class +
-  "\\x1f" + normalised original)``; without the key, guessing an original and hashing it tells
+  "\\x1f" + normalised original)`` (one class ``NAME`` for PATIENT and DOCTOR, so a name the
+  model types either way gets one stand-in); without the key, guessing an original and hashing it tells
   nothing. The same key gives the same output in every run.
 
 Every class keeps the shape of what it replaces:
@@ -96,6 +97,8 @@ logger = logging.getLogger("itdeid.surrogate")
 
 #: The message separator of the keyed hash (ASCII unit separator: not in normalised note text).
 _SEP = "\x1f"
+#: The class both name classes are keyed by (see the module docstring).
+NAME_KEY = "NAME"
 #: Date offsets, in days: at least, at most (before the whole-week correction).
 OFFSET_DAYS = (30, 329)
 
@@ -532,6 +535,7 @@ class Surrogates:
 
     # keyed draws
     def _draw(self, patient: str, cls: str, normalised: str) -> _Draw:
+        """The draw of ``normalised`` in ``cls`` (:data:`NAME_KEY` for both name classes)."""
         return _Draw(self._key, f"{patient}{_SEP}{cls}{_SEP}{normalised}")
 
     def date_offset(self, patient: str) -> int:
@@ -553,7 +557,9 @@ class Surrogates:
         method = {"PATIENT": self._name, "DOCTOR": self._name, "HOSPITAL": self._hospital,
                   "LOCATION": self._location, "DATE": self._date, "ID": self._shape,
                   "PHONE": self._shape, "AGE": self._age}[cls]
-        return method(str(patient), cls, original)
+        # one key for both name classes: a surname the model types PATIENT in one place and
+        # DOCTOR in another ('Mr. Quintanilla', 'Quintanilla's wife') is one person's name
+        return method(str(patient), NAME_KEY if cls in ("PATIENT", "DOCTOR") else cls, original)
 
     def replace(self, document: Document, spans: list[Span]) -> tuple[str, list[Span]]:
         """The text of ``document`` with each span replaced by its surrogate, and the spans
