@@ -806,3 +806,21 @@ def test_jsonl_spans_merge_duplicates_and_drop_overlaps_as_corpora_do(tmp_path, 
         spans = read_jsonl_spans(tmp_path / "p.jsonl")
     assert [(s.start, s.end, s.type) for s in spans["a"]] == [(0, 4, "DATE"), (6, 8, "ID")]
     assert "merged 1 duplicate spans" in caplog.text and "overlaps" in caplog.text
+
+
+def test_offsets_and_ids_that_no_annotation_tool_writes_are_refused(tmp_path):
+    """' 8' and Arabic-Indic digits are not offsets; an empty record id names nothing; a
+    PhysioNet patient field with '-' would make two records one id."""
+    for offset in (" 8", "\u0668"):
+        (tmp_path / "a.xml").write_text(
+            '<?xml version="1.0"?>\n<deIdi2b2><TEXT><![CDATA[Zorblatt Quimby]]></TEXT><TAGS>'
+            f'<NAME id="P0" start="0" end="{offset}" TYPE="PATIENT"/></TAGS></deIdi2b2>\n', encoding="utf-8")
+        with pytest.raises(FormatError, match="integers"):
+            read_corpus(tmp_path / "a.xml")
+    (tmp_path / "b.xml").write_text('<?xml version="1.0"?>\n<ROOT>\n<RECORD ID="">\n<TEXT>\nx\n</TEXT>\n'
+                                    '</RECORD>\n</ROOT>\n')
+    with pytest.raises(FormatError, match="empty"):
+        read_corpus(tmp_path / "b.xml")
+    (tmp_path / "id.text").write_text("START_OF_RECORD=1-2||||3||||\nx\n||||END_OF_RECORD\n", encoding="latin-1")
+    with pytest.raises(FormatError, match="START_OF_RECORD"):
+        read_corpus(tmp_path / "id.text")

@@ -39,6 +39,14 @@ def not_one_of(what: str, expected) -> str:
     return f"{what} is none of {', '.join(sorted(expected))}"
 
 
+def whole_number(text: str) -> int:
+    """``text`` as an offset: ASCII digits only (``int`` would also take ' 8' and Arabic-Indic
+    digits, which no annotation tool writes: a sign of a damaged file); ValueError otherwise."""
+    if not (text.isascii() and text.isdigit()):
+        raise ValueError(f"not a whole number: {text!r}")
+    return int(text)
+
+
 def line_of(data, offset: int) -> int:
     """The 1-based line of ``offset`` in ``data`` (str or bytes)."""
     return data.count(b"\n" if isinstance(data, bytes) else "\n", 0, offset) + 1

@@ -40,8 +40,8 @@ class _Handler2006(XmlHandler):
             raise self.error(f"unexpected {shown}" + (f" in <{parent}>" if parent else "")
                              + (" (an unescaped '<' in the note text?)" if parent == "TEXT" else ""))
         if name == "RECORD":
-            if "ID" not in attrs:
-                raise self.error("<RECORD> has no ID attribute")
+            if not attrs.get("ID", "").strip():
+                raise self.error("<RECORD> has no ID attribute, or an empty one")
             self.record = (attrs["ID"], None, [])
             self.patient = attrs.get("PATIENT")
         elif name == "TEXT":

@@ -35,7 +35,7 @@ from pathlib import Path
 from itdeid.document import PHI_CLASSES, Document, Span
 from itdeid.errors import FormatError
 from itdeid.formats.common import (atomic_write, check_spans, clean_spans, corpus_label, not_one_of,
-                                   unique)
+                                   unique, whole_number)
 from itdeid.formats.detect import xml_files
 from itdeid.formats.files import read_bytes, walk_folder
 from itdeid.formats.safe_xml import XmlHandler, attribute, cdata, check_xml_text, parse_xml
@@ -169,7 +169,7 @@ def _document_2014(source: str, data: bytes, counts: dict) -> Document:
         if subtype not in I2B2_2014_TO_2006:
             raise FormatError(source, f"tag {tag_id}: " + not_one_of("the TYPE", I2B2_2014_TO_2006), line)
         try:
-            start, end = int(attrs["start"]), int(attrs["end"])
+            start, end = whole_number(attrs["start"]), whole_number(attrs["end"])
             if counting_cr:
                 start, end = _lf_offset(text, start), _lf_offset(text, end)
         except (KeyError, ValueError):

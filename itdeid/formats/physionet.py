@@ -16,7 +16,7 @@ from pathlib import Path
 from itdeid.document import Document, Span
 from itdeid.errors import FormatError
 from itdeid.formats.common import (atomic_write, check_spans, clean_spans, corpus_label, line_of,
-                                   not_one_of, unique)
+                                   not_one_of, unique, whole_number)
 from itdeid.formats.decoding import refuse_binary
 from itdeid.formats.files import read_bytes
 
@@ -39,7 +39,9 @@ _PHYSIONET_CATEGORY = {"DOCTOR": "HCPName", "PATIENT": "PTName", "DATE": "Date",
                        "AGE": "Age", "ID": "Other"}
 
 
-_RECORD_START = re.compile(r"START_OF_RECORD=([^|\s]+)\|\|\|\|([^|\s]+)\|\|\|\|\r?\n")
+# the patient field holds no '-': the id is <patient>-<note>, and '1-2||||3' and '1||||2-3'
+# would both be note 1-2-3
+_RECORD_START = re.compile(r"START_OF_RECORD=([^|\s-]+)\|\|\|\|([^|\s]+)\|\|\|\|\r?\n")
 _RECORD_END = "||||END_OF_RECORD"
 _WHITESPACE = re.compile(r"\s*")
 _PHYSIONET_FIELD = re.compile(r"[^|\s]+")
@@ -125,7 +127,7 @@ def _read_phrases(path: Path, documents: dict[str, Document]) -> None:
         if category not in PHYSIONET_TO_2006:
             raise FormatError(path, not_one_of("the category", PHYSIONET_TO_2006), number)
         try:
-            start, end = int(start), int(end)
+            start, end = whole_number(start), whole_number(end)
         except ValueError:
             raise FormatError(path, "start and end must be integers", number) from None
         if not 0 <= start < end <= len(doc.text):
@@ -151,7 +153,7 @@ def _physionet_key(doc: Document, path) -> tuple[str, str]:
     else:
         patient = doc.id.partition("-")[0]
     note = doc.id[len(patient) + 1:]
-    if not (doc.id == f"{patient}-{note}" and _PHYSIONET_FIELD.fullmatch(patient)
+    if not (doc.id == f"{patient}-{note}" and _PHYSIONET_FIELD.fullmatch(patient) and "-" not in patient
             and _PHYSIONET_FIELD.fullmatch(note)):
         raise FormatError(path, f"document id {doc.id!r} is not <patient>-<note>, which "
                                 "PhysioNet records need")
