@@ -257,6 +257,8 @@ def test_train_typer_settings_reach_the_members_with_the_recipe_default_and_bad_
     (["--synthetic", "0", "--synthetic-nursing", "0.2"], "--synthetic-nursing"),
     (["--argmax", "--target-recall", "0.9"], "--target-recall"),
     (["--physionet", "elsewhere"], "--physionet"),
+    (["--members", "0", "--learner", "tree", "--n-estimators", "50"], "--n-estimators"),
+    (["--members", "0", "--learner", "adaboost", "--learning-rate", "0.5"], "--learning-rate"),
 ])
 def test_train_refuses_options_the_model_it_trains_would_not_read(tmp_path, capsys, options, named):
     _physionet_corpus(tmp_path)

@@ -157,6 +157,9 @@ PRESET_OPTIONS = frozenset({"preset", "physionet", "out", "n_jobs", "device", "c
 ENSEMBLE_OPTIONS = ("join_gaps", "draws", "stage_refit", "screen")
 #: Options only the iterative system (``--system``) reads.
 SYSTEM_OPTIONS = ("iterations", "vote", "harvest", "spread")
+#: The learners' tree options, and those each learner reads (xgboost all of them).
+TREE_OPTIONS = ("n_estimators", "max_depth", "learning_rate", "device")
+LEARNER_READS = {"adaboost": ("n_estimators", "max_depth"), "tree": ("max_depth",), "majority": ()}
 #: Options only two-step learners (``--two-step``) read.
 TYPER_OPTIONS = ("typer_estimators", "typer_learning_rate")
 
@@ -198,6 +201,8 @@ def run(args):
     if not args.corpus:
         raise UserError("give the CORPUS to train on (or --preset)")
     _refuse_unread(given, ("physionet",), "it names the corpus of --preset")
+    _refuse_unread(given, set(TREE_OPTIONS) - set(LEARNER_READS.get(args.learner, TREE_OPTIONS)),
+                   f"--learner {args.learner} does not read them")
     if args.argmax:
         _refuse_unread(given, ("target_recall",), "--argmax decides by the most likely class, at no threshold")
     check_out(args.out)
