@@ -57,7 +57,7 @@ def run(args):
         learner, trigger = args.learner or "xgboost", args.trigger or "token"
         rows = {f"{learner}-{trigger}": dict(learner=learner, trigger=trigger)}
     else:
-        names = [r.strip() for r in args.rows.split(",") if r.strip()]
+        names = list(dict.fromkeys(r.strip() for r in args.rows.split(",") if r.strip()))   # each row once
         known = {**STANDARD_ROWS, **LEVER_ROWS, **{r: {} for r in PEER_ROWS}}
         unknown = [r for r in names if r not in known]
         if unknown:
