@@ -1005,3 +1005,10 @@ def test_a_rename_map_without_rename_is_refused(tmp_path, model_dir, capsys):
     write_notes(tmp_path / "in", 1)
     assert deid(tmp_path / "in", "--out", tmp_path / "out", "--rename-map", tmp_path / "m.csv", model=model_dir) == 2
     assert "--rename-map would be ignored" in capsys.readouterr().err
+
+
+def test_a_folder_of_hidden_files_only_says_they_are_skipped(tmp_path, model_dir, capsys):
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / ".note.txt").write_text("Seen by Dr. Quimby.")
+    assert deid(tmp_path / "in", "--out", tmp_path / "out", model=model_dir) == 2
+    assert "1 hidden entries" in capsys.readouterr().err

@@ -156,7 +156,10 @@ def expand_inputs(inputs: Iterable[str]) -> tuple[list[Unit], list[Path]]:
         units += [Unit(str(p), p.relative_to(root).as_posix()) for p in files
                   if not _is_phrase_companion(p)]
     if not units:
-        raise UserError("no input files found in " + ", ".join(map(str, inputs)))
+        hidden = sum(1 for given in map(Path, inputs) if given.is_dir()
+                     for entry in os.scandir(given) if entry.name.startswith("."))
+        raise UserError("no input files found in " + ", ".join(map(str, inputs))
+                        + (f" ({hidden} hidden entries, whose names start with '.', are skipped)" if hidden else ""))
     return units, roots
 
 
