@@ -35,10 +35,16 @@ def _xml_root(head: bytes) -> str | None:
     return match.group(1).decode("ascii", "replace") if match else None
 
 
+def is_xml(path: Path) -> bool:
+    """Whether an entry :func:`~itdeid.formats.files.walk_folder` found is an ``*.xml`` file
+    (any case of the suffix): a note of an i2b2 2014 folder."""
+    return path.suffix.lower() == ".xml" and not path.is_dir()
+
+
 def xml_files(folder) -> list[Path]:
-    """The ``*.xml`` files under ``folder`` (any depth, any case of the suffix, hidden entries
-    skipped, as :func:`~itdeid.formats.files.walk_folder` walks), sorted: an i2b2 2014 corpus."""
-    return [p for p in walk_folder(folder) if p.suffix.lower() == ".xml" and not p.is_dir()]
+    """The ``*.xml`` files under ``folder`` (any depth, hidden entries skipped, as
+    :func:`~itdeid.formats.files.walk_folder` walks), sorted: an i2b2 2014 corpus."""
+    return [p for p in walk_folder(folder) if is_xml(p)]
 
 
 def detect_format(path) -> str:

@@ -36,9 +36,7 @@ class _Handler2006(XmlHandler):
     def startElement(self, name, attrs):
         parent = self.stack[-1] if self.stack else None
         if name not in _PARENT_2006 or _PARENT_2006[name] != parent:
-            shown = f"<{name}>" if name in _PARENT_2006 else "element"
-            raise self.error(f"unexpected {shown}" + (f" in <{parent}>" if parent else "")
-                             + (" (an unescaped '<' in the note text?)" if parent == "TEXT" else ""))
+            raise self.unexpected(name, parent, _PARENT_2006)
         if name == "RECORD":
             if not attrs.get("ID", "").strip():
                 raise self.error("<RECORD> has no ID attribute, or an empty one")

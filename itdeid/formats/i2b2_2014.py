@@ -36,7 +36,7 @@ from itdeid.document import PHI_CLASSES, Document, Span
 from itdeid.errors import FormatError
 from itdeid.formats.common import (atomic_write, check_spans, clean_spans, corpus_label, not_one_of,
                                    unique, whole_number)
-from itdeid.formats.detect import xml_files
+from itdeid.formats.detect import is_xml
 from itdeid.formats.files import read_bytes, walk_folder
 from itdeid.formats.safe_xml import XmlHandler, attribute, cdata, check_xml_text, parse_xml
 from itdeid.formats.zips import zip_xml
@@ -85,9 +85,7 @@ class _Handler2014(XmlHandler):
         elif name == "TEXT" and parent == "deIdi2b2" and self.text is None:
             self.parts = []
         elif not ((name, parent) == ("deIdi2b2", None) or (name, parent) == ("TAGS", "deIdi2b2")):
-            shown = f"<{name}>" if name in ("deIdi2b2", "TEXT", "TAGS") else "element"
-            raise self.error(f"unexpected {shown}" + (f" in <{parent}>" if parent else "")
-                             + (" (an unescaped '<' in the note text?)" if parent == "TEXT" else ""))
+            raise self.unexpected(name, parent, ("deIdi2b2", "TEXT", "TAGS"))
         self.stack.append(name)
 
     def characters(self, content):
@@ -202,8 +200,9 @@ def read_i2b2_2014(path) -> list[Document]:
     path = Path(path)
     if path.is_dir():
         # not only is_file(): a dangling link or a FIFO is refused by read_bytes, not skipped
-        files = xml_files(path)
-        skipped = len(walk_folder(path)) - len(files)
+        entries = walk_folder(path)
+        files = [p for p in entries if is_xml(p)]
+        skipped = len(entries) - len(files)
         if skipped:
             logger.warning("%s: skipped %d files that are not *.xml", path, skipped)
         sources = [(str(p), read_bytes(p)) for p in files]

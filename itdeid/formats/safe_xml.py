@@ -62,6 +62,14 @@ class XmlHandler(ContentHandler):
         return FormatError(self.path, message,
                            line=self.locator.getLineNumber() if self.locator else None)
 
+    def unexpected(self, name: str, parent: str | None, known) -> FormatError:
+        """The error for element ``name`` where it does not belong, named only when it is one
+        of the format's ``known`` elements: another name may be note text (an unescaped ``<``
+        in a note), and messages never show note text."""
+        shown = f"<{name}>" if name in known else "element"
+        return self.error(f"unexpected {shown}" + (f" in <{parent}>" if parent else "")
+                          + (" (an unescaped '<' in the note text?)" if parent == "TEXT" else ""))
+
     def endElement(self, name):
         self.stack.pop()
 
