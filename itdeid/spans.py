@@ -2,7 +2,8 @@
 
 - ``token_labels(tokens, spans)``: the class of the span each token lies in, else ``NONE``.
 - ``labels_to_spans(text, tokens, labels)``: runs of tokens with the same PHI label, joined
-  when only spaces/tabs (no line break) separate them, become one span; a span that ends (or
+  when only spaces/tabs (no line break) separate them, become one span (one of punctuation
+  alone, with no letter or digit, is dropped: it identifies no one); a span that ends (or
   starts) at an invisible character inside a word takes in the rest of the word.
 
 Invisible characters (:data:`JOINERS`: soft hyphen, zero-width space and joiners, word joiner,
@@ -17,7 +18,7 @@ from bisect import bisect_right
 from typing import Sequence
 
 from itdeid.document import NON_PHI, Span
-from itdeid.tokens import Token
+from itdeid.tokens import LETTER_OR_DIGIT, Token
 
 
 def label_runs(codes: Sequence[int]) -> list[tuple[int, int, int]]:
@@ -84,7 +85,9 @@ def _across_joiners(text: str, start: int, end: int, lower: int, upper: int) -> 
 
 
 def labels_to_spans(text: str, tokens: Sequence[Token], labels: Sequence[str]) -> list[Span]:
-    spans = _label_spans(text, tokens, labels)
+    # a span of punctuation alone (the comma of 'Springfield, IL', a stray bracket) identifies
+    # no one, and as a marker of its own it only garbles the released text
+    spans = [s for s in _label_spans(text, tokens, labels) if LETTER_OR_DIGIT.search(text, s.start, s.end)]
     if not spans or JOINERS.isdisjoint(text):
         return spans
     grown = []

@@ -91,3 +91,12 @@ def test_a_span_takes_in_the_rest_of_a_word_split_by_an_invisible_character(join
     spans = labels_to_spans(text, tokens, labels)
     assert [text[s.start:s.end] for s in spans] == [f"John Sm{joiner}ith", f"Lind{joiner}qvist"]
     assert labels_to_spans("John Smith", tokenize("John Smith"), ["PATIENT", "NONE"]) == [Span(0, 4, "PATIENT")]
+
+
+def test_a_span_of_punctuation_alone_is_dropped():
+    text = "Springfield, IL ( 617 )"
+    tokens = tokenize(text)
+    labels = ["LOCATION", "DOCTOR", "LOCATION", "PHONE", "PHONE", "PHONE"]
+    spans = labels_to_spans(text, tokens, labels)
+    assert [(text[s.start:s.end], s.type) for s in spans] == [("Springfield", "LOCATION"), ("IL", "LOCATION"),
+                                                              ("( 617 )", "PHONE")]
