@@ -824,3 +824,11 @@ def test_offsets_and_ids_that_no_annotation_tool_writes_are_refused(tmp_path):
     (tmp_path / "id.text").write_text("START_OF_RECORD=1-2||||3||||\nx\n||||END_OF_RECORD\n", encoding="latin-1")
     with pytest.raises(FormatError, match="START_OF_RECORD"):
         read_corpus(tmp_path / "id.text")
+
+
+def test_a_physionet_folder_says_it_skipped_other_files(physionet_small, caplog):
+    (physionet_small / "100-01.xml").write_text("<deIdi2b2/>")
+    (physionet_small / "README.md").write_text("about")
+    with caplog.at_level("WARNING"):
+        read_corpus(physionet_small)
+    assert "1 other corpus files skipped" in caplog.text

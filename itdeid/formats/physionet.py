@@ -10,6 +10,7 @@ LOCATION; Phone → PHONE; Age → AGE; Other → ID. Both readers keep the corp
 from __future__ import annotations
 
 import logging
+import os
 import re
 from pathlib import Path
 
@@ -81,6 +82,12 @@ def read_physionet(text_path, phrase_path=None) -> list[Document]:
     """
     text_path = Path(text_path)
     if text_path.is_dir():
+        # other notes or annotations beside them (a README is no corpus file) are not read
+        others = [e for e in os.scandir(text_path) if e.name not in ("id.text", "id-phi.phrase")
+                  and Path(e.name).suffix.lower() in (".xml", ".text", ".phrase", ".txt", ".zip")]
+        if others:
+            logger.warning("%s: read id.text and id-phi.phrase; %d other corpus files skipped",
+                           text_path, len(others))
         text_path = text_path / "id.text"
     raw = _read_latin1(text_path)
     documents: dict[str, Document] = {}
