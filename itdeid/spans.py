@@ -14,6 +14,7 @@ taken whole across them, whatever tagged it.
 """
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from typing import Sequence
 
@@ -52,6 +53,8 @@ def token_labels(tokens: Sequence[Token], spans: Sequence[Span]) -> list[str]:
 
 #: Characters that are invisible inside a word (see the module docstring).
 JOINERS = frozenset("\u00ad\u200b\u200c\u200d\u2060\ufeff")
+#: Any of them: a note without one (nearly all) is passed by one scan of the engine.
+_ANY_JOINER = re.compile("[" + "".join(sorted(JOINERS)) + "]")
 
 
 def _across_joiners(text: str, start: int, end: int, lower: int, upper: int) -> tuple[int, int]:
@@ -88,7 +91,7 @@ def labels_to_spans(text: str, tokens: Sequence[Token], labels: Sequence[str]) -
     # a span of punctuation alone (the comma of 'Springfield, IL', a stray bracket) identifies
     # no one, and as a marker of its own it only garbles the released text
     spans = [s for s in _label_spans(text, tokens, labels) if LETTER_OR_DIGIT.search(text, s.start, s.end)]
-    if not spans or JOINERS.isdisjoint(text):
+    if not spans or not _ANY_JOINER.search(text):
         return spans
     grown = []
     for i, span in enumerate(spans):
