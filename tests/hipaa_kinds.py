@@ -58,7 +58,7 @@ DISTRACTORS = (
     "be late . pH 7.35 / 7.40 . Platelets 150 . Dose 2000 mg daily . A 72-year-old man , 65 yo . "
     "Ferrous sulfate 325 mg tid x 3 months . Dec in urine output . 5'10\" tall . Group B strep . "
     "Model of care reviewed .\nCV/resp: stable .\nGI/gu: soft , BS+ .\nTemp 98.6. Aged 9.5 hours . Seen at 10:30 "
-    "and 12:30:45 . Ninety minutes later , +2 edema , O2 sat 95% .\n")
+    "and 12:30:45 . Ninety minutes later , +2 edema , O2 sat 95% . I/O +2500 cc , +1200 -300 .\n")
 
 
 def _note(pieces, number: int) -> tuple[Document, dict]:
