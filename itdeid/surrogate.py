@@ -56,9 +56,10 @@ suffixes and a leading weekday are all kept): ``3/7/2019``, ``03/07/19``, ``2019
 DateYear "92" of "MI '92", whose apostrophe lies outside the span) and ``11th`` (a day alone).
 
 * Numeric dates are read month first (US) unless only day first is a valid date.
-* A date without a year is shifted as if in the leap year 2000 (so 2/29 exists); a month and
-  year as if on the 15th; a day alone as if in January 2000 (one day more where that lands on
-  the same day of another month).
+* A date without a year is shifted as if in the common year 2001 (as three years in four are,
+  so '3/7' moves as '3/7/2019' does; 2/29 as if in 2000); a month and year as if on the 15th;
+  a day alone as if in January 2001 (one day more where that lands on the same day of another
+  month). Four digits that are no year alone and read as a 24-hour time ('0830') are kept.
 * A year alone moves one year in the direction of the offset: its day is unknown, so any shift
   within a year is as right as another, and a zero shift would leave it as written.
 * Two-digit years are read with a pivot (00-49: 2000s, 50-99: 1900s), which only matters for
@@ -326,7 +327,7 @@ _DATE_PATTERNS = tuple(re.compile(p, re.IGNORECASE) for p in (
     _B + r"(?P<m>\d{1,2})/(?P<d>\d{1,2})" + _E,
     _B + r"(?P<m>\d{1,2})/(?P<y>\d{2})" + _E,
     r"['’](?P<y>\d{2})" + _E,
-    _B + r"(?P<y>\d{4})" + _E,
+    _B + r"(?P<y>1[6-9]\d\d|20\d\d|21\d\d)" + _E,   # a year alone; '0830', '2300' are clock times
     _B + _MON + _E,
     _B + _WDAY + _E,
 ))
@@ -334,12 +335,16 @@ _DATE_PATTERNS = tuple(re.compile(p, re.IGNORECASE) for p in (
 #: (PhysioNet's DateYear "92" of "MI '92", the apostrophe outside the span), an ordinal a day.
 _WHOLE_DATE_PATTERNS = (re.compile(r"(?P<y>\d{2})"),
                         re.compile(r"(?P<d>\d{1,2})(?P<ord>st|nd|rd|th)", re.IGNORECASE))
-#: Clock times beside a date are kept: they identify nothing once the date is shifted.
-_CLOCK = re.compile(r"(?<!\d)(\d{1,2}:\d{2}(?::\d{2})?)(?!\d)")
+#: Clock times beside a date are kept: they identify nothing once the date is shifted ("10:30",
+#: "10:30:15", and four digits of a 24-hour clock that are no year alone: "0830", "2300").
+_CLOCK = re.compile(r"(?<!\d)(\d{1,2}:\d{2}(?::\d{2})?|(?:[01]\d|2[0-3])[0-5]\d)(?!\d)")
 #: Two-digit years below the pivot are 20xx, the others 19xx.
 YEAR_PIVOT = 50
-#: The leap year in which dates without a year are shifted.
-_NO_YEAR = 2000
+#: The year in which dates without a year are shifted: a common year, as three years in four
+#: are, so '3/7' moves as the '3/7/2019' of the same note does; February 29 (and the check of
+#: whether a day exists) in the leap year before it.
+_NO_YEAR = 2001
+_LEAP_NO_YEAR = 2000
 
 
 def _index_of(token: str, names: tuple[str, ...]) -> int:
@@ -348,10 +353,11 @@ def _index_of(token: str, names: tuple[str, ...]) -> int:
     return next(i for i, name in enumerate(names) if name[:3].casefold() == head)
 
 
-def _name_like(original: str, names: tuple[str, ...], index: int) -> str:
+def _name_like(original: str, names: tuple[str, ...], index: int, abbreviated: bool = False) -> str:
     """``names[index]`` written as ``original`` is: in full or as a 3-letter abbreviation
-    ("May" counts as full), in its case."""
-    full = original.casefold() in {name.casefold() for name in names}
+    ("May" counts as full unless the date's layout is ``abbreviated``: '05-MAY-10'), in its case."""
+    full = original.casefold() in {name.casefold() for name in names} and not (
+        abbreviated and len(original.rstrip(".")) == 3)
     return _case_like(original, names[index] if full else names[index][:3])
 
 
@@ -385,14 +391,14 @@ def _shifted(month, day, year, offset: int, weekday: bool):
     date moved by ``offset`` days, a year alone by one year; None where the parts are no date."""
     try:
         if month is not None:
-            base = _dt.date(year if year is not None else _NO_YEAR, month,
-                            day if day is not None else 15)
+            base = _dt.date(year if year is not None else _LEAP_NO_YEAR if (month, day) == (2, 29)
+                            else _NO_YEAR, month, day if day is not None else 15)
             new = base + _dt.timedelta(days=offset)
             return new, new.year
         if year is not None:
             new_year = year + (1 if offset > 0 else -1)
             return (None, new_year) if 1 <= new_year <= 9999 else None
-        if day is not None:   # a day alone ("the 11th"), as if in January 2000
+        if day is not None:   # a day alone ("the 11th"), as if in January of _NO_YEAR
             new = _dt.date(_NO_YEAR, 1, day) + _dt.timedelta(days=offset)
             return (new + _dt.timedelta(days=1) if new.day == day else new), None
     except (ValueError, OverflowError):
@@ -409,7 +415,7 @@ def _shift_match(match: re.Match, offset: int) -> str | None:
              else int(text_of["m"]) if numeric_month else None)
     day = int(text_of["d"]) if "d" in text_of else None
     year = _full_year(text_of["y"]) if "y" in text_of else None
-    check_year = year if year is not None else _NO_YEAR
+    check_year = year if year is not None else _LEAP_NO_YEAR
     if (numeric_month and day is not None and not _valid(check_year, month, day)
             and _valid(check_year, day, month) and match.start("m") < match.start("d")):
         month, day, day_group, month_group = day, month, "m", "d"   # day first: 25/12/2010
@@ -424,7 +430,9 @@ def _shift_match(match: re.Match, offset: int) -> str | None:
         parts["wd"] = _name_like(text_of["wd"], _WEEKDAYS,
                                  (_index_of(text_of["wd"], _WEEKDAYS) + offset) % 7)
     if "mon" in text_of:
-        parts["mon"] = _name_like(text_of["mon"], _MONTHS, new.month - 1)
+        # a month glued to its numbers ('05-MAY-10', '7MAY2019') is the 3-letter layout
+        glued = any(c.isdigit() for c in match.group()) and not any(c.isspace() for c in match.group())
+        parts["mon"] = _name_like(text_of["mon"], _MONTHS, new.month - 1, abbreviated=glued)
     if numeric_month:
         parts[month_group] = f"{new.month:02d}" if padded else str(new.month)
     if day is not None:
@@ -616,6 +624,8 @@ class Surrogates:
         pieces = _date_pieces(original, self.date_offset(patient))
         draw = self._draw(patient, cls, _normalise(original))
         if not any(is_date for _, is_date in pieces):
+            if _CLOCK.fullmatch(original.strip()):
+                return original        # a time of day ('1430') the model tagged with its date
             self.unparsed_dates += 1   # letters too only where no digit carries the date
             return _reshape_new(draw, original, letters=not any(c.isdigit() for c in original))
         leftover = "".join(piece for piece, is_date in pieces if not is_date)

@@ -208,11 +208,11 @@ def test_partial_dates(surrogates):
     assert surrogates.surrogate("p1", "DATE", "'63") == f"'{63 + step:02d}"
     assert surrogates.surrogate("p1", "DATE", "1999") == str(1999 + step)
     assert surrogates.surrogate("p1", "DATE", "92") == f"{92 + step}"   # PhysioNet DateYear
-    day = (dt.date(2000, 1, 11) + offset).day
+    day = (dt.date(2001, 1, 11) + offset).day
     day = day if day != 11 else day + 1
     suffix = "th" if 10 <= day <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(day % 10, "th")
     assert surrogates.surrogate("p1", "DATE", "11th") == f"{day}{suffix}"   # a day alone
-    moved = dt.date(2000, 3, 5) + offset
+    moved = dt.date(2001, 3, 5) + offset   # a common year, as most are
     assert surrogates.surrogate("p1", "DATE", "Mar 5") == f"{moved:%b} {moved.day}"
     assert surrogates.surrogate("p1", "DATE", "3/5") == f"{moved.month}/{moved.day}"
     ordinal = surrogates.surrogate("p1", "DATE", "5th of March")
@@ -222,8 +222,27 @@ def test_partial_dates(surrogates):
     assert surrogates.surrogate("p1", "DATE", "March 2010") == f"{month:%B} {month.year}"
     weekday = dt.date(2019, 3, 4) + offset    # a Monday
     assert surrogates.surrogate("p1", "DATE", "Monday") == f"{weekday:%A}"
-    month_alone = dt.date(2000, 3, 15) + offset
+    month_alone = dt.date(2001, 3, 15) + offset
     assert surrogates.surrogate("p1", "DATE", "MARCH") == f"{month_alone:%B}".upper()
+    leap = dt.date(2000, 2, 29) + offset
+    assert surrogates.surrogate("p1", "DATE", "2/29") == f"{leap.month}/{leap.day}"
+
+
+def test_dates_with_and_without_a_year_clock_times_and_may(surrogates):
+    """'3/7' moves as '3/7/2019' does; clock times beside a date (or alone) are kept; 'MAY'
+    glued to its numbers is the three-letter layout."""
+    offset = dt.timedelta(days=surrogates.date_offset("p1"))
+    for year in (2017, 2018, 2019):
+        full = dt.date(year, 3, 7) + offset
+        assert surrogates.surrogate("p1", "DATE", f"3/7/{year}") == f"{full.month}/{full.day}/{full.year}"
+        assert surrogates.surrogate("p1", "DATE", "3/7") == f"{full.month}/{full.day}"
+    new = dt.date(2019, 3, 7) + offset
+    assert surrogates.surrogate("p1", "DATE", "3/7/2019 0830") == f"{new.month}/{new.day}/{new.year} 0830"
+    assert surrogates.surrogate("p1", "DATE", "3/7/2019 @ 2300") == f"{new.month}/{new.day}/{new.year} @ 2300"
+    assert surrogates.surrogate("p1", "DATE", "1430") == "1430"
+    may = dt.date(2010, 5, 5) + offset
+    assert surrogates.surrogate("p1", "DATE", "05-MAY-10") == f"{may:%d-%b-%y}".upper()
+    assert surrogates.surrogate("p1", "DATE", "May 5, 2010") == f"{may:%B} {may.day}, {may.year}"
 
 
 def test_unparsed_dates_are_replaced_and_counted(surrogates):
