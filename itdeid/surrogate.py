@@ -315,6 +315,9 @@ _DAY = r"(?P<d>\d{1,2})(?P<ord>st|nd|rd|th)?"
 _YEAR = r"['’]?(?P<y>\d{4}|(?<=['’-])\d{2})"
 #: Date shapes, most specific first; the first that matches (and is a valid date) wins.
 _DATE_PATTERNS = tuple(re.compile(p, re.IGNORECASE) for p in (
+    # a range of days in one month: 'March 7-9, 2019', 'Jan 5 through 9', 'March 7th and 9th'
+    _B + _WD_OPT + _MON + r"[\s-]*" + _DAY + r"\s*(?:-|–|through|thru|to|and|&)\s*"
+    + r"(?P<d2>\d{1,2})(?P<ord2>st|nd|rd|th)?" + r"(?:(?:\s*,\s*|\s+)" + _YEAR + r")?" + _E,
     _B + _WD_OPT + _MON + r"[\s-]*" + _DAY + r"(?:\s*,\s*|\s+|-)" + _YEAR + _E,
     _B + _WD_OPT + _DAY + r"(?:\s+of)?[\s-]*" + _MON + r"(?:\s*,\s*|[\s-]+)?" + _YEAR + _E,
     _B + r"(?P<y>\d{4})(?P<s>[-/.])(?P<m>\d{1,2})(?P=s)(?P<d>\d{1,2})" + _E,
@@ -439,6 +442,13 @@ def _shift_match(match: re.Match, offset: int) -> str | None:
         parts[day_group] = f"{new.day:02d}" if padded else str(new.day)
         if "ord" in text_of:
             parts["ord"] = _case_like(text_of["ord"], _ordinal(new.day))
+    if "d2" in text_of:   # the range's last day, in the first day's month and year
+        last = _shifted(month, int(text_of["d2"]), year, offset, False)
+        if last is None or last[0] is None:
+            return None
+        parts["d2"] = str(last[0].day)
+        if "ord2" in text_of:
+            parts["ord2"] = _case_like(text_of["ord2"], _ordinal(last[0].day))
     if year is not None:
         parts["y"] = f"{new_year % 100:02d}" if len(text_of["y"]) == 2 else str(new_year)
     return _rewrite(match, parts)

@@ -311,3 +311,11 @@ def test_replace_refuses_overlapping_spans(surrogates):
     doc, spans = _doc()
     with pytest.raises(ValueError, match="overlap"):
         surrogates.replace(doc, spans + [Span(spans[0].start + 1, spans[0].end + 2, "ID")])
+
+
+def test_a_range_of_days_shifts_both_days(surrogates):
+    offset = dt.timedelta(days=surrogates.date_offset("p1"))
+    first, last = dt.date(2019, 3, 7) + offset, dt.date(2019, 3, 9) + offset
+    assert surrogates.surrogate("p1", "DATE", "March 7-9, 2019") == f"{first:%B} {first.day}-{last.day}, {first.year}"
+    first, last = dt.date(2001, 1, 5) + offset, dt.date(2001, 1, 9) + offset
+    assert surrogates.surrogate("p1", "DATE", "Jan 5 through 9") == f"{first:%b} {first.day} through {last.day}"
