@@ -341,6 +341,8 @@ _WHOLE_DATE_PATTERNS = (re.compile(r"(?P<y>\d{2})"),
 #: Clock times beside a date are kept: they identify nothing once the date is shifted ("10:30",
 #: "10:30:15", and four digits of a 24-hour clock that are no year alone: "0830", "2300").
 _CLOCK = re.compile(r"(?<!\d)(\d{1,2}:\d{2}(?::\d{2})?|(?:[01]\d|2[0-3])[0-5]\d)(?!\d)")
+#: An age over 89 in words ('ninety-two', 'a hundred and one'): written back as digits.
+_OVER_89_WORDS = re.compile(r"ninety|hundred", re.IGNORECASE)
 #: Two-digit years below the pivot are 20xx, the others 19xx.
 YEAR_PIVOT = 50
 #: The year in which dates without a year are shifted: a common year, as three years in four
@@ -572,6 +574,8 @@ class Surrogates:
         ``patient`` (the patient id, or the document id for a note without one)."""
         if cls not in PHI_CLASSES:
             raise ValueError(f"PHI class must be one of {', '.join(PHI_CLASSES)}, got {cls!r}")
+        if not any(c.isalnum() for c in original):
+            return original     # whitespace or punctuation alone identifies no one
         method = {"PATIENT": self._name, "DOCTOR": self._name, "HOSPITAL": self._hospital,
                   "LOCATION": self._location, "DATE": self._date, "ID": self._shape,
                   "PHONE": self._shape, "AGE": self._age}[cls]
@@ -622,9 +626,12 @@ class Surrogates:
                 value = 90 + (value - 89) % 10
             return str(value)
 
-        new, count = re.subn(r"\d+", number, original)
-        if count:
+        # a decade ('in her 90s') is already the aggregate HIPAA allows, and is kept
+        new, count = re.subn(r"\d+(?!['’]?s(?![^\W_]))", number, original)
+        if count or any(c.isdigit() for c in original):
             return new
+        if not _OVER_89_WORDS.search(original):
+            return original     # no age over 89 in it ('eighty', 'elderly', an empty span)
         return str(90 + self._draw(patient, cls, _normalise(original)).below(10))
 
     # DATE
@@ -649,6 +656,8 @@ class Surrogates:
         tokens = list(_NAME_TOKEN.finditer(original))
         words = [t for t in tokens if t.group("word") and not _kept(original, t)]
         if not words:
+            if not any(c.isdigit() for c in original):
+                return original     # a title or punctuation alone ('Dr.', ''): no name to replace
             return self._single_last(patient, cls, original)
         draw = self._draw(patient, cls, _normalise(original))   # for stray digits only
         out, position = [], 0

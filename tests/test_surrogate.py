@@ -319,3 +319,11 @@ def test_a_range_of_days_shifts_both_days(surrogates):
     assert surrogates.surrogate("p1", "DATE", "March 7-9, 2019") == f"{first:%B} {first.day}-{last.day}, {first.year}"
     first, last = dt.date(2001, 1, 5) + offset, dt.date(2001, 1, 9) + offset
     assert surrogates.surrogate("p1", "DATE", "Jan 5 through 9") == f"{first:%b} {first.day} through {last.day}"
+
+
+def test_spans_with_nothing_to_replace_are_kept(surrogates):
+    """Punctuation, whitespace, a title alone, ages under 90 in words and decades identify no one."""
+    for cls, text in (("HOSPITAL", " "), ("LOCATION", "."), ("PATIENT", ""), ("PATIENT", "Dr."),
+                      ("DOCTOR", "MD"), ("AGE", "eighty"), ("AGE", "in her 90s"), ("AGE", "")):
+        assert surrogates.surrogate("p1", cls, text) == text
+    assert re.fullmatch(r"9\d", surrogates.surrogate("p1", "AGE", "ninety-three"))
