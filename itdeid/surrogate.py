@@ -341,6 +341,12 @@ _WHOLE_DATE_PATTERNS = (re.compile(r"(?P<y>\d{2})"),
 #: Clock times beside a date are kept: they identify nothing once the date is shifted ("10:30",
 #: "10:30:15", and four digits of a 24-hour clock that are no year alone: "0830", "2300").
 _CLOCK = re.compile(r"(?<!\d)(\d{1,2}:\d{2}(?::\d{2})?|(?:[01]\d|2[0-3])[0-5]\d)(?!\d)")
+#: A run of digits or of letters: the unit an ID or phone stand-in is drawn by.
+_ID_RUN = re.compile(r"\d+|[^\W\d_]+")
+#: Words written beside an identifier that are no part of it.
+_ID_LABELS = frozenset((
+    "mrn", "mr", "id", "no", "nr", "num", "number", "ext", "x", "tel", "ph", "phone", "fax", "pager",
+    "cell", "acct", "account", "ssn", "dob", "med", "rec", "record", "unit", "chart", "pt", "patient"))
 #: An age over 89 in words ('ninety-two', 'a hundred and one'): written back as digits.
 _OVER_89_WORDS = re.compile(r"ninety|hundred", re.IGNORECASE)
 #: Two-digit years below the pivot are 20xx, the others 19xx.
@@ -611,8 +617,18 @@ class Surrogates:
 
     # ID, PHONE
     def _shape(self, patient: str, cls: str, original: str) -> str:
-        """Same characters' shape: digits and letters drawn, punctuation kept."""
-        return _reshape_new(self._draw(patient, cls, _normalise(original)), original)
+        """Same characters' shape: each run of digits or of letters drawn for itself (so an MRN
+        gets one stand-in whether the span is '4417392', '#4417392' or 'MRN 4417392'), the
+        labels of :data:`_ID_LABELS` ('MRN', 'ext', the 'x' of 'x4-5521') and punctuation kept."""
+        out, position = [], 0
+        for run in _ID_RUN.finditer(original):
+            out.append(original[position:run.start()])
+            word = run.group()
+            kept = word.isalpha() and word.casefold() in _ID_LABELS
+            out.append(word if kept else _reshape_new(self._draw(patient, cls, word.casefold()), word))
+            position = run.end()
+        out.append(original[position:])
+        return "".join(out)
 
     # AGE
     def _age(self, patient: str, cls: str, original: str) -> str:

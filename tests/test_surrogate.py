@@ -327,3 +327,13 @@ def test_spans_with_nothing_to_replace_are_kept(surrogates):
                       ("DOCTOR", "MD"), ("AGE", "eighty"), ("AGE", "in her 90s"), ("AGE", "")):
         assert surrogates.surrogate("p1", cls, text) == text
     assert re.fullmatch(r"9\d", surrogates.surrogate("p1", "AGE", "ninety-three"))
+
+
+def test_an_identifier_gets_one_stand_in_whatever_surrounds_it(surrogates):
+    bare = surrogates.surrogate("p1", "ID", "4417392")
+    assert re.fullmatch(r"\d{7}", bare) and bare != "4417392"
+    assert surrogates.surrogate("p1", "ID", "4417392.") == bare + "."
+    assert surrogates.surrogate("p1", "ID", "#4417392") == "#" + bare
+    assert surrogates.surrogate("p1", "ID", "MRN 4417392") == "MRN " + bare
+    assert re.fullmatch(r"x\d{4}", surrogates.surrogate("p1", "PHONE", "x1234"))
+    assert re.fullmatch(r"[A-Z]{3}\d{7}", surrogates.surrogate("p1", "ID", "BKF7166537"))
