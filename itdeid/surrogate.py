@@ -35,7 +35,9 @@ LOCATION    by comma-separated part: a zip code keeps its digits' shape, a 2-let
             country another country, a world city another, anything else a US city. Parts are
             drawn independently, so "Boston, MA" may become a city of another state.
 ID, PHONE   the same characters' shape: each digit a drawn digit, each letter a drawn letter of
-            the same case, everything else kept ("(617) 555-1234" stays "(ddd) ddd-dddd").
+            the same case, everything else kept ("(617) 555-1234" stays "(ddd) ddd-dddd");
+            drawn run by run (a run of digits or of letters), so an MRN gets one stand-in
+            with or without a '#' or a label, and labels ("MRN", "ext", "x") are kept.
 AGE         each number from 90 on becomes another of 90 to 99, the rest ("yo") kept; an age
             without digits ("ninety") becomes digits. Numbers under 90 are kept as written:
             HIPAA's Safe Harbor rule lets ages under 90 stand, and research text needs them
