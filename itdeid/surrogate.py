@@ -349,6 +349,13 @@ _ID_RUN = re.compile(r"\d+|[^\W\d_]+")
 _ID_LABELS = frozenset((
     "mrn", "mr", "id", "no", "nr", "num", "number", "ext", "x", "tel", "ph", "phone", "fax", "pager",
     "cell", "acct", "account", "ssn", "dob", "med", "rec", "record", "unit", "chart", "pt", "patient"))
+#: An email address or a URL, in a span of any class.
+_WEB_ADDRESS = re.compile(r"[^\W_][\w.+-]*@[^\W_][\w-]*\.|(?:https?://|www\.)[^\W_]"
+                          r"|[^\W_][\w-]*\.(?:com|org|net|edu|gov)(?![^\W_])", re.IGNORECASE)
+#: The parts of an address kept: schemes, 'www' and the common top-level domains.
+_WEB_LABELS = frozenset((
+    "http", "https", "www", "com", "org", "net", "edu", "gov", "mil", "int", "info", "biz", "io", "us",
+    "uk", "ca", "au", "de", "fr", "nl", "html", "htm", "php", "aspx"))
 #: An age over 89 in words ('ninety-two', 'a hundred and one'): written back as digits.
 _OVER_89_WORDS = re.compile(r"ninety|hundred", re.IGNORECASE)
 #: Two-digit years below the pivot are 20xx, the others 19xx.
@@ -584,6 +591,10 @@ class Surrogates:
             raise ValueError(f"PHI class must be one of {', '.join(PHI_CLASSES)}, got {cls!r}")
         if not any(c.isalnum() for c in original):
             return original     # whitespace or punctuation alone identifies no one
+        if _WEB_ADDRESS.search(original):
+            # an email or URL keeps its form whatever class the model gave it (a name or a
+            # town drawn for 'jsmith@partners.org' is no address)
+            return self._shape(str(patient), "ID", original, _WEB_LABELS)
         method = {"PATIENT": self._name, "DOCTOR": self._name, "HOSPITAL": self._hospital,
                   "LOCATION": self._location, "DATE": self._date, "ID": self._shape,
                   "PHONE": self._shape, "AGE": self._age}[cls]
@@ -618,7 +629,7 @@ class Surrogates:
         return "".join(pieces), new_spans
 
     # ID, PHONE
-    def _shape(self, patient: str, cls: str, original: str) -> str:
+    def _shape(self, patient: str, cls: str, original: str, labels: frozenset | None = None) -> str:
         """Same characters' shape: each run of digits or of letters drawn for itself (so an MRN
         gets one stand-in whether the span is '4417392', '#4417392' or 'MRN 4417392'), the
         labels of :data:`_ID_LABELS` ('MRN', 'ext', the 'x' of 'x4-5521') and punctuation kept."""
@@ -626,7 +637,7 @@ class Surrogates:
         for run in _ID_RUN.finditer(original):
             out.append(original[position:run.start()])
             word = run.group()
-            kept = word.isalpha() and word.casefold() in _ID_LABELS
+            kept = word.isalpha() and word.casefold() in (_ID_LABELS if labels is None else labels)
             out.append(word if kept else _reshape_new(self._draw(patient, cls, word.casefold()), word))
             position = run.end()
         out.append(original[position:])

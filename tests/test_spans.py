@@ -100,3 +100,19 @@ def test_a_span_of_punctuation_alone_is_dropped():
     spans = labels_to_spans(text, tokens, labels)
     assert [(text[s.start:s.end], s.type) for s in spans] == [("Springfield", "LOCATION"), ("IL", "LOCATION"),
                                                               ("( 617 )", "PHONE")]
+
+
+def test_the_pieces_of_a_web_address_are_one_span_of_the_longer_class():
+    text = "mail x@ukliy.com or Smith-Jones today"
+    tokens = tokenize(text)
+    labels = ["NONE"] * len(tokens)
+    for i, t in enumerate(tokens):
+        if t.text in ("x", "@", "ukliy"):
+            labels[i] = "ID"
+        elif t.text == "com":
+            labels[i] = "LOCATION"
+        elif t.text in ("Smith", "Jones"):
+            labels[i] = "PATIENT"
+    spans = labels_to_spans(text, tokens, labels)
+    assert [(text[s.start:s.end], s.type) for s in spans] == [("x@ukliy.com", "ID"), ("Smith", "PATIENT"),
+                                                              ("Jones", "PATIENT")]

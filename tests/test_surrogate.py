@@ -337,3 +337,12 @@ def test_an_identifier_gets_one_stand_in_whatever_surrounds_it(surrogates):
     assert surrogates.surrogate("p1", "ID", "MRN 4417392") == "MRN " + bare
     assert re.fullmatch(r"x\d{4}", surrogates.surrogate("p1", "PHONE", "x1234"))
     assert re.fullmatch(r"[A-Z]{3}\d{7}", surrogates.surrogate("p1", "ID", "BKF7166537"))
+
+
+def test_an_email_or_web_address_keeps_its_form_whatever_its_class(surrogates):
+    for cls in ("ID", "PATIENT", "LOCATION", "HOSPITAL"):
+        email = surrogates.surrogate("p1", cls, "jsmith@partners.org")
+        assert re.fullmatch(r"[a-z]{6}@[a-z]{8}\.org", email) and email != "jsmith@partners.org"
+        assert re.fullmatch(r"[a-z]{5}\.com", surrogates.surrogate("p1", cls, "gmail.com"))
+    url = surrogates.surrogate("p1", "ID", "https://www.example.com/u/8812")
+    assert re.fullmatch(r"https://www\.[a-z]{7}\.com/[a-z]/\d{4}", url) and "example" not in url
