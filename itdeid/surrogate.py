@@ -321,13 +321,17 @@ _DATE_PATTERNS = tuple(re.compile(p, re.IGNORECASE) for p in (
     _B + _WD_OPT + _MON + r"[\s-]*" + _DAY + r"\s*(?:-|–|through|thru|to|and|&)\s*"
     + r"(?P<d2>\d{1,2})(?P<ord2>st|nd|rd|th)?" + r"(?:(?:\s*,\s*|\s+)" + _YEAR + r")?" + _E,
     _B + _WD_OPT + _MON + r"[\s-]*" + _DAY + r"(?:\s*,\s*|\s+|-)" + _YEAR + _E,
+    # a two-digit year after the day, not a clock's hour: 'Dec 31 99', 'Dec. 31st, 99'
+    _B + _WD_OPT + _MON + r"[\s-]*" + _DAY + r"(?:\s*,\s*|\s+)(?P<y>\d{2})(?![^\W_]|:)",
     _B + _WD_OPT + _DAY + r"(?:\s+of)?[\s-]*" + _MON + r"(?:\s*,\s*|[\s-]+)?" + _YEAR + _E,
     _B + r"(?P<y>\d{4})(?P<s>[-/.])(?P<m>\d{1,2})(?P=s)(?P<d>\d{1,2})" + _E,
     _B + r"(?P<m>\d{1,2})(?P<s>[-/.])(?P<d>\d{1,2})(?P=s)(?P<y>\d{4}|\d{2})" + _E,
     _B + r"(?P<y>\d{4})(?P<m>\d{2})(?P<d>\d{2})" + _E,
-    _B + _WD_OPT + _MON + r"[\s-]*" + _DAY + _E,
+    _B + _WD_OPT + _MON + r"[\s-]*(?:the\s+)?" + _DAY + _E,
     _B + _WD_OPT + _DAY + r"(?:\s+of)?[\s-]*" + _MON + _E,
     _B + _MON + r"(?:\s*,\s*|[\s-]+)?" + _YEAR + _E,
+    _B + _MON + r"\s+(?P<y>\d{2})" + _E,            # 'Dec 99': a number no day can be
+    _B + _WDAY + r",?\s+(?:the\s+)?" + _DAY + _E,    # 'Tuesday the 7th': a weekday and its day
     _B + r"(?P<m>\d{1,2})(?P<s>[-/])(?P<y>\d{4})" + _E,
     _B + r"(?P<m>\d{1,2})/(?P<d>\d{1,2})" + _E,
     _B + r"(?P<m>\d{1,2})/(?P<y>\d{2})" + _E,

@@ -346,3 +346,16 @@ def test_an_email_or_web_address_keeps_its_form_whatever_its_class(surrogates):
         assert re.fullmatch(r"[a-z]{5}\.com", surrogates.surrogate("p1", cls, "gmail.com"))
     url = surrogates.surrogate("p1", "ID", "https://www.example.com/u/8812")
     assert re.fullmatch(r"https://www\.[a-z]{7}\.com/[a-z]/\d{4}", url) and "example" not in url
+
+
+def test_weekday_with_its_day_and_two_digit_years_after_a_month(surrogates):
+    offset = dt.timedelta(days=surrogates.date_offset("p1"))
+    day = (dt.date(2001, 1, 7) + offset).day
+    weekday = dt.date(2019, 3, 5) + offset      # a Tuesday
+    assert surrogates.surrogate("p1", "DATE", "Tuesday the 7th") == \
+        f"{weekday:%A} the {day}{'th' if 10 <= day <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(day % 10, 'th')}"
+    month = dt.date(1999, 12, 15) + offset
+    assert surrogates.surrogate("p1", "DATE", "Dec 99") == f"{month:%b} {month:%y}"
+    new = dt.date(1999, 12, 31) + offset
+    assert surrogates.surrogate("p1", "DATE", "Dec 31 99") == f"{new:%b} {new.day} {new:%y}"
+    assert surrogates.surrogate("p1", "DATE", "Jan 5 10:30").endswith(" 10:30")
