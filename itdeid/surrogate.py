@@ -117,7 +117,7 @@ class _Draw:
 
     def __init__(self, key: bytes, message: str):
         self._key = key
-        self._message = message.encode("utf-8")
+        self._message = message.encode("utf-8", "surrogatepass")   # a lone surrogate too
         self._pool = hmac.new(key, self._message, hashlib.sha256).digest()
         self._block = 0
 
@@ -257,6 +257,10 @@ _NAME_KEEP = frozenset((
 #: Degrees that are also surnames (Vietnamese "Do", Hmong "Pa"): kept only after a comma
 #: ("Smith, DO"), so "Linh Do" is replaced whole.
 _NAME_KEEP_AFTER_COMMA = frozenset(("do", "pa"))
+#: Particles of surnames, kept when written in lower case ('van der Berg', 'da Silva'): a
+#: capitalized 'Van' or 'Del' may be a first name.
+_PARTICLES = frozenset(("van", "der", "den", "de", "la", "le", "von", "di", "da", "del", "della", "du",
+                        "dos", "das", "bin", "ibn", "al", "el", "ten", "ter"))
 #: Titles after which a lone word is a last name ("Mr. Smith").
 _TITLES = frozenset(("dr", "drs", "mr", "mrs", "ms", "miss", "mx", "prof", "professor", "doctor"))
 _LETTERS = r"[^\W\d_]"
@@ -267,7 +271,10 @@ _NAME_TOKEN = re.compile(
 
 
 def _kept(text: str, token: re.Match) -> bool:
-    """Whether a name word is a title, degree or generational suffix, kept as written."""
+    """Whether a name word is a title, degree or generational suffix, or a surname's particle
+    written in lower case ('van der Berg'), kept as written."""
+    if token.group() in _PARTICLES:
+        return True
     word = token.group().casefold()
     if word in _NAME_KEEP_AFTER_COMMA:
         return "," in text[:token.start()]
@@ -324,7 +331,9 @@ _DATE_PATTERNS = tuple(re.compile(p, re.IGNORECASE) for p in (
     # a two-digit year after the day, not a clock's hour: 'Dec 31 99', 'Dec. 31st, 99'
     _B + _WD_OPT + _MON + r"[\s-]*" + _DAY + r"(?:\s*,\s*|\s+)(?P<y>\d{2})(?![^\W_]|:)",
     _B + _WD_OPT + _DAY + r"(?:\s+of)?[\s-]*" + _MON + r"(?:\s*,\s*|[\s-]+)?" + _YEAR + _E,
-    _B + r"(?P<y>\d{4})(?P<s>[-/.])(?P<m>\d{1,2})(?P=s)(?P<d>\d{1,2})" + _E,
+    _B + r"(?P<y>\d{4})(?P<s>[-/.])(?P<m>\d{1,2})(?P=s)(?P<d>\d{1,2})(?:(?=T\d)|" + _E + ")",   # ISO 'T10:30'
+    _B + r"(?P<y>\d{4})(?P<s>[-/])(?P<m>0[1-9]|1[0-2])" + _E,                           # '2019-03'
+    _B + r"(?P<y>\d{4})\s+" + _MON + r"\s+" + _DAY + _E,                                # '2019 March 7'
     _B + r"(?P<m>\d{1,2})(?P<s>[-/.])(?P<d>\d{1,2})(?P=s)(?P<y>\d{4}|\d{2})" + _E,
     _B + r"(?P<y>\d{4})(?P<m>\d{2})(?P<d>\d{2})" + _E,
     _B + _WD_OPT + _MON + r"[\s-]*(?:the\s+)?" + _DAY + _E,

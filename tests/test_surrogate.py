@@ -359,3 +359,15 @@ def test_weekday_with_its_day_and_two_digit_years_after_a_month(surrogates):
     new = dt.date(1999, 12, 31) + offset
     assert surrogates.surrogate("p1", "DATE", "Dec 31 99") == f"{new:%b} {new.day} {new:%y}"
     assert surrogates.surrogate("p1", "DATE", "Jan 5 10:30").endswith(" 10:30")
+
+
+def test_iso_shapes_year_first_dates_particles_and_lone_surrogates(surrogates):
+    offset = dt.timedelta(days=surrogates.date_offset("p1"))
+    new = dt.date(2019, 3, 7) + offset
+    assert surrogates.surrogate("p1", "DATE", "2019-03-07T10:30:00") == f"{new:%Y-%m-%d}T10:30:00"
+    assert surrogates.surrogate("p1", "DATE", "2019 March 7") == f"{new.year} {new:%B} {new.day}"
+    month = dt.date(2019, 3, 15) + offset
+    assert surrogates.surrogate("p1", "DATE", "2019-03") == f"{month:%Y-%m}"
+    name = surrogates.surrogate("p1", "PATIENT", "van der Berg")
+    assert name.startswith("van der ") and not name.endswith("Berg")
+    assert surrogates.surrogate("p1", "PATIENT", "\ud800x")      # no UnicodeEncodeError
