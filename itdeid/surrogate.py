@@ -98,6 +98,11 @@ from itdeid.resources import load_json, load_table, load_wordlist
 
 logger = logging.getLogger("itdeid.surrogate")
 
+#: The version of the stand-in scheme: raised whenever the same original, patient and key can
+#: give another stand-in, so ``itdeid deid`` refuses to resume a surrogate folder begun with
+#: another (one patient's notes would get two stand-ins for one name). 2: session 23's dates,
+#: IDs run by run, one draw for both name classes.
+SURROGATE_SCHEME = 2
 #: The message separator of the keyed hash (ASCII unit separator: not in normalised note text).
 _SEP = "\x1f"
 #: The class both name classes are keyed by (see the module docstring).

@@ -1012,3 +1012,22 @@ def test_a_folder_of_hidden_files_only_says_they_are_skipped(tmp_path, model_dir
     (tmp_path / "in" / ".note.txt").write_text("Seen by Dr. Quimby.")
     assert deid(tmp_path / "in", "--out", tmp_path / "out", model=model_dir) == 2
     assert "1 hidden entries" in capsys.readouterr().err
+
+
+def test_a_surrogate_folder_begun_with_another_stand_in_scheme_is_not_resumed(tmp_path, model_dir, capsys):
+    """One patient's names must come from one scheme: a folder an older scheme began is refused."""
+    write_notes(tmp_path / "in", 2)
+    out = tmp_path / "out"
+    assert deid(tmp_path / "in", "--out", out, "--format", "surrogate", model=model_dir) == 0
+    lines = (out / MANIFEST).read_text().splitlines()
+    older = []
+    for line in lines:
+        entry = json.loads(line)
+        if isinstance(entry.get("settings"), dict):
+            entry["settings"].pop("surrogates", None)     # written before the scheme was recorded
+        older.append(json.dumps(entry))
+    (out / MANIFEST).write_text("\n".join(older) + "\n")
+    (tmp_path / "in" / "n0.txt").write_text("Seen by Dr. Quimby on 3/7/2019.")   # redo one input
+    capsys.readouterr()
+    assert deid(tmp_path / "in", "--out", out, "--format", "surrogate", model=model_dir) == 2
+    assert "surrogate scheme" in capsys.readouterr().err

@@ -28,6 +28,7 @@ from itdeid import __version__
 from itdeid.batch.files import fingerprint, folder_sha256
 from itdeid.batch.inputs import secret_file_outside
 from itdeid.errors import UserError
+from itdeid.surrogate import SURROGATE_SCHEME
 
 #: The key file an older itdeid kept inside ``OUT``; a folder that still holds one is refused.
 OLD_KEY_NAME = ".itdeid-surrogate-key"
@@ -150,14 +151,16 @@ class Settings:
         return {"format": self.fmt, "input_format": self.input_format,
                 "model": self.model_sha256, "vote": self.vote,
                 "surrogate_key": key_fingerprint(self.key) if self.key else None,
-                "rename": self.rename, "threshold": self.threshold, "itdeid": __version__}
+                "rename": self.rename, "threshold": self.threshold, "itdeid": __version__,
+                # stand-ins of one patient must come from one scheme across resumed runs
+                "surrogates": SURROGATE_SCHEME if self.fmt == "surrogate" else None}
 
 
 #: How :func:`differences` names each setting.
 _SETTING_NAMES = {"format": "--format", "input_format": "--input-format", "model": "--model",
                   "vote": "--vote", "surrogate_key": "key", "rename": "--rename",
                   "threshold": "--threshold",
-                  "itdeid": "itdeid version"}
+                  "itdeid": "itdeid version", "surrogates": "surrogate scheme (itdeid.surrogate.SURROGATE_SCHEME)"}
 
 
 def differences(old: dict, new: dict) -> list[str]:
