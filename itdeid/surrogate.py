@@ -539,6 +539,15 @@ _DIRECTIONS = frozenset(("n", "s", "e", "w", "ne", "nw", "se", "sw", "north", "s
 _UNIT = re.compile(
     r"(?i)(?P<label>apt\.?|apartment|suite|ste\.?|unit|room|rm\.?|floor|#)(?P<rest>.*)")
 _TRAILING_STATE = re.compile(r"(?P<head>.*?\S)(?P<space>\s+)(?P<tail>[A-Z]{2})")
+#: A unit after a street address ('... Apt 3', '... Suite 200').
+_TRAILING_UNIT = re.compile(r"(?P<head>\d.*?\S)(?P<space>\s+)(?P<tail>(?i:apt\.?|apartment|suite|ste\.?|unit"
+                            r"|room|rm\.?|floor|#)\s*\S*\d\S*)")
+#: A number behind a label that is no name: a post office box, a road number.
+_LABELLED_NUMBER = re.compile(r"(?P<label>(?i:p\.?\s?o\.?\s?box|post office box|route|rte\.?|highway|hwy\.?"
+                              r"|interstate|i-)\s*)(?P<number>\d+[A-Za-z]?)")
+#: The country of the notes, kept: Safe Harbor removes areas smaller than a state only.
+_HOME_COUNTRY = frozenset(("usa", "u.s.a.", "u.s.a", "us", "u.s.", "united states",
+                           "united states of america"))
 _TRAILING_ZIP = re.compile(r"(?P<head>.*?\S)(?P<space>\s+)(?P<tail>\d{5}(?:-\d{4})?)")
 
 
@@ -787,7 +796,8 @@ class Surrogates:
         pieces = re.split(r"(\s*[,;\n]\s*)", original)
         new = "".join(piece if index % 2 else self._place(patient, cls, piece)
                       for index, piece in enumerate(pieces))
-        if new.casefold() == original.casefold() and any(c.isalnum() for c in original):
+        if (new.casefold() == original.casefold() and any(c.isalnum() for c in original)
+                and original.strip().casefold() not in _HOME_COUNTRY):
             return _reshape_new(self._draw(patient, cls, _normalise(original)), original)
         return new
 
@@ -804,8 +814,17 @@ class Surrogates:
         draw = self._draw(patient, cls, _normalise(core))
         if _ZIP.fullmatch(core):
             return _reshape_new(draw, core)
-        if len(core) == 2 and core.isalpha() and core.isupper():
-            return draw.choice(lexicon.state_abbrs, avoid=core)
+        if core.casefold() in _HOME_COUNTRY:
+            return core      # the country of every note: no smaller area than a state (HIPAA)
+        if len(core) == 2 and core.isalpha() and (core.isupper() or core.upper() in lexicon.state_abbrs):
+            return _case_like(core, draw.choice(lexicon.state_abbrs, avoid=core.upper()))
+        labelled = _LABELLED_NUMBER.fullmatch(core)
+        if labelled:         # 'P.O. Box 123', 'Route 9': the label kept, the number drawn
+            return labelled["label"] + _reshape_new(draw, labelled["number"])
+        unit = _TRAILING_UNIT.fullmatch(core)
+        if unit:             # '12 Main Street Apt 3': the street and the unit each on its own
+            return (self._place_core(patient, cls, unit["head"]) + unit["space"]
+                    + self._place_core(patient, cls, unit["tail"]))
         tail = _TRAILING_ZIP.fullmatch(core) or _TRAILING_STATE.fullmatch(core)
         if tail and (tail["tail"] in lexicon.state_abbrs or tail["tail"][0].isdigit()):
             # "Boston MA 02115", "Boston MA": each piece on its own
@@ -816,6 +835,16 @@ class Surrogates:
             return unit["label"] + _reshape_new(draw, unit["rest"])
         street = _STREET.fullmatch(core)
         if street:
+            # '12 Main St Boston': the street ends at its suffix and a town follows
+            words = list(re.finditer(r"\S+", core))
+            plain = [w.group().strip(".,").casefold() not in _STREET_SUFFIXES | _DIRECTIONS for w in words]
+            ends = [i for i in range(2, len(words) - 1)
+                    if not plain[i] and words[i].group().strip(".,").casefold() in _STREET_SUFFIXES
+                    and all(plain[i + 1:])]
+            if ends:
+                cut, rest = words[ends[0]].end(), words[ends[0] + 1].start()
+                return (self._place_core(patient, cls, core[:cut]) + core[cut:rest]
+                        + self._place_core(patient, cls, core[rest:]))
             return self._street(patient, cls, street)
         if any(c.isdigit() for c in core):
             return _reshape_new(draw, core)
@@ -828,10 +857,6 @@ class Surrogates:
     def _street(self, patient: str, cls: str, street: re.Match) -> str:
         """A house number of as many digits (not starting with 0) and a street name drawn for
         the original name, with its suffix and direction words ("N", "St", "Avenue") kept."""
-        draw = self._draw(patient, cls, _normalise(street.group()))
-        number = _reshape_new(draw, street["number"])
-        if number[0] == "0":
-            number = str(1 + draw.below(9)) + number[1:]
         words = street["name"].split(" ")
         tail = []
         while len(words) > 1 and words[-1].strip(".,").casefold() in _STREET_SUFFIXES | _DIRECTIONS:
@@ -840,6 +865,12 @@ class Surrogates:
         while len(words) > 1 and words[0].strip(".,").casefold() in _DIRECTIONS:
             head.append(words.pop(0))
         name = " ".join(words)
+        # the number drawn for itself and the street's name, not for how the suffix is spelled:
+        # '12 Main St' and '12 Main Street' are one address
+        draw = self._draw(patient, cls, f"{street['number'].casefold()} {_normalise(name)}")
+        number = _reshape_new(draw, street["number"])
+        if number[0] == "0":
+            number = str(1 + draw.below(9)) + number[1:]
         name_draw = self._draw(patient, cls, _normalise(name))
         if any(c.isdigit() for c in name):
             new_name = _reshape_new(name_draw, name)     # "5th": an ordinal street

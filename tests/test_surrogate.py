@@ -371,3 +371,15 @@ def test_iso_shapes_year_first_dates_particles_and_lone_surrogates(surrogates):
     name = surrogates.surrogate("p1", "PATIENT", "van der Berg")
     assert name.startswith("van der ") and not name.endswith("Berg")
     assert surrogates.surrogate("p1", "PATIENT", "\ud800x")      # no UnicodeEncodeError
+
+
+def test_location_parts_keep_their_form(surrogates):
+    full, short = (surrogates.surrogate("p1", "LOCATION", t) for t in ("12 Main Street", "12 Main St"))
+    assert full.split()[:2] == short.split()[:2]            # one number and name however written
+    assert re.fullmatch(r"\d{2} [A-Z][a-z]+ Street Apt \d", surrogates.surrogate("p1", "LOCATION", "12 Main Street Apt 3"))
+    assert re.fullmatch(r"P\.O\. Box \d{3}", surrogates.surrogate("p1", "LOCATION", "P.O. Box 123"))
+    assert re.fullmatch(r"Route \d", surrogates.surrogate("p1", "LOCATION", "Route 9"))
+    assert re.fullmatch(r"[a-z ]+, [a-z]{2}", surrogates.surrogate("p1", "LOCATION", "boston, ma"))
+    assert surrogates.surrogate("p1", "LOCATION", "USA") == "USA"
+    assert re.fullmatch(r"\d{2} [A-Z][a-z]+ St [A-Z][A-Za-z .'-]+ [A-Z]{2} \d{5}",
+                        surrogates.surrogate("p1", "LOCATION", "12 Main St Boston MA 02115"))
