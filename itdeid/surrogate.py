@@ -288,8 +288,10 @@ def _kept(text: str, token: re.Match) -> bool:
 
 def _name_roles(text: str, words: list[re.Match]) -> list[str]:
     """``first``, ``last`` or ``initial`` for each name word, from the name's shape: "Last,
-    First" where a comma stands between name words, else the last full word is the last name;
-    a lone word is a first name only if it is a known first name and no known last name."""
+    First" where a comma stands between name words, "Last First" where two words are a known
+    last name only and a known first name only, else the last full word is the last name; a
+    lone word is a first name only if it is a known first name and no known last name (each
+    part of a hyphenated one)."""
     initial = [len(w.group()) == 1 for w in words]
     comma = text.find(",")
     if (comma >= 0 and any(w.end() <= comma for w in words)
@@ -298,13 +300,20 @@ def _name_roles(text: str, words: list[re.Match]) -> list[str]:
                 for w, one in zip(words, initial)]
     full = [i for i, one in enumerate(initial) if not one]
     roles = ["initial" if one else "first" for one in initial]
-    if len(full) >= 2:
+    lexicon = _words()
+
+    def only(word: str, names: frozenset, others: frozenset) -> bool:
+        # each hyphen-joined part ('Mary-Kate') a name of ``names`` and of no ``others``
+        parts = word.casefold().split("-")
+        return all(part in names and part not in others for part in parts)
+    if len(full) == 2 and only(words[full[0]].group(), lexicon.last_set, lexicon.first_set) \
+            and only(words[full[1]].group(), lexicon.first_set, lexicon.last_set):
+        roles[full[0]] = "last"         # 'SMITH JOHN' (a header's order): known names say so
+    elif len(full) >= 2:
         roles[full[-1]] = "last"
     elif len(full) == 1:
-        lexicon = _words()
-        word = words[full[0]].group().casefold()
         titled = any(t.strip(".").casefold() in _TITLES for t in re.findall(r"[\w.]+", text))
-        first_only = word in lexicon.first_set and word not in lexicon.last_set
+        first_only = only(words[full[0]].group(), lexicon.first_set, lexicon.last_set)
         if titled or any(initial) or not first_only:
             roles[full[0]] = "last"
     return roles

@@ -383,3 +383,9 @@ def test_location_parts_keep_their_form(surrogates):
     assert surrogates.surrogate("p1", "LOCATION", "USA") == "USA"
     assert re.fullmatch(r"\d{2} [A-Z][a-z]+ St [A-Z][A-Za-z .'-]+ [A-Z]{2} \d{5}",
                         surrogates.surrogate("p1", "LOCATION", "12 Main St Boston MA 02115"))
+
+
+def test_a_header_order_name_keeps_its_parts(surrogates):
+    """'SMITH JOHN' (last name first, no comma) gets the stand-ins 'John Smith' gets, in its order."""
+    first, last = surrogates.surrogate("p1", "PATIENT", "John Smith").split()
+    assert surrogates.surrogate("p1", "PATIENT", "Smith John") == f"{last} {first}"
