@@ -21,7 +21,12 @@ class FormatError(UserError):
 class ParameterError(UserError, ValueError):
     """An estimator parameter outside its range: a ValueError, as scikit-learn's contract
     asks of ``fit``, and a :class:`UserError`, so the CLI prints it as one line (an option the
-    command line passes on unchecked, such as ``itdeid cv --negative-rate 0``)."""
+    command line passes on unchecked, such as ``itdeid cv --negative-rate 0``). Each message
+    starts with the parameter's name, kept as ``parameter`` for the CLI to name its option."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.parameter = message.split(" ", 1)[0]
 
 
 def printable(message: str) -> str:

@@ -301,7 +301,7 @@ class TokenModel(BaseEstimator):
         return self.fit_tokenized([tokenize_document(d) for d in documents], trusted)
 
     def fit_tokenized(self, docs: Sequence[TokenizedDocument], trusted=None) -> "TokenModel":
-        self._check_params()
+        self.check_params()
         if not docs:
             raise UserError("cannot train on an empty corpus")
         if any(td.labels is None for td in docs):
@@ -517,7 +517,7 @@ class TokenModel(BaseEstimator):
         check_feature_format(path, state)
         with damaged(path):
             model = cls(**checked_params(path, state["params"], cls))
-            model._check_params()
+            model.check_params()
             ex = model._new_extractor()
             saved = state["extractor"]
             ex.triggers_ = TriggerLists.from_dict(saved["triggers"])
@@ -546,8 +546,10 @@ class TokenModel(BaseEstimator):
             model.threshold_ = check_threshold(state.get("threshold"))
         return model
 
-    def _check_params(self) -> None:
-        """Choices the constructor leaves to ``fit``, checked for a loaded model too."""
+    def check_params(self) -> None:
+        """Choices the constructor leaves to ``fit``, checked for a loaded model too, and by
+        ``itdeid train`` before it reads a corpus: a :class:`~itdeid.errors.ParameterError`
+        naming the parameter."""
         if self.previous not in PREVIOUS:
             raise ParameterError(f"previous must be one of {', '.join(PREVIOUS)}, got {self.previous!r}")
         if self.window < 0:

@@ -205,7 +205,7 @@ def test_subsample_draws_rows_per_round_and_survives_saving(tmp_path):
 def test_token_model_refuses_a_subsample_outside_0_1(value):
     from itdeid.model import TokenModel
     with pytest.raises(ValueError, match="subsample"):
-        TokenModel(subsample=value)._check_params()
+        TokenModel(subsample=value).check_params()
 
 
 def test_phi_weight_weighs_the_phi_rows_of_the_detector_only():
@@ -230,7 +230,7 @@ def test_phi_weight_weighs_the_phi_rows_of_the_detector_only():
 def test_token_model_refuses_a_phi_weight_not_above_0(value):
     from itdeid.model import TokenModel
     with pytest.raises(ValueError, match="phi_weight"):
-        TokenModel(phi_weight=value)._check_params()
+        TokenModel(phi_weight=value).check_params()
 
 
 def test_typer_grows_its_own_trees_and_the_detector_is_unchanged(tmp_path):
@@ -261,4 +261,4 @@ def test_typer_grows_its_own_trees_and_the_detector_is_unchanged(tmp_path):
 def test_token_model_refuses_typer_settings_out_of_range(change):
     from itdeid.model import TokenModel
     with pytest.raises(ValueError, match="typer_"):
-        TokenModel(**change)._check_params()
+        TokenModel(**change).check_params()

@@ -168,7 +168,7 @@ def test_negative_rate_keeps_phi_and_its_context_and_reweights_the_rest():
     np.testing.assert_array_equal(rows, again_rows)
     assert TokenModel(negative_rate=1.0)._training_rows(y, lengths) == (None, None)
     with pytest.raises(ValueError, match="negative_rate"):
-        TokenModel(negative_rate=0)._check_params()
+        TokenModel(negative_rate=0).check_params()
 
 
 def test_negative_rate_trains_on_fewer_rows_and_still_tags(corpus):

@@ -10,7 +10,7 @@ import time
 
 from itdeid.deidentifier import HARVEST, SPREAD, Deidentifier
 from itdeid.ensemble import InnerEnsemble
-from itdeid.errors import UserError
+from itdeid.errors import ParameterError, UserError
 from itdeid.formats import read_annotated_corpus
 from itdeid.learners import LEARNERS
 from itdeid.featurize import GROUPS, RECALL_GROUPS
@@ -206,8 +206,6 @@ def run(args):
     if args.argmax:
         _refuse_unread(given, ("target_recall",), "--argmax decides by the most likely class, at no threshold")
     check_out(args.out)
-    documents = read_annotated_corpus(args.corpus, args.format)
-    start = time.perf_counter()
     if args.members is None:
         args.members = 0 if args.system else RECIPE["members"]
     if args.members and (args.members < 2 or args.system):
@@ -235,8 +233,6 @@ def run(args):
         _refuse_unread(given, ("synthetic_nursing",), "it shapes the synthetic records of --synthetic N")
     if not 0 <= args.synthetic_nursing <= 1:
         raise UserError("--synthetic-nursing must be between 0 and 1")
-    if args.window < 0:
-        raise UserError(f"--window must be 0 or more, got {args.window}")
     if single_context and args.resubstitutions:
         raise UserError("--resubstitutions needs --no-context-pass with --members 0: a re-substituted "
                         "copy has no out-of-fold first pass for the second model to read")
@@ -250,10 +246,6 @@ def run(args):
     for name in ("n_estimators", "max_depth", "learning_rate", "typer_estimators", "typer_learning_rate"):
         if getattr(args, name) is None and args.members and not args.system:
             setattr(args, name, MEMBER.get(name))
-    if args.typer_estimators is not None and args.typer_estimators < 1:
-        raise UserError(f"--typer-estimators must be 1 or more, got {args.typer_estimators}")
-    if args.typer_learning_rate is not None and not 0 < args.typer_learning_rate <= 1:
-        raise UserError(f"--typer-learning-rate must be above 0 and at most 1, got {args.typer_learning_rate}")
     params = dict(learner=args.learner, previous=previous, n_estimators=args.n_estimators,
                   max_depth=args.max_depth, learning_rate=args.learning_rate,
                   device=args.device, n_jobs=args.n_jobs, negative_rate=args.negative_rate,
@@ -262,6 +254,10 @@ def run(args):
                   two_step=args.two_step, window=args.window, typer_estimators=args.typer_estimators,
                   typer_learning_rate=args.typer_learning_rate)
     groups = FEATURE_SETS[args.features]
+    try:    # the members' parameters checked before the corpus is read (fit checks them again)
+        TokenModel(trigger=args.trigger, groups=groups, **params).check_params()
+    except ParameterError as error:
+        raise UserError(f"--{error.parameter.replace('_', '-')}: {error}") from None
     if args.system:
         if args.resubstitutions and args.iterations:
             raise UserError("--resubstitutions needs --iterations 0 with --system: the iterations' "
@@ -287,6 +283,8 @@ def run(args):
     else:
         model = TokenModel(trigger=args.trigger, random_state=args.seed, identifiers=args.identifiers,
                            groups=groups, **params)
+    documents = read_annotated_corpus(args.corpus, args.format)
+    start = time.perf_counter()
     real = len(documents)
     if args.synthetic:
         documents = documents + supplement(args.synthetic, seed=args.seed, nursing=args.synthetic_nursing)
