@@ -162,7 +162,7 @@ def batch_stacked_columns(batch, proba: np.ndarray) -> np.ndarray:
            for c in ORTHOGRAPHY_COLUMNS]
     own.append(batch.joined_once(("static", "frequency", "zipf"), lambda td: static_columns(td, "frequency")["zipf"]))
     return np.hstack([batch_context_features(batch, proba),
-                      np.column_stack(own).reshape(len(batch), -1)]).astype(np.float32)
+                      np.column_stack(own).reshape(len(batch), len(own))]).astype(np.float32)
 
 
 def stack_context(X: np.ndarray, docs, proba: Sequence[np.ndarray]) -> np.ndarray:

@@ -33,7 +33,7 @@ class TokenBatch:
     def __init__(self, docs: Sequence):
         self.docs = docs
         self.lengths = np.array([len(td) for td in docs], dtype=np.int64)
-        first = np.concatenate([[0], np.cumsum(self.lengths)[:-1]]).astype(np.int64)
+        first = (np.cumsum(self.lengths) - self.lengths).astype(np.int64)   # no notes: none
         self.start = np.repeat(first, self.lengths)
         self.end = self.start + np.repeat(self.lengths, self.lengths)
         index: dict[str, int] = {}

@@ -94,3 +94,11 @@ def test_default_model_keeps_no_word_that_was_only_phi_in_its_training_notes(phy
         stored |= _stored_words({k: v for k, v in state.items() if k not in ("feature_names", "params")})
     leaked = sorted(stored & only_phi)
     assert not leaked, f"{len(leaked)} words only ever PHI in training are in the shipped model"
+
+
+def test_default_model_tags_empty_notes_and_no_notes():
+    """A batch of empty or blank notes (the context stage had no rows to stack) and no batch."""
+    from itdeid.document import Document
+    model = load_model(default_model_dir())
+    assert model.predict([Document("a", ""), Document("b", " \n ")]) == [[], []]
+    assert model.predict([]) == []

@@ -175,3 +175,9 @@ def test_negative_rate_trains_on_fewer_rows_and_still_tags(corpus):
     model = TokenModel(n_estimators=20, n_jobs=1, trigger_min_count=2, negative_rate=0.2).fit(corpus[:30])
     scores = evaluate(corpus[30:], dict(zip([d.id for d in corpus[30:]], model.predict(corpus[30:]))))
     assert scores.to_dict()["summary"]["token_8way"]["f"] > 0.5
+
+
+def test_predict_of_no_documents_is_no_spans():
+    from itdeid.synth import generate
+    model = TokenModel(n_estimators=3, n_jobs=1).fit(generate(6, seed=1))
+    assert model.predict([]) == [] and model.predict_tokenized([]) == []
