@@ -7,14 +7,15 @@
   starts) at an invisible character inside a word takes in the rest of the word.
 
 Invisible characters (:data:`JOINERS`: soft hyphen, zero-width space and joiners, word joiner,
-a byte-order mark inside the text) split a word into tokens for the tokenizer but not for a
-reader: "Sm\u200bith" reads as Smith. The trees judge the pieces apart and may tag one of them
+a byte-order mark inside the text) and combining marks (the accent of a decomposed, NFD,
+'García') split a word into tokens for the tokenizer but not for a reader: "Sm\u200bith" reads as Smith. The trees judge the pieces apart and may tag one of them
 only, and a released note would keep the other ("[**PATIENT**]ith"). So a PHI span's word is
 taken whole across them, whatever tagged it.
 """
 from __future__ import annotations
 
 import re
+import unicodedata
 from bisect import bisect_right
 from typing import Sequence
 
@@ -55,8 +56,16 @@ def token_labels(tokens: Sequence[Token], spans: Sequence[Span]) -> list[str]:
 _WEB_WORD = re.compile(r"@|://|www\.", re.IGNORECASE)
 #: Characters that are invisible inside a word (see the module docstring).
 JOINERS = frozenset("\u00ad\u200b\u200c\u200d\u2060\ufeff")
-#: Any of them: a note without one (nearly all) is passed by one scan of the engine.
-_ANY_JOINER = re.compile("[" + "".join(sorted(JOINERS)) + "]")
+#: Any of them, or a combining mark (the accent of a decomposed 'i\u0301', which the tokenizer
+#: splits off): a note without one (nearly all) is passed by one scan of the engine.
+_ANY_JOINER = re.compile("[" + "".join(sorted(JOINERS)) + "\u0300-\u036f\u0483-\u0489\u0591-\u05c7"
+                         "\u0610-\u061a\u064b-\u065f\u0900-\u0903\u093a-\u094f\u1ab0-\u1aff"
+                         "\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
+
+
+def _joins(char: str) -> bool:
+    """Whether ``char`` sits inside a word without ending it: a joiner or a combining mark."""
+    return char in JOINERS or unicodedata.category(char) in ("Mn", "Mc", "Me")
 
 
 def _across_joiners(text: str, start: int, end: int, lower: int, upper: int) -> tuple[int, int]:
@@ -64,9 +73,9 @@ def _across_joiners(text: str, start: int, end: int, lower: int, upper: int) -> 
     them, within ``lower``-``upper``."""
     while True:
         k = end
-        while k < upper and text[k] in JOINERS:
+        while k < upper and _joins(text[k]):
             k += 1
-        if k == end and not (end > start and text[end - 1] in JOINERS):
+        if k == end and not (end > start and _joins(text[end - 1])):
             break
         m = k
         while m < upper and text[m].isalnum():
@@ -76,9 +85,9 @@ def _across_joiners(text: str, start: int, end: int, lower: int, upper: int) -> 
         end = m
     while True:
         k = start
-        while k > lower and text[k - 1] in JOINERS:
+        while k > lower and _joins(text[k - 1]):
             k -= 1
-        if k == start and not (start < end and text[start] in JOINERS):
+        if k == start and not (start < end and _joins(text[start])):
             break
         m = k
         while m > lower and text[m - 1].isalnum():

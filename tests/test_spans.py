@@ -116,3 +116,13 @@ def test_the_pieces_of_a_web_address_are_one_span_of_the_longer_class():
     spans = labels_to_spans(text, tokens, labels)
     assert [(text[s.start:s.end], s.type) for s in spans] == [("x@ukliy.com", "ID"), ("Smith", "PATIENT"),
                                                               ("Jones", "PATIENT")]
+
+
+def test_a_span_takes_in_the_rest_of_a_decomposed_word():
+    """NFD text: the tokenizer splits 'Garci' + U+0301 + 'a'; the span must not stop at the accent."""
+    import unicodedata
+    text = unicodedata.normalize("NFD", "Pt García seen")
+    tokens = tokenize(text)
+    labels = ["PATIENT" if t.text == "Garci" else "NONE" for t in tokens]
+    (span,) = labels_to_spans(text, tokens, labels)
+    assert text[span.start:span.end] == unicodedata.normalize("NFD", "García")
