@@ -49,14 +49,14 @@ from sklearn.base import BaseEstimator, clone
 from itdeid import __version__
 from itdeid.document import Document
 from itdeid.context_pass import batch_stacked_columns, check_context_weight, stacked_names
-from itdeid.errors import UserError
+from itdeid.errors import ParameterError, UserError
 from itdeid.featurize import TokenizedDocument, tokenize_document
 from itdeid.folds import inner_split
 from itdeid.feature_format import FEATURE_FORMAT, check_feature_format
 from itdeid.model_files import checked_params, damaged, read_model_state
 from itdeid.learners import N_LABELS, Learner
 from itdeid.name_gaps import join_name_gaps
-from itdeid.model import NotFittedError, TokenModel, predict_spans, with_identifiers
+from itdeid.model import NotFittedError, TokenModel, check_count, predict_spans, with_identifiers
 from itdeid.operating_point import check_threshold, decide, threshold_for_recall
 from itdeid.token_batch import TokenBatch
 
@@ -185,10 +185,36 @@ class InnerEnsemble(BaseEstimator):
         return clone(base).set_params(target_recall=None, threshold=None, identifiers=False,
                                       random_state=base.random_state + f + draw * self.folds)
 
+    def check_params(self) -> None:
+        """The ensemble's own choices, checked at ``fit`` (and at load) rather than when they
+        are first used: a :class:`~itdeid.errors.ParameterError` naming the parameter."""
+        if not isinstance(self.base, TokenModel):
+            raise ParameterError(f"base must be a TokenModel, got {type(self.base).__name__}")
+        self.base.check_params()
+        check_count("folds", self.folds, 2)
+        if self.target_recall is not None:
+            check_threshold(self.target_recall)
+        check_threshold(self.threshold)
+        check_context_weight(self.context_weight)
+        if self.screen is not None:
+            self._checked_screen([self.base])
+        self._check_draws()
+
+    def _checked_screen(self, models) -> float:
+        """``screen``, checked (at fit and load for the base, at tagging for the members, as a
+        screen set after fitting is used there): a number in [0, 1) over models that tag every
+        token at once."""
+        screen = self.screen
+        if isinstance(screen, bool) or not isinstance(screen, (int, float)) or not 0 <= screen < 1:
+            raise ParameterError(f"screen must be a number in [0, 1), got {screen!r}")
+        if any(m.previous != "none" for m in models):
+            raise ParameterError("screen needs members that tag every token at once (previous='none')")
+        return float(screen)
+
     def _check_draws(self) -> int:
         draws = self.draws
         if isinstance(draws, bool) or not isinstance(draws, (int, np.integer)) or draws < 1:
-            raise ValueError(f"draws must be a whole number of at least 1, got {draws!r}")
+            raise ParameterError(f"draws must be a whole number of at least 1, got {draws!r}")
         return int(draws)
 
     def _check_split(self) -> int:
@@ -215,10 +241,7 @@ class InnerEnsemble(BaseEstimator):
             raise UserError("cannot train on an empty corpus")
         if any(td.labels is None for td in docs):
             raise UserError("training documents need gold labels")
-        if self.target_recall is not None:
-            check_threshold(self.target_recall)
-        check_threshold(self.threshold)
-        check_context_weight(self.context_weight)
+        self.check_params()
         draws = self._check_draws()
         fold, k = inner_split([td.document for td in docs], self.folds)
         fold = np.asarray(fold)
@@ -322,14 +345,10 @@ class InnerEnsemble(BaseEstimator):
     def _screened(self, docs, batch) -> tuple[list[np.ndarray], np.ndarray]:
         """Each member's probabilities when member 0 judges every token first and the others
         only the tokens near one it gives P(PHI) >= ``screen`` (the rest keep member 0's)."""
-        screen = self.screen
-        if isinstance(screen, bool) or not isinstance(screen, (int, float)) or not 0 <= screen < 1:
-            raise ValueError(f"screen must be a number in [0, 1), got {screen!r}")
+        screen = self._checked_screen(self.members_)
         threshold = self.operating_threshold()
         if threshold is not None:   # a screened-out token keeps member 0's P(PHI): keep it far below
             screen = min(screen, threshold / SCREEN_MARGIN)
-        if any(m.previous != "none" for m in self.members_):
-            raise ValueError("screen needs members that tag every token at once (previous='none')")
         first = self.members_[0].learner_.predict_proba(self.members_[0].extractor_.transform(docs, batch=batch))
         keep = batch.near((1.0 - first[:, 0]) >= screen, SCREEN_REACH)
         each = [first]
@@ -427,7 +446,8 @@ class InnerEnsemble(BaseEstimator):
             width = len(stacked_names())
             model.stage_ = [Learner.load(folder / f"{STAGE_PREFIX}{k}", meta, width)
                             for k, meta in enumerate(stage)]
+            model.base = clone(model.members_[0])   # member 0 has the base's own seed
+            model.check_params()
             model._check_split()
             model.threshold_ = check_threshold(state.get("threshold"))
-            model.base = clone(model.members_[0])   # member 0 has the base's own seed
         return model

@@ -552,8 +552,24 @@ class TokenModel(BaseEstimator):
         naming the parameter."""
         if self.previous not in PREVIOUS:
             raise ParameterError(f"previous must be one of {', '.join(PREVIOUS)}, got {self.previous!r}")
-        if self.window < 0:
-            raise ParameterError(f"window must be >= 0, got {self.window}")
+        check_count("window", self.window, 0)
+        check_count("inner_folds", self.inner_folds, 2)
+        for name in ("n_estimators", "max_depth"):      # None: the learner's own default
+            if getattr(self, name) is not None:
+                check_count(name, getattr(self, name), 1)
+        rate = self.learning_rate
+        if rate is not None and (isinstance(rate, bool) or not isinstance(rate, (int, float)) or rate <= 0):
+            raise ParameterError(f"learning_rate must be a number above 0, got {rate!r}")
+        if self.n_jobs is not None and (isinstance(self.n_jobs, bool) or not isinstance(self.n_jobs, int)
+                                        or self.n_jobs == 0):
+            raise ParameterError(f"n_jobs must be None or a nonzero integer, got {self.n_jobs!r}")
+        if not isinstance(self.device, str) or not (self.device == "cpu" or self.device.startswith("cuda")):
+            raise ParameterError(f"device must be 'cpu' or 'cuda' ('cuda:N'), got {self.device!r}")
+        check_count("trigger_min_count", self.trigger_min_count, 1)
+        check_count("trigger_top_k", self.trigger_top_k, 0)
+        for name in ("identifiers", "context_pass", "two_step"):
+            if not isinstance(getattr(self, name), bool):
+                raise ParameterError(f"{name} must be True or False, got {getattr(self, name)!r}")
         check_groups(self.groups)
         check_threshold(self.threshold)
         check_context_weight(self.context_weight)

@@ -190,7 +190,10 @@ def test_a_screen_of_zero_is_the_full_ensemble_and_a_screen_keeps_member_zero_el
 def test_a_screen_needs_members_that_tag_every_token_at_once():
     docs = tiny_corpus(12, seed=5)
     base = TokenModel(n_estimators=3, n_jobs=1, previous="gold", random_state=1)
-    model = InnerEnsemble(base, folds=2, target_recall=0.9, screen=0.01).fit(docs)
+    with pytest.raises(ValueError, match="previous='none'"):      # refused at fit, not at tagging
+        InnerEnsemble(base, folds=2, target_recall=0.9, screen=0.01).fit(docs)
+    model = InnerEnsemble(base, folds=2, target_recall=0.9).fit(docs)
+    model.screen = 0.01                                           # set after fitting: at tagging
     with pytest.raises(ValueError, match="previous='none'"):
         model.predict_proba_tokenized([tokenize_document(d, gold=False) for d in docs[:2]])
 

@@ -181,3 +181,26 @@ def test_predict_of_no_documents_is_no_spans():
     from itdeid.synth import generate
     model = TokenModel(n_estimators=3, n_jobs=1).fit(generate(6, seed=1))
     assert model.predict([]) == [] and model.predict_tokenized([]) == []
+
+
+@pytest.mark.parametrize("change", [
+    {"n_estimators": 0}, {"n_estimators": -3}, {"max_depth": 0}, {"learning_rate": 0}, {"inner_folds": 1},
+    {"n_jobs": 0}, {"window": 1.5}, {"device": "tpu"}, {"trigger_top_k": -1}, {"two_step": "no"},
+])
+def test_learner_and_split_parameters_are_checked_at_fit(change):
+    """Zero used to mean 'the default' (n_estimators=0 trained 200 trees), a negative count a
+    model of no PHI, a float window a TypeError deep inside: each is a ValueError naming it."""
+    name = next(iter(change))
+    with pytest.raises(ValueError, match=name):
+        TokenModel(**change).check_params()
+
+
+def test_an_ensemble_checks_its_own_parameters_at_fit():
+    from itdeid.ensemble import InnerEnsemble
+    from itdeid.synth import generate
+    docs = generate(4, seed=1)
+    for kwargs, name in (({"folds": 1}, "folds"), ({"screen": 2.0}, "screen")):
+        with pytest.raises(ValueError, match=name):
+            InnerEnsemble(TokenModel(n_estimators=3, n_jobs=1, previous="none"), **kwargs).fit(docs)
+    with pytest.raises(ValueError, match="base"):
+        InnerEnsemble("TokenModel").fit(docs)
