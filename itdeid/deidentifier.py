@@ -41,6 +41,7 @@ from itdeid.iterate import harvest as harvest_phrases
 from itdeid.iterate import trusted_columns, unambiguous_headings
 from itdeid.model import NotFittedError, TokenModel, predict_spans, with_identifiers
 from itdeid.model_files import checked_params, damaged, read_model_state
+from itdeid.model_out import check_kind
 from itdeid.standardize import predicted_phrases, standardize
 from itdeid.triggers import VARIANTS
 from itdeid.vote import RULES, vote
@@ -208,8 +209,7 @@ class Deidentifier(BaseEstimator):
     def save(self, folder) -> None:
         """One folder: deidentifier.json and a TokenModel folder per iteration and trigger."""
         self._check_fitted()
-        folder = Path(folder)
-        folder.mkdir(parents=True, exist_ok=True)
+        folder = check_kind(folder, "deidentifier.json")
         params = self.get_params()
         params["triggers"], params["groups"] = list(self.triggers), list(self.groups)
         for iteration, models in enumerate(self.models_):

@@ -54,6 +54,7 @@ from itdeid.featurize import TokenizedDocument, tokenize_document
 from itdeid.folds import inner_split
 from itdeid.feature_format import FEATURE_FORMAT, check_feature_format
 from itdeid.model_files import checked_params, damaged, read_model_state
+from itdeid.model_out import check_kind
 from itdeid.learners import N_LABELS, Learner
 from itdeid.name_gaps import join_name_gaps
 from itdeid.model import NotFittedError, TokenModel, check_count, predict_spans, with_identifiers
@@ -410,8 +411,7 @@ class InnerEnsemble(BaseEstimator):
         """Write ``ensemble.json`` and each member's own model folder (``member-K``) inside
         ``folder``; the members are ordinary TokenModel folders, data only."""
         self._check_fitted()
-        folder = Path(folder)
-        folder.mkdir(parents=True, exist_ok=True)
+        folder = check_kind(folder, STATE_FILE)
         names = [f"member-{k}" for k in range(len(self.members_))]
         for name, member in zip(names, self.members_):
             member.save(folder / name)

@@ -40,6 +40,7 @@ from itdeid.resubstitute import resubstituted
 from itdeid.operating_point import check_threshold, decide, threshold_for_recall
 from itdeid.feature_format import FEATURE_FORMAT, check_feature_format
 from itdeid.model_files import checked_params, damaged, read_model_state  # noqa: F401 (re-exported)
+from itdeid.model_out import check_kind
 from itdeid.spans import labels_to_spans
 from itdeid.triggers import TriggerLists
 
@@ -482,8 +483,7 @@ class TokenModel(BaseEstimator):
     def save(self, folder) -> None:
         """Write the model to ``folder`` as JSON metadata plus the learner's own file."""
         self._check_fitted()
-        folder = Path(folder)
-        folder.mkdir(parents=True, exist_ok=True)
+        folder = check_kind(folder, "model.json")
         params = self.get_params()
         params["groups"] = list(params["groups"])
         ex = self.extractor_

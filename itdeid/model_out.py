@@ -41,6 +41,22 @@ def check_out(folder) -> Path:
     return folder
 
 
+def check_kind(folder, state_file: str) -> Path:
+    """``folder`` made ready for a model whose state is ``state_file`` (one of
+    :data:`MODEL_STATE_FILES`): created, and refused (:class:`UserError`) when it holds another
+    kind's state, which :func:`~itdeid.deidentifier.load_model` would find first or instead.
+    Every model's ``save`` calls it; ``itdeid train`` saves into a fresh folder anyway."""
+    folder = Path(folder)
+    if os.path.lexists(folder) and not folder.is_dir():
+        raise UserError(f"{folder}: exists and is not a folder; give a folder to save the model in")
+    others = [name for name in MODEL_STATE_FILES if name != state_file and (folder / name).exists()]
+    if others:
+        raise UserError(f"{folder}: holds a model of another kind ({others[0]}); save into a new "
+                        "or empty folder")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
 @contextmanager
 def replacing(folder):
     """A fresh folder beside ``folder`` to write a model in; on success it takes the place of

@@ -204,3 +204,19 @@ def test_an_ensemble_checks_its_own_parameters_at_fit():
             InnerEnsemble(TokenModel(n_estimators=3, n_jobs=1, previous="none"), **kwargs).fit(docs)
     with pytest.raises(ValueError, match="base"):
         InnerEnsemble("TokenModel").fit(docs)
+
+
+def test_save_refuses_a_folder_holding_a_model_of_another_kind(tmp_path):
+    """load_model picks the kind by its state file: a second kind's file beside it would win."""
+    from itdeid.errors import UserError
+    from itdeid.synth import generate
+    model = TokenModel(n_estimators=3, n_jobs=1).fit(generate(6, seed=1))
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "deidentifier.json").write_text("{}")
+    with pytest.raises(UserError, match="another kind"):
+        model.save(tmp_path / "m")
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(UserError, match="not a folder"):
+        model.save(tmp_path / "file")
+    model.save(tmp_path / "ok")
+    model.save(tmp_path / "ok")          # the same kind again: overwritten in place
