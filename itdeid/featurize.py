@@ -140,6 +140,7 @@ def tokenize_document(document: Document, gold: bool = True) -> TokenizedDocumen
     text's own tokens are used.
     """
     if gold and document.spans:
+        document.check_spans()   # a span past the text or two overlapping would mislabel tokens
         edges = [x for span in document.spans for x in (span.start, span.end)]
         tokens = tokenize(document.text, edges)
     else:

@@ -220,3 +220,11 @@ def test_save_refuses_a_folder_holding_a_model_of_another_kind(tmp_path):
         model.save(tmp_path / "file")
     model.save(tmp_path / "ok")
     model.save(tmp_path / "ok")          # the same kind again: overwritten in place
+
+
+def test_fit_refuses_gold_spans_past_the_text_or_overlapping():
+    from itdeid.document import Document, Span
+    text = "Seen by Dr Quimby today."
+    for spans in ([Span(8, 500, "DOCTOR")], [Span(8, 17, "DOCTOR"), Span(11, 17, "PATIENT")]):
+        with pytest.raises(ValueError, match="document a"):
+            TokenModel(n_estimators=3, n_jobs=1).fit([Document("a", text, spans)])
