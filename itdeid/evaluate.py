@@ -461,6 +461,11 @@ def evaluate(gold: Sequence[Document], predicted: Mapping[str, Sequence[Span]],
     """
     if unit not in UNITS:
         raise UserError(f"unknown unit {unit!r}; expected one of {', '.join(UNITS)}")
+    if not isinstance(predicted, Mapping) or not all(
+            isinstance(span, Span) and span.type in PHI_CLASSES for spans in predicted.values() for span in spans):
+        # model.predict gives a list, one per document: dict(zip(ids, model.predict(gold)))
+        raise UserError("predicted must map each document id to a list of Span of the PHI classes "
+                        "(from a list of model.predict: dict(zip((d.id for d in gold), predictions)))")
     ids = [doc.id for doc in gold]
     known = set(ids)
     if len(known) != len(ids):

@@ -60,9 +60,9 @@ def inner_split(documents: Sequence[Document], folds: int) -> tuple[np.ndarray, 
     the number of parts: grouped by patient, or by document when fewer than two patients
     (then nothing can be held out by patient)."""
     if len(documents) < 2:
-        raise UserError(f"{len(documents)} training document cannot be split for inner "
-                        "cross-validation (the operating point, out-of-fold features): give at "
-                        "least 2, or train with --argmax --previous gold and no context pass")
+        raise UserError(f"{len(documents)} training document cannot be split for the inner "
+                        "cross-validation that chooses the operating point and the out-of-fold "
+                        "features: give at least 2")
     keys = set(_group_keys(documents))
     if len(keys) >= 2:
         k = max(2, min(folds, len(keys)))

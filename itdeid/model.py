@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Sequence
 
 import numpy as np
+import sklearn.exceptions
 from sklearn.base import BaseEstimator, clone
 
 from itdeid import __version__
@@ -58,8 +59,9 @@ def predict_spans(model, documents: Sequence[Document]) -> list[list[Span]]:
             for td, codes in zip(docs, model.predict_tokenized(docs))]
 
 
-class NotFittedError(UserError):
-    """The model is used before ``fit`` (or ``load``)."""
+class NotFittedError(UserError, sklearn.exceptions.NotFittedError):
+    """The model is used before ``fit`` (or ``load``): scikit-learn's NotFittedError too, so
+    ``except sklearn.exceptions.NotFittedError`` catches it."""
 
 
 def with_identifiers(docs: Sequence[TokenizedDocument], codes: Sequence[np.ndarray]) -> list[np.ndarray]:

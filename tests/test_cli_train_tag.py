@@ -307,7 +307,7 @@ def test_cv_and_train_turn_bad_counts_into_one_line_errors(tmp_path, capsys):
         assert said in capsys.readouterr().err
     write_i2b2_2006(docs[:1], tmp_path / "one.xml")
     assert main(["train", str(tmp_path / "one.xml"), "--out", str(tmp_path / "m"), "--members", "0"]) == 2
-    assert "cannot be split for inner cross-validation" in capsys.readouterr().err
+    assert "cannot be split for the inner cross-validation" in capsys.readouterr().err
 
 
 def test_train_replaces_an_old_model_whole_and_refuses_other_folders(tmp_path, capsys):

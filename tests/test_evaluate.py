@@ -269,3 +269,13 @@ def test_phi_instances_count_any_overlap_whatever_the_class():
     # nothing predicted: recall and precision 0 (not the 0/0 rule's 1)
     empty = evaluate(gold, {"d": []}).to_dict()["summary"]["phi_instances"]
     assert (empty["p"], empty["r"]) == (0.0, 0.0)
+
+
+def test_evaluate_says_what_predictions_it_takes():
+    """model.predict returns a list; evaluate takes id -> spans: a clear error, not a TypeError."""
+    from itdeid.document import Document, Span
+    from itdeid.errors import UserError
+    gold = [Document("a", "Seen by Quimby", [Span(8, 14, "PATIENT")])]
+    for predicted in ([[Span(8, 14, "PATIENT")]], {"a": [(8, 14, "PATIENT")]}):
+        with pytest.raises(UserError, match="map each document id"):
+            evaluate(gold, predicted)
