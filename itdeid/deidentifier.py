@@ -34,12 +34,12 @@ from sklearn.base import BaseEstimator
 
 from itdeid import __version__
 from itdeid.document import Document, Span
-from itdeid.errors import UserError
+from itdeid.errors import ParameterError, UserError
 from itdeid.featurize import GROUPS, TokenizedDocument, tokenize_document
 from itdeid.folds import inner_split
 from itdeid.iterate import harvest as harvest_phrases
 from itdeid.iterate import trusted_columns, unambiguous_headings
-from itdeid.model import NotFittedError, TokenModel, predict_spans, with_identifiers
+from itdeid.model import NotFittedError, TokenModel, check_count, predict_spans, with_identifiers
 from itdeid.model_files import checked_params, damaged, read_model_state
 from itdeid.model_out import check_kind
 from itdeid.standardize import predicted_phrases, standardize
@@ -105,8 +105,17 @@ class Deidentifier(BaseEstimator):
             raise ValueError(f"harvest must be one of {', '.join(HARVEST)}, got {self.harvest!r}")
         if self.spread not in SPREAD:
             raise ValueError(f"spread must be one of {', '.join(SPREAD)}, got {self.spread!r}")
-        if self.iterations < 0:
-            raise ValueError("iterations must be >= 0")
+        check_count("iterations", self.iterations, 0)
+        if not self.triggers or any(t not in VARIANTS for t in self.triggers):
+            raise ParameterError(f"triggers must be some of {', '.join(VARIANTS)}, got {self.triggers!r}")
+        params = self.model_params or {}
+        if not isinstance(params, dict):
+            raise ParameterError(f"model_params must be a dict of TokenModel parameters, got {params!r}")
+        unknown = sorted(set(params) - set(TokenModel().get_params()) | set(params) & {"trigger", "groups"})
+        if unknown:     # trigger and groups are the system's own (triggers, groups)
+            raise ParameterError(f"model_params holds {', '.join(unknown)}, which are no TokenModel "
+                                 "parameters the system passes on")
+        self._model(self.triggers[0], 0).check_params()
 
     def _model(self, trigger: str, iteration: int) -> TokenModel:
         groups = tuple(self.groups) + (("trusted",) if iteration else ())
@@ -229,10 +238,8 @@ class Deidentifier(BaseEstimator):
         path = folder / "deidentifier.json"
         with damaged(path):
             model = cls(**checked_params(path, state["params"], cls))
-            model._check()
             checked_params(path, model.model_params or {}, TokenModel)
-            if not model.triggers or any(t not in VARIANTS for t in model.triggers):
-                raise ValueError(f"triggers must be some of {', '.join(VARIANTS)}")
+            model._check()
             headings = state["headings"]
             if not isinstance(headings, list) or not all(isinstance(h, str) for h in headings):
                 raise ValueError("headings must be a list of names")

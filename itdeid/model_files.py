@@ -29,6 +29,8 @@ def read_model_state(folder, filename: str, kind: str, fmt: int, what: str) -> d
     traceback. ``what`` names the folder kind in the message ('a Deidentifier model folder')."""
     folder = Path(folder)
     path = folder / filename
+    if not folder.exists():
+        raise UserError(f"{folder}: no such folder")
     if not path.is_file():
         raise UserError(f"{folder}: not {what} (no {filename})")
     try:

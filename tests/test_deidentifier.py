@@ -57,3 +57,14 @@ def test_bad_parameters(corpus):
         Deidentifier(vote="any").fit(corpus[:4])
     with pytest.raises(ValueError, match="harvest"):
         Deidentifier(harvest="magic").fit(corpus[:4])
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    ({"triggers": ()}, "triggers"), ({"iterations": 1.5}, "iterations"),
+    ({"model_params": {"bogus": 1}}, "model_params"), ({"model_params": {"trigger": "token"}}, "model_params"),
+    ({"model_params": {"window": -1}}, "window"),
+])
+def test_system_parameters_are_checked_at_fit_naming_them(kwargs, name):
+    from itdeid.synth import generate
+    with pytest.raises(ValueError, match=name):
+        Deidentifier(**kwargs).fit(generate(4, seed=1))
