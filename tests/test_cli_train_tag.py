@@ -300,7 +300,7 @@ def test_cv_and_train_turn_bad_counts_into_one_line_errors(tmp_path, capsys):
     docs = tiny_corpus(8, seed=5)
     write_i2b2_2006(docs, tmp_path / "c.xml")
     patients = len({d.patient or d.id for d in docs})
-    for options, said in (([f"--folds", str(patients + 1)], "cannot fill"), (["--folds", "1"], "at least 2 folds"),
+    for options, said in ((["--folds", str(patients + 1)], "cannot fill"), (["--folds", "1"], "at least 2 folds"),
                           (["--folds", "2", "--negative-rate", "0"], "negative_rate")):
         assert main(["cv", str(tmp_path / "c.xml"), "--rows", "XGB_TOKEN", "--out", str(tmp_path / "cv"),
                      *options]) == 2
