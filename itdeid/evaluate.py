@@ -42,7 +42,8 @@ PHI instances (``phi_instances``), the measure a privacy officer asks for: a gol
 found when any predicted span of any class overlaps it by a character (recall: found gold spans
 over gold spans), and a predicted span counts as right when it overlaps any gold span (precision).
 A name tagged as a DOCTOR instead of a PATIENT, or with one token too few, was still not let out.
-Per class (``per_class()[...]["instances"]``) is the recall over that class's gold spans.
+Per class (``per_class()[...]["instances"]``): the same over that class's gold spans (recall)
+and over the spans predicted with that class (precision).
 
 HIPAA subset: the 2014 challenge also scored only the categories that the HIPAA Safe Harbor
 method requires removing. Of the 2006 classes, HIPAA does not require removing the names of
@@ -363,8 +364,12 @@ class Evaluation:
             if code > 0:
                 row["entity_strict"] = _score(e[code - 1, 0], e[code - 1, 2], e[code - 1, 3])
                 row["entity_relaxed"] = _score(e[code - 1, 1], e[code - 1, 2], e[code - 1, 3])
-                found, n_gold = inst[code - 1, 0], inst[code - 1, 1]
-                row["instances"] = _score(found, n_gold, n_gold)
+                # as the summary's phi_instances: recall over the class's gold spans, precision
+                # over its predicted spans (those overlapping any gold span count)
+                found, n_gold, hits, n_pred = inst[code - 1]
+                pr, rc = float(_ratio(hits, n_pred, n_gold)), float(_ratio(found, n_gold, n_pred))
+                row["instances"] = {"p": pr, "r": rc, "f": 2 * pr * rc / (pr + rc) if pr + rc else 0.0,
+                                    "tp": int(found), "n_pred": int(n_pred), "n_gold": int(n_gold)}
             out[label] = row
         return out
 

@@ -279,3 +279,12 @@ def test_evaluate_says_what_predictions_it_takes():
     for predicted in ([[Span(8, 14, "PATIENT")]], {"a": [(8, 14, "PATIENT")]}):
         with pytest.raises(UserError, match="map each document id"):
             evaluate(gold, predicted)
+
+
+def test_per_class_instances_have_their_own_precision():
+    from itdeid.document import Document, Span
+    gold = [Document("a", "Seen by Quimby on 3/4 at Mercy", [Span(8, 14, "PATIENT"), Span(18, 21, "DATE")])]
+    predicted = {"a": [Span(8, 14, "PATIENT"), Span(25, 30, "PATIENT")]}
+    rows = evaluate(gold, predicted).per_class()
+    assert rows["PATIENT"]["instances"] == {"p": 0.5, "r": 1.0, "f": 2 / 3, "tp": 1, "n_pred": 2, "n_gold": 1}
+    assert rows["DATE"]["instances"]["r"] == 0.0 and rows["DATE"]["instances"]["n_pred"] == 0
