@@ -201,11 +201,11 @@ class CRFModel(BaseEstimator):
         saving it is refused unless the caller says ``keeps_training_phi=True``, and such a folder
         must stay with the training data.
         """
+        self._check_fitted()    # first: an unfitted CRF keeps nothing yet
         if not self.stand_ins and not keeps_training_phi:
             raise UserError("a CRF trained on the notes themselves keeps their words, PHI "
                             "included: train it with stand_ins >= 1 to save it, or pass "
                             "keeps_training_phi=True and keep the folder with the training data")
-        self._check_fitted()
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         model_file = folder / "model.crfsuite"
