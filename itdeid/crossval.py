@@ -44,12 +44,17 @@ def summary_row(name: str, scores) -> dict:
 def crossval(documents: Sequence[Document], make_model: Callable[[], object], folds: int = 10,
              seed: int = 0, name: str = "model", tokenized: Sequence[TokenizedDocument] | None = None,
              progress=None) -> CVResult:
-    """Cross-validate one estimator: ``make_model()`` gives a fresh unfitted model per fold.
+    """Cross-validate one estimator: ``make_model()`` gives a fresh unfitted model per fold (or
+    pass the estimator itself: each fold fits a clone of it).
 
     The model must offer ``fit_tokenized(docs)`` and ``predict_tokenized(docs)`` (label codes per
     document), as :class:`itdeid.model.TokenModel` does. ``tokenized``: the documents already
     tokenized with gold labels (pass it to share the work between rows).
     """
+    if not callable(make_model) and hasattr(make_model, "fit_tokenized"):
+        from sklearn.base import clone
+        estimator = make_model
+        make_model = lambda: clone(estimator)   # noqa: E731
     start = time.perf_counter()
     if tokenized is None:
         tokenized = [tokenize_document(d) for d in documents]

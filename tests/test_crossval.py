@@ -112,3 +112,11 @@ def test_lever_rows_run_in_itdeid_cv(tmp_path):
     assert main(["cv", str(tmp_path / "c.xml"), "--folds", "2", "--rows", "XGB_TOKEN_R97_IDS",
                  "--n-jobs", "1", "--out", str(tmp_path / "cv")]) == 0
     assert "XGB_TOKEN_R97_IDS" in (tmp_path / "cv" / "results.md").read_text()
+
+
+def test_crossval_takes_the_estimator_itself():
+    from itdeid.model import TokenModel
+    docs = tiny_corpus(12, seed=2)
+    by_factory = crossval(docs, lambda: TokenModel(n_estimators=3, n_jobs=1), folds=2)
+    by_estimator = crossval(docs, TokenModel(n_estimators=3, n_jobs=1), folds=2)
+    assert by_factory.predictions == by_estimator.predictions
