@@ -106,8 +106,10 @@ class Deidentifier(BaseEstimator):
         if self.spread not in SPREAD:
             raise ValueError(f"spread must be one of {', '.join(SPREAD)}, got {self.spread!r}")
         check_count("iterations", self.iterations, 0)
-        if not self.triggers or any(t not in VARIANTS for t in self.triggers):
-            raise ParameterError(f"triggers must be some of {', '.join(VARIANTS)}, got {self.triggers!r}")
+        if not self.triggers or any(t not in VARIANTS for t in self.triggers) \
+                or len(set(self.triggers)) != len(self.triggers):
+            raise ParameterError(f"triggers must be distinct ones of {', '.join(VARIANTS)}, "
+                                 f"got {self.triggers!r}")
         params = self.model_params or {}
         if not isinstance(params, dict):
             raise ParameterError(f"model_params must be a dict of TokenModel parameters, got {params!r}")

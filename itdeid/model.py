@@ -523,6 +523,9 @@ class TokenModel(BaseEstimator):
             ex = model._new_extractor()
             saved = state["extractor"]
             ex.triggers_ = TriggerLists.from_dict(saved["triggers"])
+            if ex.triggers_.variant != model.trigger:
+                raise ValueError(f"params.trigger {model.trigger!r} is not the saved triggers' "
+                                 f"variant {ex.triggers_.variant!r}")
             ex.suffixes_ = _word_table(saved["suffixes"], "suffixes", range(1, len(LABELS)))
             ex.headings_ = _word_table(saved["headings"], "headings", None)
             ex.nonphi_ = set(_words(saved["nonphi"], "nonphi"))
@@ -541,6 +544,9 @@ class TokenModel(BaseEstimator):
             model.extractor_ = ex
             model.feature_names_ = names
             model.learner_ = Learner.load(folder, state["learner"], len(ex.feature_names_))
+            if model.learner_.name != model.learner:   # get_params would say what was not used
+                raise ValueError(f"params.learner {model.learner!r} is not the saved learner "
+                                 f"{model.learner_.name!r}")
             model.context_learner_ = None
             if model.context_pass:
                 model.context_learner_ = Learner.load(folder / CONTEXT_FOLDER, state["context_learner"],

@@ -60,7 +60,7 @@ def test_bad_parameters(corpus):
 
 
 @pytest.mark.parametrize("kwargs, name", [
-    ({"triggers": ()}, "triggers"), ({"iterations": 1.5}, "iterations"),
+    ({"triggers": ()}, "triggers"), ({"triggers": ("token", "token")}, "triggers"), ({"iterations": 1.5}, "iterations"),
     ({"model_params": {"bogus": 1}}, "model_params"), ({"model_params": {"trigger": "token"}}, "model_params"),
     ({"model_params": {"window": -1}}, "window"),
 ])

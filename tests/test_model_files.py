@@ -114,3 +114,18 @@ def test_commands_report_a_damaged_model_in_one_line(saved, tmp_path, capsys, co
     err = capsys.readouterr().err
     assert "Traceback" not in err and str(folder) in err
     assert len([line for line in err.splitlines() if "error" in line]) == 1
+
+
+@pytest.mark.parametrize("key, value", [("learner", "tree"), ("trigger", "ngram")])
+def test_params_that_disagree_with_the_saved_learner_or_triggers_are_refused(tmp_path, key, value):
+    """get_params must describe the model that tags: an edited name the files do not back is damage."""
+    import json
+    from itdeid.errors import UserError
+    from itdeid.model import TokenModel
+    from itdeid.synth import generate
+    TokenModel(n_estimators=3, n_jobs=1).fit(generate(6, seed=1)).save(tmp_path / "m")
+    state = json.loads((tmp_path / "m" / "model.json").read_text())
+    state["params"][key] = value
+    (tmp_path / "m" / "model.json").write_text(json.dumps(state))
+    with pytest.raises(UserError, match=f"params.{key}"):
+        TokenModel.load(tmp_path / "m")
