@@ -46,14 +46,14 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent))
 sys.path.insert(0, str(ROOT))
 
-from levers import (RECALLS, add_cache_arguments, cache_provenance, cached_fold, cached_folds,  # noqa: E402
+from levers import (RECALLS, add_cache_arguments, cache_report_head, cached_fold, cached_folds,  # noqa: E402
                     corpus_missing, precision_at_recall, tokenized_folds)
 from rankings import ranking_tables, tables_text  # noqa: E402
 
 from itdeid.evaluate import whitespace_labels  # noqa: E402
 from itdeid.featurize import token_offsets  # noqa: E402
 from itdeid.languages import language_values  # noqa: E402
-from itdeid.report import header, markdown_table, publish  # noqa: E402
+from itdeid.report import markdown_table, publish  # noqa: E402
 from itdeid.zipf import zipf  # noqa: E402
 
 SETS = ("base", "languages", "oracle-lexicon", "oracle-neighbours", "oracle-both", "own-label")
@@ -175,9 +175,8 @@ def main(argv=None) -> int:
         entries[name] = [scores[m] for m in per_fold]
     pooled, paired = ranking_tables(entries, [gold[m] for m in per_fold], "base")
 
-    text = (header("How far knowledge could lift the ranking: stacked corrections with public and oracle evidence")
-            + cache_provenance(cache, [args.row], folds) +
-            f"- folds: {folds} of {args.folds}\n\n"
+    text = (cache_report_head("How far knowledge could lift the ranking: stacked corrections with public and "
+                              "oracle evidence", cache, [args.row], folds, args.folds) +
             "The row's own binary precision (percent) where pooled recall first reaches R, in three token "
             f"units:\n\n{markdown_table(pd.DataFrame(units))}\n\n"
             f"Of the {int(gold.sum())} gold PHI tokens, {int((gold & (neighbours == 1).any(axis=1)).sum())} "

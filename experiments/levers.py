@@ -45,7 +45,7 @@ from itdeid.formats import read_corpus, write_jsonl_spans  # noqa: E402
 from itdeid.ensemble import InnerEnsemble  # noqa: E402
 from itdeid.model import TokenModel, with_identifiers  # noqa: E402
 from itdeid.operating_point import decide  # noqa: E402
-from itdeid.report import code_version, markdown_table  # noqa: E402
+from itdeid.report import code_version, header, markdown_table  # noqa: E402
 from itdeid.spans import labels_to_spans  # noqa: E402
 from itdeid.synth import supplement  # noqa: E402
 
@@ -420,6 +420,12 @@ def cache_provenance(cache: Path, rows, folds) -> str:
     return "- fold caches computed by: " + ("; ".join(
         f"{code} ({', '.join(f'{row} folds {fs}' for row, fs in by_row.items())})"
         for code, by_row in made.items()) or "none") + "\n"
+
+
+def cache_report_head(title: str, cache: Path, rows, folds, total: int) -> str:
+    """The head of a report read from fold caches: :func:`itdeid.report.header`, which code
+    computed the caches (:func:`cache_provenance`) and which of the ``total`` folds were read."""
+    return header(title) + cache_provenance(cache, rows, folds) + f"- folds: {folds} of {total}\n\n"
 
 
 def add_cache_arguments(ap: argparse.ArgumentParser) -> None:

@@ -44,11 +44,11 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent))
 sys.path.insert(0, str(ROOT))
 
-from levers import (add_cache_arguments, cache_provenance, cached_fold, cached_folds,  # noqa: E402
+from levers import (add_cache_arguments, cache_report_head, cached_fold, cached_folds,  # noqa: E402
                     corpus_missing, tokenized_folds)
 from rankings import ranking_tables, tables_text  # noqa: E402
 
-from itdeid.report import header, publish  # noqa: E402
+from itdeid.report import publish  # noqa: E402
 
 DEFAULT_RESCORINGS = ("propagate:patient:0.3,propagate:patient:0.5,propagate:patient:0.9,"
                       "propagate:fold:0.3,propagate:fold:0.5,propagate:fold:0.9,"
@@ -162,9 +162,8 @@ def main(argv=None) -> int:
         else:
             ap.error(f"unknown rescoring {spec!r}")
     pooled, paired = ranking_tables(entries, gold, args.row)
-    text = (header("Rescorings of a row's out-of-fold P(PHI), without training")
-            + cache_provenance(cache, [args.row], folds) +
-            f"- folds: {folds} of {args.folds}\n\n"
+    text = (cache_report_head("Rescorings of a row's out-of-fold P(PHI), without training", cache, [args.row],
+                              folds, args.folds)
             + tables_text(pooled, paired, "Binary token precision (percent) where pooled out-of-fold recall "
                           "first reaches R",
                           "Per fold, precision at recall R minus the row's own (percentage points, mean ± "
