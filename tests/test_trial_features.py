@@ -137,12 +137,18 @@ def test_names_are_spelled_more_like_names_than_misspellings_and_abbreviations_a
     assert name_shape("ab") == 0.0 and name_shape("12:30") == 0.0 and name_shape("caf\u00e9") == 0.0
 
 
-def test_the_nameshape_group_goes_through_the_extractor_with_its_window():
-    td = tokenize_document(Document("n", "Seen by ROSSETTI , CVVHF running"), gold=False)
+def _trial_column(group: str, column: str, text: str):
+    """A note's tokens, the extractor with trial ``group`` added (fitted on one short note) and
+    the note's values of ``column``."""
+    td = tokenize_document(Document("n", text), gold=False)
     train = tokenize_document(Document("t", "Seen by Dr Smith."), gold=True)
-    fx = FeatureExtractor(groups=GROUPS + ("nameshape",)).fit([train])
+    fx = FeatureExtractor(groups=GROUPS + (group,)).fit([train])
     X = fx.transform([td])
-    column = list(X[:, fx.feature_names_.index("name_shape")])
+    return td, fx, list(X[:, fx.feature_names_.index(column)])
+
+
+def test_the_nameshape_group_goes_through_the_extractor_with_its_window():
+    td, fx, column = _trial_column("nameshape", "name_shape", "Seen by ROSSETTI , CVVHF running")
     assert column[td.words.index("rossetti")] > 0 > column[td.words.index("cvvhf")]
     assert "name_shape@-1" in fx.feature_names_
 
@@ -158,11 +164,7 @@ def test_words_of_other_languages_are_common_there_and_english_only_words_are_no
 
 
 def test_the_languages_group_goes_through_the_extractor_with_its_window():
-    td = tokenize_document(Document("n", "Seen by NGUYEN , CVVHF running"), gold=False)
-    train = tokenize_document(Document("t", "Seen by Dr Smith."), gold=True)
-    fx = FeatureExtractor(groups=GROUPS + ("languages",)).fit([train])
-    X = fx.transform([td])
-    column = list(X[:, fx.feature_names_.index("lang_zipf")])
+    td, fx, column = _trial_column("languages", "lang_zipf", "Seen by NGUYEN , CVVHF running")
     assert column[td.words.index("nguyen")] > 0 == column[td.words.index("cvvhf")]
     assert "lang_zipf@-1" in fx.feature_names_ and "lang_count" in fx.feature_names_
 
