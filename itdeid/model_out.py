@@ -26,11 +26,9 @@ MODEL_STATE_FILES = ("model.json", "ensemble.json", "deidentifier.json")
 def check_out(folder) -> Path:
     """``folder`` as a place to save a model: absent, empty, or a model folder (which the new
     model replaces); anything else is a :class:`UserError` naming it."""
-    folder = Path(folder)
+    folder = _not_a_file(folder)
     if not os.path.lexists(folder):
         return folder
-    if not folder.is_dir():
-        raise UserError(f"{folder}: exists and is not a folder; give a folder to save the model in")
     try:
         entries = [entry.name for entry in os.scandir(folder)]
     except OSError as error:
@@ -46,9 +44,7 @@ def check_kind(folder, state_file: str) -> Path:
     :data:`MODEL_STATE_FILES`): created, and refused (:class:`UserError`) when it holds another
     kind's state, which :func:`~itdeid.deidentifier.load_model` would find first or instead.
     Every model's ``save`` calls it; ``itdeid train`` saves into a fresh folder anyway."""
-    folder = Path(folder)
-    if os.path.lexists(folder) and not folder.is_dir():
-        raise UserError(f"{folder}: exists and is not a folder; give a folder to save the model in")
+    folder = _not_a_file(folder)
     others = [name for name in MODEL_STATE_FILES if name != state_file and (folder / name).exists()]
     if others:
         raise UserError(f"{folder}: holds a model of another kind ({others[0]}); save into a new "
@@ -78,6 +74,14 @@ def replacing(folder):
     os.chmod(folder, 0o777 & ~_umask())   # as mkdir would make it (mkdtemp: 0o700)
     if old is not None:
         shutil.rmtree(old, ignore_errors=True)
+
+
+def _not_a_file(folder) -> Path:
+    """``folder`` as a Path, refused when something other than a folder stands there."""
+    folder = Path(folder)
+    if os.path.lexists(folder) and not folder.is_dir():
+        raise UserError(f"{folder}: exists and is not a folder; give a folder to save the model in")
+    return folder
 
 
 def _umask() -> int:

@@ -545,12 +545,12 @@ _STREET_SUFFIXES = frozenset((
     "sq", "square", "cir", "circle", "way"))
 _DIRECTIONS = frozenset(("n", "s", "e", "w", "ne", "nw", "se", "sw", "north", "south", "east",
                          "west"))
-_UNIT = re.compile(
-    r"(?i)(?P<label>apt\.?|apartment|suite|ste\.?|unit|room|rm\.?|floor|#)(?P<rest>.*)")
+#: The words that label a unit of an address.
+_UNIT_LABEL = r"apt\.?|apartment|suite|ste\.?|unit|room|rm\.?|floor|#"
+_UNIT = re.compile(rf"(?i)(?P<label>{_UNIT_LABEL})(?P<rest>.*)")
 _TRAILING_STATE = re.compile(r"(?P<head>.*?\S)(?P<space>\s+)(?P<tail>[A-Z]{2})")
 #: A unit after a street address ('... Apt 3', '... Suite 200').
-_TRAILING_UNIT = re.compile(r"(?P<head>\d.*?\S)(?P<space>\s+)(?P<tail>(?i:apt\.?|apartment|suite|ste\.?|unit"
-                            r"|room|rm\.?|floor|#)\s*\S*\d\S*)")
+_TRAILING_UNIT = re.compile(rf"(?P<head>\d.*?\S)(?P<space>\s+)(?P<tail>(?i:{_UNIT_LABEL})\s*\S*\d\S*)")
 #: A number behind a label that is no name: a post office box, a road number.
 _LABELLED_NUMBER = re.compile(r"(?P<label>(?i:p\.?\s?o\.?\s?box|post office box|route|rte\.?|highway|hwy\.?"
                               r"|interstate|i-)\s*)(?P<number>\d+[A-Za-z]?)")
