@@ -39,7 +39,7 @@ from itdeid import __version__
 from itdeid.document import LABELS, Document, Span
 from itdeid.errors import UserError
 from itdeid.featurize import TokenizedDocument, _gazetteers, tokenize_document
-from itdeid.model import check_count, predict_spans
+from itdeid.model import check_count, labels_in_documents, predict_spans
 from itdeid.model_files import read_model_state
 from itdeid.resubstitute import resubstituted
 
@@ -140,7 +140,8 @@ class CRFModel(BaseEstimator):
         self.stand_ins = stand_ins
         self.random_state = random_state
 
-    def fit(self, documents: Sequence[Document]) -> "CRFModel":
+    def fit(self, documents: Sequence[Document], y=None) -> "CRFModel":
+        labels_in_documents(y)
         return self.fit_tokenized([tokenize_document(d) for d in documents])
 
     def fit_tokenized(self, docs: Sequence[TokenizedDocument], trusted=None) -> "CRFModel":

@@ -39,7 +39,8 @@ from itdeid.featurize import GROUPS, TokenizedDocument, tokenize_document
 from itdeid.folds import inner_split
 from itdeid.iterate import harvest as harvest_phrases
 from itdeid.iterate import trusted_columns, unambiguous_headings
-from itdeid.model import NotFittedError, TokenModel, check_count, predict_spans, with_identifiers
+from itdeid.model import (NotFittedError, TokenModel, check_count, labels_in_documents, predict_spans,
+                          with_identifiers)
 from itdeid.model_files import checked_params, damaged, read_model_state
 from itdeid.model_out import check_kind
 from itdeid.standardize import predicted_phrases, standardize
@@ -125,7 +126,8 @@ class Deidentifier(BaseEstimator):
         return TokenModel(trigger=trigger, groups=groups, **params)
 
     # -- training ---------------------------------------------------------------------------
-    def fit(self, documents: Sequence[Document]) -> "Deidentifier":
+    def fit(self, documents: Sequence[Document], y=None) -> "Deidentifier":
+        labels_in_documents(y)
         return self.fit_tokenized([tokenize_document(d) for d in documents])
 
     def fit_tokenized(self, docs: Sequence[TokenizedDocument]) -> "Deidentifier":

@@ -57,7 +57,8 @@ from itdeid.model_files import checked_params, damaged, read_model_state
 from itdeid.model_out import check_kind
 from itdeid.learners import N_LABELS, Learner
 from itdeid.name_gaps import join_name_gaps
-from itdeid.model import NotFittedError, TokenModel, check_count, predict_spans, with_identifiers
+from itdeid.model import (NotFittedError, TokenModel, check_count, labels_in_documents, predict_spans,
+                          with_identifiers)
 from itdeid.operating_point import check_threshold, decide, threshold_for_recall
 from itdeid.token_batch import TokenBatch
 
@@ -227,7 +228,9 @@ class InnerEnsemble(BaseEstimator):
                              f"do not split into {draws} draws")
         return draws
 
-    def fit(self, documents: Sequence[Document], calibrate_on: Sequence[bool] | None = None) -> "InnerEnsemble":
+    def fit(self, documents: Sequence[Document], y=None, *,
+            calibrate_on: Sequence[bool] | None = None) -> "InnerEnsemble":
+        labels_in_documents(y)
         return self.fit_tokenized([tokenize_document(d) for d in documents], calibrate_on)
 
     def fit_tokenized(self, docs: Sequence[TokenizedDocument],

@@ -59,6 +59,16 @@ def predict_spans(model, documents: Sequence[Document]) -> list[list[Span]]:
             for td, codes in zip(docs, model.predict_tokenized(docs))]
 
 
+def labels_in_documents(y) -> None:
+    """Refuse a ``y`` given to ``fit``: itdeid's estimators read the gold labels from the
+    documents' spans, so ``y`` is only a place-holder for scikit-learn's ``fit(X, y=None)``. A
+    label list passed there in scikit-learn's habit once landed in the next positional
+    parameter (``trusted``, ``calibrate_on``) and trained on it without a word."""
+    if y is not None:
+        raise ParameterError("y must be None: fit reads the gold labels from the documents' spans "
+                             "(Document.spans)")
+
+
 class NotFittedError(UserError, sklearn.exceptions.NotFittedError):
     """The model is used before ``fit`` (or ``load``): scikit-learn's NotFittedError too, so
     ``except sklearn.exceptions.NotFittedError`` catches it."""
@@ -299,8 +309,9 @@ class TokenModel(BaseEstimator):
                        phi_weight=self.phi_weight, typer_estimators=self.typer_estimators,
                        typer_learning_rate=self.typer_learning_rate)
 
-    def fit(self, documents: Sequence[Document], trusted=None) -> "TokenModel":
-        """Train on documents with gold spans."""
+    def fit(self, documents: Sequence[Document], y=None, *, trusted=None) -> "TokenModel":
+        """Train on documents with gold spans (``y`` must stay None: see :func:`labels_in_documents`)."""
+        labels_in_documents(y)
         return self.fit_tokenized([tokenize_document(d) for d in documents], trusted)
 
     def fit_tokenized(self, docs: Sequence[TokenizedDocument], trusted=None) -> "TokenModel":

@@ -29,7 +29,7 @@ from itdeid.document import LABELS, Document, Span
 from itdeid.featurize import (TokenizedDocument, _covered, _gazetteers, _phrase_marks,
                               regex_templates, token_offsets, tokenize_words)
 from itdeid.resources import load_table
-from itdeid.model import predict_spans
+from itdeid.model import labels_in_documents, predict_spans
 
 _CODE = {label: i for i, label in enumerate(LABELS)}
 #: Template families in the order they claim tokens (most specific first).
@@ -68,7 +68,8 @@ class RuleModel(BaseEstimator):
     def __init__(self, random_state: int = 0):
         self.random_state = random_state
 
-    def fit(self, documents: Sequence[Document]) -> "RuleModel":
+    def fit(self, documents: Sequence[Document], y=None) -> "RuleModel":
+        labels_in_documents(y)
         return self.fit_tokenized([])
 
     def fit_tokenized(self, docs: Sequence[TokenizedDocument], trusted=None) -> "RuleModel":

@@ -37,6 +37,22 @@ def test_fit_returns_self_with_learned_attributes(corpus):
     assert model.feature_names_ and hasattr(model, "learner_") and hasattr(model, "extractor_")
 
 
+@pytest.mark.parametrize("estimator", ["token", "ensemble", "system", "crf", "rules"])
+def test_fit_refuses_a_y_in_scikit_learns_habit(corpus, estimator):
+    """The labels are the documents' spans; a y once slipped into the next positional
+    parameter (trusted phrases, calibration flags) and trained on it."""
+    from itdeid.crf import CRFModel
+    from itdeid.deidentifier import Deidentifier
+    from itdeid.ensemble import InnerEnsemble
+    from itdeid.rules import RuleModel
+    model = {"token": lambda: TokenModel(n_estimators=2, n_jobs=1),
+             "ensemble": lambda: InnerEnsemble(TokenModel(n_estimators=2, n_jobs=1, previous="none"), folds=2),
+             "system": lambda: Deidentifier(iterations=1), "crf": CRFModel, "rules": RuleModel}[estimator]()
+    with pytest.raises(ValueError, match="y must be None"):
+        model.fit(corpus[:4], [[0, 1]] * 4)
+    assert not any(name.endswith("_") and not name.startswith("_") for name in vars(model))
+
+
 def test_predicts_held_out_notes(corpus, fitted):
     held_out = corpus[30:]
     predicted = fitted.predict(held_out)
