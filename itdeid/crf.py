@@ -45,6 +45,7 @@ from itdeid.resubstitute import resubstituted
 
 FORMAT = 1
 _CODE = {label: i for i, label in enumerate(LABELS)}
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _shape(word: str) -> str:
@@ -55,7 +56,10 @@ def _shape(word: str) -> str:
 
 @lru_cache(maxsize=200_000)
 def _token_features(text: str) -> tuple[tuple[str, object], ...]:
-    """The window-free features of one token (cached: tokens repeat)."""
+    """The window-free features of one token (cached: tokens repeat). A lone surrogate code
+    point (a str from the API can hold one; a decoded file cannot) becomes U+FFFD: CRFsuite
+    encodes attribute names as UTF-8 and raised SystemError on it."""
+    text = _LONE_SURROGATE.sub("\ufffd", text)
     g = _gazetteers()
     low = text.lower()
     features: list[tuple[str, object]] = [("w", low), ("shape", _shape(text)), ("len", min(len(text), 12))]

@@ -49,6 +49,9 @@ def test_learns_and_round_trips(tmp_path):
         model.save(tmp_path / "crf")
     model.save(tmp_path / "crf", keeps_training_phi=True)
     assert CRFModel.load(tmp_path / "crf").predict(corpus[30:]) == predicted
+    # a lone surrogate (a str from the API can hold one) made CRFsuite raise SystemError
+    odd = Document("odd", "Seen by Dr. Sm\ud800ith on 3/4/2005.", [])
+    assert len(model.predict([odd])) == 1
 
 
 def test_cv_row():
