@@ -399,6 +399,21 @@ def test_i2b2_2014_bad_tags(tmp_path, tag, expected):
     assert f"{path}:4:" in str(info.value) and "P0" in str(info.value)
 
 
+def test_i2b2_2014_tag_name_contradicting_its_type_is_warned_about(tmp_path, caplog):
+    tags = ('<DATE id="P0" start="0" end="3" text="Ann" TYPE="PATIENT" comment=""/>\n'
+            '<ID id="P1" start="4" end="11" text="a@b.org" TYPE="EMAIL" comment=""/>\n'
+            '<CONTACT id="P2" start="13" end="16" text="555" TYPE="PHONE" comment=""/>\n')
+    path = tmp_path / "1-1.xml"
+    path.write_text("<deIdi2b2><TEXT><![CDATA[Ann a@b.org. 555]]></TEXT><TAGS>\n"
+                    f"{tags}</TAGS></deIdi2b2>", encoding="utf-8")
+    with caplog.at_level(logging.WARNING, logger="itdeid.formats"):
+        (doc,) = read_i2b2_2014(path)
+    assert [s.type for s in doc.spans] == ["PATIENT", "ID", "PHONE"]
+    messages = [r.getMessage() for r in caplog.records]
+    assert len(messages) == 1 and str(path) in messages[0] and "1 tags" in messages[0]
+    assert "P0 (line 2)" in messages[0] and "Ann" not in messages[0].replace(str(path), "")
+
+
 def test_i2b2_2014_malformed_xml(tmp_path):
     path = tmp_path / "100-01.xml"
     path.write_text("<deIdi2b2>\n<TEXT><![CDATA[Record]]></TEXT>\n<TAGS>\n</deIdi2b2>\n",

@@ -21,7 +21,8 @@ PROFESSION                                                                   (dr
 
 PROFESSION has no 2006 class: those tags are dropped and their number logged. The types marked *
 are not in the 2014 release; :func:`write_i2b2_2014` writes them for spans that have no finer
-type, so its files read back.
+type, so its files read back. A tag whose name does not hold its TYPE (``<DATE .. TYPE="PATIENT">``)
+is read by its TYPE, with a warning naming the tags.
 
 Duplicate and overlapping tags are handled as :mod:`itdeid.formats` says.
 """
@@ -62,6 +63,14 @@ I2B2_2014_TO_2006: dict[str, str | None] = {
 #: The i2b2 2014 tag names (categories); ``PHI`` is used by some releases for every category.
 I2B2_2014_CATEGORIES = frozenset(
     {"NAME", "PROFESSION", "LOCATION", "AGE", "DATE", "CONTACT", "ID", "PHI"})
+#: The TYPEs each tag name holds in the release; ID also holds EMAIL, URL and IPADDR, which the
+#: 2006 classes count as ID and :func:`write_i2b2_2014` so writes (the release has them under
+#: CONTACT). ``PHI`` holds any TYPE.
+_TYPES_OF_CATEGORY = {
+    "NAME": {"PATIENT", "DOCTOR", "USERNAME"}, "PROFESSION": {"PROFESSION"},
+    "LOCATION": {t for t, c in I2B2_2014_TO_2006.items() if c in ("LOCATION", "HOSPITAL")},
+    "AGE": {"AGE"}, "DATE": {"DATE"}, "CONTACT": {"PHONE", "FAX", "EMAIL", "URL", "IPADDR"},
+    "ID": {t for t, c in I2B2_2014_TO_2006.items() if c == "ID"}, "PHI": set(I2B2_2014_TO_2006)}
 _CATEGORY_2014 = {"PATIENT": "NAME", "DOCTOR": "NAME", "HOSPITAL": "LOCATION",
                   "LOCATION": "LOCATION", "ID": "ID", "PHONE": "CONTACT", "AGE": "AGE",
                   "DATE": "DATE"}
@@ -158,7 +167,7 @@ def _document_2014(source: str, data: bytes, counts: dict) -> Document:
                        "attributes to check the offsets against: read as counting one", source)
     crlf = ("; the file has CRLF line ends, which XML reads as one character: were the offsets "
             "counted with two?") if b"\r\n" in data and not counting_cr else ""
-    spans = []
+    spans, contradicting = [], []
     for line, category, attrs in handler.tags:
         tag_id = attrs.get("id", "?")
         if category not in I2B2_2014_CATEGORIES:
@@ -166,6 +175,8 @@ def _document_2014(source: str, data: bytes, counts: dict) -> Document:
         subtype = attrs.get("TYPE")
         if subtype not in I2B2_2014_TO_2006:
             raise FormatError(source, f"tag {tag_id}: " + not_one_of("the TYPE", I2B2_2014_TO_2006), line)
+        if subtype not in _TYPES_OF_CATEGORY[category]:
+            contradicting.append(f"{tag_id} (line {line})")
         try:
             start, end = whole_number(attrs["start"]), whole_number(attrs["end"])
             if counting_cr:
@@ -182,6 +193,12 @@ def _document_2014(source: str, data: bytes, counts: dict) -> Document:
             counts["dropped"] += 1
         else:
             spans.append(Span(start, end, I2B2_2014_TO_2006[subtype], subtype))
+    if contradicting:
+        # the TYPE is the finer label, and the one the 2006 class comes from; a tag name that
+        # contradicts it is a hand edit or a converter's slip that a person should look at
+        logger.warning("%s: %d tags whose tag name does not hold their TYPE, read by their TYPE: %s",
+                       source, len(contradicting), ", ".join(contradicting[:5])
+                       + (", ..." if len(contradicting) > 5 else ""))
     stem = Path(source).stem
     spans, merged = clean_spans(spans, source, stem)
     counts["merged"] += merged
