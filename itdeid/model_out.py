@@ -7,13 +7,15 @@ the new ones, and ``itdeid deid`` went on tagging with the old model without a w
 ``itdeid train`` checks its ``--out`` before training (:func:`check_out`: a new or empty folder,
 or a model folder to replace, never a folder of other files such as the corpus) and writes the
 model into a fresh folder beside it, then swaps the two (:func:`replacing`): a crash or a stop
-while saving leaves the old model as it was.
+while saving leaves the old model as it was. A process killed outright cannot clean up, so the
+fresh folder is named by its process id (``.MODEL.new-PID``) and the next save into the same
+place removes what a dead process left there.
 """
 from __future__ import annotations
 
 import os
+import re
 import shutil
-import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -60,7 +62,9 @@ def replacing(folder):
     left as it was."""
     folder = check_out(folder)
     folder.parent.mkdir(parents=True, exist_ok=True)
-    fresh = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name}.new-"))
+    _remove_leftovers(folder)
+    fresh = folder.parent / f".{folder.name}.new-{os.getpid()}"
+    fresh.mkdir()
     try:
         yield fresh
     except BaseException:
@@ -68,12 +72,44 @@ def replacing(folder):
         raise
     old = None
     if os.path.lexists(folder):
-        old = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name}.old-"))
+        old = folder.parent / f".{folder.name}.old-{os.getpid()}"
+        old.mkdir()
         os.replace(folder, old / "model")
     os.replace(fresh, folder)
-    os.chmod(folder, 0o777 & ~_umask())   # as mkdir would make it (mkdtemp: 0o700)
     if old is not None:
         shutil.rmtree(old, ignore_errors=True)
+
+
+def _remove_leftovers(folder: Path) -> None:
+    """Remove the ``.NAME.new-PID`` and ``.NAME.old-PID`` folders beside ``folder`` that a process
+    no longer running left (killed while training or saving), and this process's own (a dead
+    process may have had its id). An ``old`` one stays while ``folder`` is missing: a kill
+    between the swap's two renames leaves the previous model there and nowhere else."""
+    leftover = re.compile(rf"\.{re.escape(folder.name)}\.(new|old)-(\d+)")
+    for entry in folder.parent.iterdir():
+        match = leftover.fullmatch(entry.name)
+        if match is None or not entry.is_dir() or entry.is_symlink():
+            continue
+        pid = int(match.group(2))
+        if pid != os.getpid() and _running(pid):
+            continue
+        if match.group(1) == "old" and not os.path.lexists(folder):
+            continue
+        shutil.rmtree(entry, ignore_errors=True)
+
+
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` runs (True where that cannot be told: not POSIX, where
+    ``os.kill`` would end it)."""
+    if os.name != "posix":
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:        # another user's process
+        return True
+    return True
 
 
 def _not_a_file(folder) -> Path:
@@ -82,9 +118,3 @@ def _not_a_file(folder) -> Path:
     if os.path.lexists(folder) and not folder.is_dir():
         raise UserError(f"{folder}: exists and is not a folder; give a folder to save the model in")
     return folder
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
