@@ -1031,3 +1031,26 @@ def test_a_surrogate_folder_begun_with_another_stand_in_scheme_is_not_resumed(tm
     capsys.readouterr()
     assert deid(tmp_path / "in", "--out", out, "--format", "surrogate", model=model_dir) == 2
     assert "surrogate scheme" in capsys.readouterr().err
+
+
+def test_a_unit_whose_second_output_cannot_be_written_keeps_none(tmp_path, monkeypatch):
+    """A full disk once left a note's offsets sidecar without its text (or the other way)."""
+    import errno
+    from itdeid.batch import manifest
+    from itdeid.batch.inputs import InputFailed, Unit
+    from itdeid.batch.unit import UnitResult
+    real = manifest.write_atomic
+
+    def full_at_second(path, data, sync=True):
+        if path.name.endswith(".json"):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real(path, data, sync=sync)
+
+    monkeypatch.setattr(manifest, "write_atomic", full_at_second)
+    out = tmp_path / "out"
+    out.mkdir()
+    result = UnitResult(Unit(str(tmp_path / "a.txt"), "a.txt"),
+                        outputs={"a.txt": b"[**PATIENT**]", "a.txt.phi.json": b"[]"})
+    with pytest.raises(InputFailed, match="No space left"):
+        manifest.write_result(out, result, set(), {})
+    assert list(out.iterdir()) == []

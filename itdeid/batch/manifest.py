@@ -285,13 +285,21 @@ def write_result(out: Path, result: UnitResult, inputs: set[str], owners: dict[s
                  sync: bool = True) -> None:
     """Write a unit's outputs (see :func:`write_atomic`; ``sync``: fsync each, else the
     manifest's group commit makes them durable); a clash with another input's output in this
-    run, or a write error, fails the unit with the path named."""
-    for name, content in sorted(result.outputs.items()):
-        path = _safe_output(out, name, inputs)
-        owner = owners.setdefault(name, result.unit.rel)
-        if owner != result.unit.rel:
-            raise InputFailed(f"output {path} is also an output of {owner}; refused")
-        try:
-            write_atomic(path, content, sync=sync)
-        except OSError as error:
-            raise InputFailed(f"cannot write {path}: {error.strerror}") from None
+    run, or a write error, fails the unit with the path named. A failed unit keeps none of the
+    outputs this call wrote: a full disk once left a note's offsets sidecar without its text."""
+    written: list[Path] = []
+    try:
+        for name, content in sorted(result.outputs.items()):
+            path = _safe_output(out, name, inputs)
+            owner = owners.setdefault(name, result.unit.rel)
+            if owner != result.unit.rel:
+                raise InputFailed(f"output {path} is also an output of {owner}; refused")
+            try:
+                write_atomic(path, content, sync=sync)
+            except OSError as error:
+                raise InputFailed(f"cannot write {path}: {error.strerror}") from None
+            written.append(path)
+    except InputFailed:
+        for path in written:
+            path.unlink(missing_ok=True)
+        raise
