@@ -108,7 +108,7 @@ def test_i2b2_2006_write_escapes_awkward_text(tmp_path):
 
 
 def test_i2b2_2006_write_refuses_non_xml_character(tmp_path):
-    with pytest.raises(FormatError, match="U\\+000C"):
+    with pytest.raises(FormatError, match="U\\+000C at offset 4 .*JSON Lines or BRAT output can hold it"):
         write_i2b2_2006([Document("1", "form\x0cfeed")], tmp_path / "a.xml")
 
 

@@ -25,7 +25,8 @@ def check_xml_text(doc: Document, path) -> None:
         bad = _NOT_XML.search(value)
         if bad:
             raise FormatError(path, f"document {doc.id}: character U+{ord(bad.group()):04X} at "
-                                    f"offset {bad.start()} cannot be written in XML 1.0")
+                                    f"offset {bad.start()} cannot be written in XML 1.0 (JSON Lines or "
+                                    "BRAT output can hold it)")
 
 
 def escape_text(text: str) -> str:
