@@ -895,6 +895,44 @@ def test_pool_workers_exit_when_the_parent_is_killed(tmp_path, model_dir):
     assert not alive, "pool workers outlived their killed parent"
 
 
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
+def test_sigterm_stops_a_pool_run_cleanly_and_it_resumes(tmp_path, model_dir, capsys):
+    """What a batch scheduler sends: it once ended the process where it stood (Python's
+    'leaked semaphore' warning, the manifest behind its outputs); now it stops as Ctrl-C does."""
+    n = 4 * batch.engines.CHUNK_FILES
+    write_notes(tmp_path / "in", n, seed=5, sub_every=0)
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "itdeid.cli", "deid", str(tmp_path / "in"), "--out", str(out),
+               "--model", str(model_dir), "--workers", "2"]
+    process = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    workers: set[int] = set()
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and process.poll() is None:
+            workers |= {pid for pid in _children(process.pid)
+                        if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()}
+            if len(workers) >= 2 and (out / MANIFEST).is_file() and (out / MANIFEST).stat().st_size:
+                break
+            time.sleep(0.02)
+        assert process.poll() is None, "the run ended before it could be stopped"
+        process.send_signal(signal.SIGTERM)
+        err = process.communicate(timeout=60)[1].decode()
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 143
+    assert "itdeid deid: stopped by SIGTERM" in err
+    assert "Traceback" not in err and "leaked" not in err
+    time.sleep(0.5)
+    assert not [pid for pid in workers if _alive(pid)]
+    recorded = len(manifest(out))
+    assert 0 < recorded < n
+    capsys.readouterr()
+    assert deid(tmp_path / "in", "--out", out, model=model_dir) == 0
+    assert f"{n - recorded} files done, {recorded} skipped" in capsys.readouterr().out
+
+
 # ------------------------------------------------------------------------------------------
 # A model that finds nothing is suspicious (issue 11, defect 8, second half)
 

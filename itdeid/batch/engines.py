@@ -219,10 +219,31 @@ def run_pool(units: Iterator[Unit], settings: Settings, workers: int,
                 executor = start()
                 for unit in broken:
                     yield UnitResult(unit, error=_DIED)
+    except BaseException:
+        # interrupted (Ctrl-C, SIGTERM) or stopped by the caller (--strict): the chunks in
+        # flight would be thrown away, so their workers are ended rather than waited for (an
+        # interrupt once waited seconds for results it then dropped)
+        _end_workers(executor)
+        raise
     finally:
         executor.shutdown(wait=True, cancel_futures=True)
         if sent is not None:
             sent.close()
+
+
+def _end_workers(executor: ProcessPoolExecutor) -> None:
+    """Kill the pool's worker processes (Python 3.14's ``kill_workers``; before it, the pool's
+    own table of them, which every version since 3.8 keeps). Workers write nothing, so
+    nothing is lost; the inputs they held are not in the manifest and a rerun does them."""
+    kill = getattr(executor, "kill_workers", None)
+    if kill is not None:
+        kill()
+        return
+    for process in list((getattr(executor, "_processes", None) or {}).values()):
+        try:
+            process.kill()
+        except (OSError, ValueError):     # already gone, or closed
+            pass
 
 
 _DASK_CACHE: dict = {}
