@@ -111,6 +111,11 @@ class Deidentifier(BaseEstimator):
                 or len(set(self.triggers)) != len(self.triggers):
             raise ParameterError(f"triggers must be distinct ones of {', '.join(VARIANTS)}, "
                                  f"got {self.triggers!r}")
+        if self.vote == "two_of_three" and len(self.triggers) < 3:
+            # one model can never give two votes, and two must agree on every token: the names
+            # they disagree on went out unredacted
+            raise ParameterError(f"vote two_of_three needs three trigger models, got "
+                                 f"{len(self.triggers)}; use vote='recall_first'")
         params = self.model_params or {}
         if not isinstance(params, dict):
             raise ParameterError(f"model_params must be a dict of TokenModel parameters, got {params!r}")

@@ -63,6 +63,7 @@ def test_bad_parameters(corpus):
     ({"triggers": ()}, "triggers"), ({"triggers": ("token", "token")}, "triggers"), ({"iterations": 1.5}, "iterations"),
     ({"model_params": {"bogus": 1}}, "model_params"), ({"model_params": {"trigger": "token"}}, "model_params"),
     ({"model_params": {"window": -1}}, "window"),
+    ({"triggers": ("token", "phrase")}, "two_of_three needs three"),
 ])
 def test_system_parameters_are_checked_at_fit_naming_them(kwargs, name):
     from itdeid.synth import generate

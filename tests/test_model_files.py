@@ -70,6 +70,7 @@ SYSTEM_DAMAGE = {
     "unknown trigger": lambda s: s["params"].update(triggers=["token", "magic"]),
     "headings not names": lambda s: s.update(headings=[1, 2]),
     "more iterations than models": lambda s: s["params"].update(iterations=3),
+    "one trigger model under two_of_three": lambda s: s["params"].update(triggers=["token"]),
 }
 
 
@@ -129,3 +130,17 @@ def test_params_that_disagree_with_the_saved_learner_or_triggers_are_refused(tmp
     (tmp_path / "m" / "model.json").write_text(json.dumps(state))
     with pytest.raises(UserError, match=f"params.{key}"):
         TokenModel.load(tmp_path / "m")
+
+
+def test_deid_refuses_two_of_three_over_a_system_of_two_trigger_models(saved, tmp_path, capsys):
+    def two_recall_first(state):
+        state["params"].update(triggers=state["params"]["triggers"][:2], vote="recall_first")
+    folder, _ = _tampered(saved, tmp_path, "system", "deidentifier.json", two_recall_first)
+    assert len(load_model(folder).triggers) == 2
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.txt").write_text("Seen by Dr. Walker on 3/4/2003 .\n")
+    argv = ["deid", str(notes), "--out", str(tmp_path / "out"), "--model", str(folder), "--workers", "1"]
+    assert main(argv + ["--vote", "two_of_three"]) == 2
+    assert "two_of_three needs three trigger models" in capsys.readouterr().err
+    assert main(argv) == 0

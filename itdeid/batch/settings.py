@@ -188,7 +188,7 @@ def load_tagger(settings: Settings):
     from itdeid.surrogate import Surrogates
     model = load_model(settings.model_dir)
     if settings.vote is not None and isinstance(model, Deidentifier):
-        model.set_params(vote=settings.vote)
+        model.set_params(vote=settings.vote)._check()
     if settings.threshold is not None:
         set_threshold(model, settings.threshold)
     surrogates = Surrogates(settings.key) if settings.fmt == "surrogate" else None
