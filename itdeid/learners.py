@@ -32,7 +32,10 @@ format for ``xgboost`` (gzip-compressed, unpacked to at most :data:`MAX_LEARNER_
 trees' arrays in JSON (:mod:`itdeid.plain_trees`) for ``tree`` and ``adaboost``, the class prior
 in ``model.json`` for ``majority``. A file name in ``model.json`` must be a learner file of its
 kind, inside the model folder; anything wrong with a file is a :class:`~itdeid.errors.UserError`
-naming it.
+naming it. A damaged file can also load and then answer NaN or no distribution at all (a NaN
+leaf or base score, an all-NaN prior, a tree leaf of zero weights), which the operating point
+reads as "not PHI" for every token: so every answer is checked to be a probability distribution
+(:func:`checked_distribution`), and one that is not stops the run naming the file.
 """
 from __future__ import annotations
 
@@ -168,14 +171,14 @@ class Learner:
         return out
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
-        """Probabilities of the 9 labels, shape (n, 9)."""
+        """Probabilities of the 9 labels, shape (n, 9), checked (:func:`checked_distribution`)."""
         out = np.zeros((len(X), N_LABELS), dtype=np.float32)
+        if len(X) == 0:
+            return out
         if getattr(self, "detector_", None) is not None:
-            return self._predict_two_step(X, out) if len(X) else out
+            return self._predict_two_step(X, out)
         if self.estimator_ is None:
             out[:] = getattr(self, "prior_", np.eye(N_LABELS)[0])
-            return out
-        if len(X) == 0:
             return out
         if self.name == "xgboost":
             booster = self.estimator_.get_booster()
@@ -192,7 +195,7 @@ class Learner:
             # a fitted scikit-learn estimator, or the same trees loaded from their arrays
             proba = self.estimator_.predict_proba(X)
         out[:, self.classes_] = proba
-        return out
+        return checked_distribution(out, getattr(self, "source_", "the learner"))
 
     # -- persistence ------------------------------------------------------------------------
     def params(self) -> dict:
@@ -227,26 +230,37 @@ class Learner:
         return meta
 
     @classmethod
-    def load(cls, folder: Path, meta: dict, n_features: int) -> "Learner":
+    def load(cls, folder: Path, meta: dict, n_features: int, typer: bool = False) -> "Learner":
         """The learner described by ``meta`` (the ``learner`` entry of ``model.json``), reading
         its file from ``folder``; ``n_features`` is the width of the model's feature matrix.
-        Every problem is a :class:`UserError` naming the file."""
+        Its classes include non-PHI (0), but for a two-step learner's class model (``typer``),
+        which has PHI classes only. Every problem is a :class:`UserError` naming the file."""
         learner = cls(**checked_params(Path(folder) / "model.json", meta["params"], cls))
         classes = meta["classes"]
         if (not isinstance(classes, list) or not classes or classes != sorted(set(classes))
-                or not all(isinstance(c, int) and 0 <= c < N_LABELS for c in classes)):
+                or not all(isinstance(c, int) and not isinstance(c, bool) and 0 <= c < N_LABELS
+                           for c in classes)):
             raise ValueError(f"learner classes must be distinct label codes 0..{N_LABELS - 1}")
+        if (0 in classes) == typer:
+            raise ValueError("a class model's classes must be PHI classes only" if typer else
+                             "learner classes must include non-PHI (0)")
         learner.classes_ = np.array(classes, dtype=np.int64)
         learner.detector_ = learner.typer_ = None
+        learner.source_ = str(Path(folder) / "model.json")
         if "detector" in meta:
             return learner._load_two_step(Path(folder), meta, n_features)
         if "prior" in meta:
-            learner.prior_ = np.array(meta["prior"], dtype=np.float64)
-            if learner.prior_.shape != (N_LABELS,):
+            prior = meta["prior"]
+            if not isinstance(prior, list) or not all(
+                    isinstance(v, (int, float)) and not isinstance(v, bool) for v in prior):
                 raise ValueError(f"the prior needs {N_LABELS} numbers")
+            learner.prior_ = np.array(prior, dtype=np.float64)
+            if learner.prior_.shape != (N_LABELS,) or not _is_distribution(learner.prior_[None, :]):
+                raise ValueError(f"the prior needs {N_LABELS} numbers, at least 0, summing to 1")
             learner.estimator_ = None
             return learner
         path = learner_path(folder, meta.get("file"))
+        learner.source_ = str(path)
         if path.name in XGBOOST_FILES:
             logistic = learner.two_step and len(learner.classes_) == 2
             learner.estimator_ = _load_booster(path, len(learner.classes_), n_features, logistic)
@@ -270,11 +284,30 @@ class Learner:
         if self.detector_.classes_.tolist() != [0, 1]:
             raise ValueError("the detector must say PHI (1) or not (0)")
         if meta["typer"] is not None:
-            self.typer_ = Learner.load(folder / TYPER_FOLDER, meta["typer"], n_features)
+            self.typer_ = Learner.load(folder / TYPER_FOLDER, meta["typer"], n_features, typer=True)
         elif np.count_nonzero(self.classes_) != 1:
             raise ValueError("a two-step learner of several PHI classes needs its class model")
         self.estimator_ = None
         return self
+
+
+#: How far a row of probabilities may sum from 1 (float32 sums of nine numbers).
+SUM_TOLERANCE = 1e-3
+
+
+def _is_distribution(proba: np.ndarray) -> bool:
+    return bool(np.isfinite(proba).all() and (proba >= 0).all()
+                and (np.abs(proba.sum(axis=1) - 1.0) <= SUM_TOLERANCE).all())
+
+
+def checked_distribution(proba: np.ndarray, source: str) -> np.ndarray:
+    """``proba`` when each row is a probability distribution (finite, at least 0, summing to
+    1); else a :class:`UserError` naming ``source``, the learner's file. A NaN there is read as
+    "not PHI" by every threshold, so a damaged file that still loads would redact nothing."""
+    if not _is_distribution(proba):
+        raise UserError(f"{source}: damaged model: the learner gives values that are no "
+                        "probabilities (NaN, infinite, or not summing to 1); retrain or restore it")
+    return proba
 
 
 def _subfolder(folder: Path, name: str) -> Path:
@@ -347,6 +380,8 @@ def _load_booster(path: Path, n_classes: int, n_features: int, logistic: bool = 
     if width != n_features or np.shape(proba) != ((1,) if logistic else (1, n_classes)):
         raise UserError(f"{path}: an xgboost model of {width} features and {np.shape(proba)[-1]} "
                         f"classes, but the model has {n_features} features and {n_classes} classes")
+    if not np.isfinite(proba).all():
+        raise UserError(f"{path}: damaged xgboost model (it gives non-finite probabilities)")
     estimator = xgboost.XGBClassifier()
     estimator._Booster = booster
     estimator.n_classes_ = n_classes

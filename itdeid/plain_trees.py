@@ -180,6 +180,8 @@ class PlainTrees:
             raise bad("a split on a feature the model does not have")
         if (value < 0).any():
             raise bad("negative class weights")
+        if (value[leaf].sum(axis=1) <= 0).any():
+            raise bad("a leaf of no class weight")      # it would answer no distribution
         return PlainTree(left, right, np.where(inner, feature, 0), threshold, value)
 
 

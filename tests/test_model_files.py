@@ -52,6 +52,13 @@ TOKEN_MODEL_DAMAGE = {
     "learner classes out of range": lambda s: s["learner"].update(classes=[0, 12]),
     "learner file elsewhere": lambda s: s["learner"].update(file="../../learner.ubj"),
     "learner params of the wrong type": lambda s: s["learner"]["params"].update(max_depth="deep"),
+    # loaded, these once redacted nothing or everything without a word
+    "learner classes without non-PHI": lambda s: s["learner"].update(
+        classes=[c + 1 for c in s["learner"]["classes"]]),
+    "learner replaced by a NaN prior": lambda s: s.update(learner={
+        "params": s["learner"]["params"], "classes": list(range(9)), "prior": [float("nan")] * 9}),
+    "learner replaced by a prior not summing to 1": lambda s: s.update(learner={
+        "params": s["learner"]["params"], "classes": list(range(9)), "prior": [0.5] * 9}),
 }
 
 
@@ -144,3 +151,40 @@ def test_deid_refuses_two_of_three_over_a_system_of_two_trigger_models(saved, tm
     assert main(argv + ["--vote", "two_of_three"]) == 2
     assert "two_of_three needs three trigger models" in capsys.readouterr().err
     assert main(argv) == 0
+
+
+def test_an_xgboost_file_giving_nan_is_refused_at_load(saved, tmp_path):
+    """A NaN base score (or leaf) loads in xgboost, and every token's P(PHI) was NaN: no PHI."""
+    import gzip
+    import xgboost
+    folder = tmp_path / "token"
+    shutil.copytree(saved / "token", folder)
+    path = folder / "learner.ubj.gz"
+    booster = xgboost.Booster()
+    booster.load_model(bytearray(gzip.decompress(path.read_bytes())))
+    state = json.loads(booster.save_raw("json"))
+    state["learner"]["learner_model_param"]["base_score"] = "NaN"
+    booster = xgboost.Booster()
+    booster.load_model(bytearray(json.dumps(state).encode()))
+    path.write_bytes(gzip.compress(booster.save_raw("ubj")))
+    with pytest.raises(UserError, match="learner.ubj.gz: damaged xgboost model"):
+        TokenModel.load(folder)
+
+
+def test_answers_that_are_no_distribution_stop_the_run_naming_the_file():
+    import numpy as np
+    from itdeid.learners import checked_distribution
+    good = np.full((2, 9), 1 / 9, dtype=np.float32)
+    assert checked_distribution(good, "m") is good
+    for bad in (np.full((2, 9), np.nan), np.zeros((2, 9)), np.full((2, 9), 1.0)):
+        with pytest.raises(UserError, match="^m/learner.ubj.gz: damaged model"):
+            checked_distribution(bad, "m/learner.ubj.gz")
+
+
+def test_a_tree_file_with_a_leaf_of_no_weight_is_refused(tmp_path):
+    from itdeid.plain_trees import PlainTrees
+    data = {"kind": "PlainTrees", "format": 1, "n_classes": 2, "n_features": 1, "weights": None,
+            "trees": [{"children_left": [1, -1, -1], "children_right": [2, -1, -1], "feature": [0, 0, 0],
+                       "threshold": [0.5, 0, 0], "value": [[1, 1], [0, 0], [1, 0]]}]}
+    with pytest.raises(UserError, match="a leaf of no class weight"):
+        PlainTrees.from_json(data, tmp_path / "learner.json")
