@@ -59,7 +59,7 @@ from itdeid.learners import N_LABELS, Learner
 from itdeid.name_gaps import join_name_gaps
 from itdeid.model import (NotFittedError, TokenModel, check_count, labels_in_documents, predict_spans,
                           with_identifiers)
-from itdeid.operating_point import check_threshold, decide, threshold_for_recall
+from itdeid.operating_point import check_threshold, decide, loaded_threshold, threshold_for_recall
 from itdeid.token_batch import TokenBatch
 
 #: Version of the ensemble.json layout.
@@ -439,9 +439,11 @@ class InnerEnsemble(BaseEstimator):
         with damaged(path):
             model = cls(**checked_params(path, state["params"], cls))
             names = state["members"]
-            if not isinstance(names, list) or not names or not all(
-                    isinstance(n, str) and n.startswith("member-") and n[7:].isdigit() for n in names):
-                raise ValueError("members must be a list of member-K folder names")
+            if not isinstance(names, list) or not names or names != [f"member-{k}" for k in range(len(names))]:
+                raise ValueError("members must list the folders member-0, member-1, ... in order")
+            if len(names) > model.folds * model._check_draws():
+                raise ValueError(f"{len(names)} members, more than folds x draws "
+                                 f"({model.folds} x {model.draws}) trains")
             model.members_ = [TokenModel.load(folder / n) for n in names]
             stage = state.get("stage", [])
             if not isinstance(stage, list) or bool(stage) != bool(model.context_pass):
@@ -452,5 +454,5 @@ class InnerEnsemble(BaseEstimator):
             model.base = clone(model.members_[0])   # member 0 has the base's own seed
             model.check_params()
             model._check_split()
-            model.threshold_ = check_threshold(state.get("threshold"))
+            model.threshold_ = loaded_threshold(state, model.target_recall)
         return model

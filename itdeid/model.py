@@ -38,7 +38,7 @@ from itdeid.folds import inner_split
 from itdeid.learners import Learner
 from itdeid.lexicon import MIN_COUNT, Lexicon
 from itdeid.resubstitute import resubstituted
-from itdeid.operating_point import check_threshold, decide, threshold_for_recall
+from itdeid.operating_point import check_threshold, decide, loaded_threshold, threshold_for_recall
 from itdeid.feature_format import FEATURE_FORMAT, check_feature_format
 from itdeid.model_files import checked_params, damaged, read_model_state  # noqa: F401 (re-exported)
 from itdeid.model_out import check_kind
@@ -562,7 +562,7 @@ class TokenModel(BaseEstimator):
             if model.context_pass:
                 model.context_learner_ = Learner.load(folder / CONTEXT_FOLDER, state["context_learner"],
                                                       len(names))
-            model.threshold_ = check_threshold(state.get("threshold"))
+            model.threshold_ = loaded_threshold(state, model.target_recall)
         return model
 
     def check_params(self) -> None:

@@ -57,3 +57,18 @@ def check_threshold(value) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1:
         raise ParameterError(f"threshold must be a number in (0, 1], got {value!r}")
     return float(value)
+
+
+def loaded_threshold(state: dict, target_recall: float | None) -> float | None:
+    """The ``threshold`` of a saved model's state: a number exactly when the model was trained
+    for a ``target_recall``, else None (argmax). A threshold dropped from the file (a partial
+    write, a hand edit) once switched the model to argmax without a word, and its recall with it;
+    a ValueError for the caller to name the file."""
+    if "threshold" not in state:
+        raise ValueError("the threshold entry is missing")
+    threshold = check_threshold(state["threshold"])
+    if threshold is None and target_recall is not None:
+        raise ValueError(f"the threshold learned for target_recall {target_recall} is missing")
+    if threshold is not None and target_recall is None:
+        raise ValueError("a threshold without a target_recall it was learned for")
+    return threshold

@@ -59,6 +59,8 @@ TOKEN_MODEL_DAMAGE = {
         "params": s["learner"]["params"], "classes": list(range(9)), "prior": [float("nan")] * 9}),
     "learner replaced by a prior not summing to 1": lambda s: s.update(learner={
         "params": s["learner"]["params"], "classes": list(range(9)), "prior": [0.5] * 9}),
+    "threshold entry dropped": lambda s: s.pop("threshold"),
+    "threshold without a target recall": lambda s: s.update(threshold=0.2),
 }
 
 
@@ -188,3 +190,36 @@ def test_a_tree_file_with_a_leaf_of_no_weight_is_refused(tmp_path):
                        "threshold": [0.5, 0, 0], "value": [[1, 1], [0, 0], [1, 0]]}]}
     with pytest.raises(UserError, match="a leaf of no class weight"):
         PlainTrees.from_json(data, tmp_path / "learner.json")
+
+
+ENSEMBLE_DAMAGE = {
+    "threshold null": lambda s: s.update(threshold=None),
+    "threshold entry dropped": lambda s: s.pop("threshold"),
+    "a member left out": lambda s: s.update(members=s["members"][1:]),
+    "a member twice": lambda s: s.update(members=[s["members"][0]] * 2),
+    "more members than trained": lambda s: s.update(members=[f"member-{k}" for k in range(40)]),
+}
+
+
+@pytest.fixture(scope="module")
+def saved_ensemble(tmp_path_factory):
+    from itdeid.ensemble import InnerEnsemble
+    folder = tmp_path_factory.mktemp("ensemble") / "ensemble"
+    InnerEnsemble(TokenModel(n_estimators=3, n_jobs=1, previous="none"), folds=2,
+                  target_recall=0.9).fit(tiny_corpus(12, seed=4)).save(folder)
+    return folder
+
+
+@pytest.mark.parametrize("damage", ENSEMBLE_DAMAGE, ids=list(ENSEMBLE_DAMAGE))
+def test_tampered_ensemble_is_one_error_naming_the_file(saved_ensemble, tmp_path, damage):
+    """Each of these loaded and tagged otherwise: at argmax (far fewer names found) or with
+    members the threshold was not learned for."""
+    folder = tmp_path / "ensemble"
+    shutil.copytree(saved_ensemble, folder)
+    path = folder / "ensemble.json"
+    state = json.loads(path.read_text())
+    ENSEMBLE_DAMAGE[damage](state)
+    path.write_text(json.dumps(state))
+    with pytest.raises(UserError) as error:
+        load_model(folder)
+    assert str(path) in str(error.value) and "\n" not in str(error.value)
