@@ -41,7 +41,7 @@ from itdeid.iterate import harvest as harvest_phrases
 from itdeid.iterate import trusted_columns, unambiguous_headings
 from itdeid.model import (NotFittedError, TokenModel, check_count, labels_in_documents, predict_spans,
                           with_identifiers)
-from itdeid.model_files import checked_params, damaged, read_model_state
+from itdeid.model_files import checked_params, damaged, model_part, read_model_state
 from itdeid.model_out import check_kind
 from itdeid.standardize import predicted_phrases, standardize
 from itdeid.triggers import VARIANTS
@@ -253,7 +253,7 @@ class Deidentifier(BaseEstimator):
             if not isinstance(headings, list) or not all(isinstance(h, str) for h in headings):
                 raise ValueError("headings must be a list of names")
             model.headings_ = frozenset(headings)
-        model.models_ = [[TokenModel.load(folder / f"itr{i}-{t}") for t in model.triggers]
+        model.models_ = [[TokenModel.load(model_part(folder, f"itr{i}-{t}")) for t in model.triggers]
                          for i in range(model.iterations + 1)]
         for i, models in enumerate(model.models_):
             for t, m in zip(model.triggers, models):

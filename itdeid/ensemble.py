@@ -53,7 +53,7 @@ from itdeid.errors import ParameterError, UserError
 from itdeid.featurize import TokenizedDocument, tokenize_document
 from itdeid.folds import inner_split
 from itdeid.feature_format import FEATURE_FORMAT, check_feature_format
-from itdeid.model_files import checked_params, damaged, read_model_state
+from itdeid.model_files import checked_params, damaged, model_part, read_model_state
 from itdeid.model_out import check_kind
 from itdeid.learners import N_LABELS, Learner
 from itdeid.name_gaps import join_name_gaps
@@ -444,12 +444,12 @@ class InnerEnsemble(BaseEstimator):
             if len(names) > model.folds * model._check_draws():
                 raise ValueError(f"{len(names)} members, more than folds x draws "
                                  f"({model.folds} x {model.draws}) trains")
-            model.members_ = [TokenModel.load(folder / n) for n in names]
+            model.members_ = [TokenModel.load(model_part(folder, n)) for n in names]
             stage = state.get("stage", [])
             if not isinstance(stage, list) or bool(stage) != bool(model.context_pass):
                 raise ValueError("stage must list the context stage's learners when context_pass is on")
             width = len(stacked_names())
-            model.stage_ = [Learner.load(folder / f"{STAGE_PREFIX}{k}", meta, width)
+            model.stage_ = [Learner.load(model_part(folder, f"{STAGE_PREFIX}{k}"), meta, width)
                             for k, meta in enumerate(stage)]
             model.base = clone(model.members_[0])   # member 0 has the base's own seed
             model.check_params()

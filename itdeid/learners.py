@@ -48,7 +48,7 @@ import numpy as np
 
 from itdeid.document import LABELS
 from itdeid.errors import UserError
-from itdeid.model_files import checked_params
+from itdeid.model_files import checked_params, model_part, read_json_file
 from itdeid.plain_trees import PlainTrees
 
 LEARNERS = ("xgboost", "adaboost", "tree", "majority")
@@ -265,11 +265,7 @@ class Learner:
             logistic = learner.two_step and len(learner.classes_) == 2
             learner.estimator_ = _load_booster(path, len(learner.classes_), n_features, logistic)
         else:
-            try:
-                data = json.loads(path.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-                raise UserError(f"{path}: cannot read the tree file ({type(error).__name__})") from None
-            trees = PlainTrees.from_json(data, path)
+            trees = PlainTrees.from_json(read_json_file(path, MAX_LEARNER_BYTES), path)
             if trees.n_classes != len(learner.classes_) or trees.n_features != n_features:
                 raise UserError(f"{path}: trees of {trees.n_classes} classes over {trees.n_features} "
                                 f"features, but the model has {len(learner.classes_)} and {n_features}")
@@ -280,11 +276,12 @@ class Learner:
         """The parts of a two-step learner (``load`` has read its own params and classes)."""
         if not self.two_step or len(self.classes_) < 3:
             raise ValueError("only a two-step learner of three classes or more has a detector")
-        self.detector_ = Learner.load(folder / DETECTOR_FOLDER, meta["detector"], n_features)
+        self.detector_ = Learner.load(model_part(folder, DETECTOR_FOLDER), meta["detector"], n_features)
         if self.detector_.classes_.tolist() != [0, 1]:
             raise ValueError("the detector must say PHI (1) or not (0)")
         if meta["typer"] is not None:
-            self.typer_ = Learner.load(folder / TYPER_FOLDER, meta["typer"], n_features, typer=True)
+            self.typer_ = Learner.load(model_part(folder, TYPER_FOLDER), meta["typer"], n_features,
+                                       typer=True)
         elif np.count_nonzero(self.classes_) != 1:
             raise ValueError("a two-step learner of several PHI classes needs its class model")
         self.estimator_ = None
@@ -341,11 +338,9 @@ def learner_path(folder: Path, name) -> Path:
     if name not in KNOWN_FILES:
         raise UserError(f"{folder / 'model.json'}: learner file {name!r} is not one of "
                         f"{', '.join(sorted(KNOWN_FILES))}")
-    path = folder / name
+    path = model_part(folder, name)
     if not path.is_file():
         raise UserError(f"{path}: learner file missing")
-    if not path.resolve().is_relative_to(folder.resolve()):
-        raise UserError(f"{path}: learner file lies outside the model folder")
     return path
 
 
@@ -375,7 +370,7 @@ def _load_booster(path: Path, n_classes: int, n_features: int, logistic: bool = 
         booster.load_model(_unpacked(path) if path.suffix == ".gz" else str(path))
         width = booster.num_features()
         proba = booster.inplace_predict(np.zeros((1, width), dtype=np.float32))
-    except xgboost.core.XGBoostError:
+    except (xgboost.core.XGBoostError, ValueError):     # ValueError: bytes that are not UBJSON text
         raise UserError(f"{path}: not a readable xgboost model (truncated or damaged)") from None
     if width != n_features or np.shape(proba) != ((1,) if logistic else (1, n_classes)):
         raise UserError(f"{path}: an xgboost model of {width} features and {np.shape(proba)[-1]} "

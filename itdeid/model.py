@@ -40,7 +40,7 @@ from itdeid.lexicon import MIN_COUNT, Lexicon
 from itdeid.resubstitute import resubstituted
 from itdeid.operating_point import check_threshold, decide, loaded_threshold, threshold_for_recall
 from itdeid.feature_format import FEATURE_FORMAT, check_feature_format
-from itdeid.model_files import checked_params, damaged, read_model_state  # noqa: F401 (re-exported)
+from itdeid.model_files import checked_params, damaged, model_part, read_model_state  # noqa: F401 (re-exported)
 from itdeid.model_out import check_kind
 from itdeid.spans import labels_to_spans
 from itdeid.triggers import TriggerLists
@@ -560,7 +560,7 @@ class TokenModel(BaseEstimator):
                                  f"{model.learner_.name!r}")
             model.context_learner_ = None
             if model.context_pass:
-                model.context_learner_ = Learner.load(folder / CONTEXT_FOLDER, state["context_learner"],
+                model.context_learner_ = Learner.load(model_part(folder, CONTEXT_FOLDER), state["context_learner"],
                                                       len(names))
             model.threshold_ = loaded_threshold(state, model.target_recall)
         return model

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import os
 import re
 from contextlib import contextmanager
 from pathlib import Path
@@ -23,26 +24,64 @@ from itdeid import __version__
 from itdeid.errors import ParameterError, UserError
 
 
+#: The most bytes a model's JSON file may have (the shipped members' are about 0.6 MB): a bigger
+#: one is damaged or hostile, and reading it whole would take memory several times its size.
+MAX_STATE_BYTES = 1 << 28
+
+
+def model_part(folder, name: str) -> Path:
+    """``folder / name``, a file or subfolder of a model folder, refused (:class:`UserError`)
+    when it is a link leading out of ``folder``: a model folder is read as one piece of
+    untrusted data, and its parts come from nowhere else."""
+    folder = Path(folder)
+    path = folder / name
+    if os.path.lexists(path) and not path.resolve().is_relative_to(folder.resolve()):
+        raise UserError(f"{path}: a link out of the model folder; a model's files must lie inside it")
+    return path
+
+
+def read_json_file(path: Path, limit: int = MAX_STATE_BYTES):
+    """The JSON value in ``path`` (at most ``limit`` bytes), or a one-line :class:`UserError`
+    naming it: unreadable, too big, not UTF-8, not JSON, or nested too deeply for the parser."""
+    try:
+        if path.stat().st_size > limit:
+            raise UserError(f"{path}: larger than {limit >> 20} MiB; not a model file")
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read(limit + 1)
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise UserError(f"{path}:{error.lineno}: not valid JSON ({error.msg})") from None
+    except RecursionError:
+        raise UserError(f"{path}: not valid JSON (nested too deeply)") from None
+    except UnicodeDecodeError:
+        raise UserError(f"{path}: cannot read (not UTF-8 text)") from None
+    except OSError as error:
+        raise UserError(f"{path}: cannot read ({error.strerror or type(error).__name__})") from None
+
+
 def read_model_state(folder, filename: str, kind: str, fmt: int, what: str) -> dict:
     """The JSON state file ``filename`` of a model folder, checked to be a ``kind`` of format
     ``fmt``; every problem is a :class:`UserError` naming the file (and line), never a
     traceback. ``what`` names the folder kind in the message ('a Deidentifier model folder')."""
     folder = Path(folder)
-    path = folder / filename
-    if not folder.exists():
+    if not os.path.lexists(folder):
         raise UserError(f"{folder}: no such folder")
+    if not folder.is_dir():
+        raise UserError(f"{folder}: not a folder; give the model's folder")
+    try:
+        os.scandir(folder).close()
+    except OSError as error:
+        raise UserError(f"{folder}: cannot read the folder ({error.strerror})") from None
+    path = model_part(folder, filename)
     if not path.is_file():
         raise UserError(f"{folder}: not {what} (no {filename})")
-    try:
-        state = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as error:
-        raise UserError(f"{path}:{error.lineno}: not valid JSON ({error.msg})") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise UserError(f"{path}: cannot read ({type(error).__name__})") from None
-    if not isinstance(state, dict) or state.get("kind") != kind or state.get("format") != fmt:
-        found = state if isinstance(state, dict) else {}
-        raise UserError(f"{path}: model format {found.get('kind')} v{found.get('format')} "
-                        f"(written by itdeid {found.get('itdeid_version')}); this itdeid "
+    state = read_json_file(path)
+    if not isinstance(state, dict):
+        raise UserError(f"{path}: not a model state (a JSON object); this itdeid {__version__} "
+                        f"reads {kind} v{fmt}")
+    if state.get("kind") != kind or state.get("format") != fmt:
+        raise UserError(f"{path}: model format {state.get('kind')} v{state.get('format')} "
+                        f"(written by itdeid {state.get('itdeid_version')}); this itdeid "
                         f"{__version__} reads {kind} v{fmt}")
     return state
 

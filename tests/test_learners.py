@@ -109,7 +109,7 @@ def test_learner_file_linked_from_outside_is_refused(tmp_path):
     folder = tmp_path / "model"
     folder.mkdir()
     (folder / "learner.json").symlink_to(outside / "learner.json")
-    with pytest.raises(UserError, match="outside the model folder"):
+    with pytest.raises(UserError, match="a link out of the model folder"):
         Learner.load(folder, meta, X.shape[1])
 
 

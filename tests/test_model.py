@@ -162,7 +162,10 @@ def test_a_damaged_model_file_is_one_clear_error(tmp_path, loader, filename):
     with pytest.raises(UserError, match=f"model format Elsewhere v7 .* reads {name} v"):
         cls.load(tmp_path)
     (tmp_path / filename).write_text('[1, 2]', encoding="utf-8")
-    with pytest.raises(UserError, match="model format None"):
+    with pytest.raises(UserError, match=f"{filename}: not a model state \\(a JSON object\\)"):
+        cls.load(tmp_path)
+    (tmp_path / filename).write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    with pytest.raises(UserError, match=f"{filename}: not valid JSON \\(nested too deeply\\)"):
         cls.load(tmp_path)
 
 

@@ -223,3 +223,29 @@ def test_tampered_ensemble_is_one_error_naming_the_file(saved_ensemble, tmp_path
     with pytest.raises(UserError) as error:
         load_model(folder)
     assert str(path) in str(error.value) and "\n" not in str(error.value)
+
+
+def test_a_member_folder_linked_from_outside_is_refused(saved_ensemble, tmp_path):
+    folder = tmp_path / "ensemble"
+    shutil.copytree(saved_ensemble, folder)
+    shutil.move(folder / "member-1", tmp_path / "elsewhere")
+    (folder / "member-1").symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(UserError, match="member-1: a link out of the model folder"):
+        load_model(folder)
+
+
+def test_model_state_files_are_read_within_limits(tmp_path):
+    from itdeid.model_files import read_json_file
+    path = tmp_path / "model.json"
+    path.write_text('{"kind": "TokenModel"}')
+    with pytest.raises(UserError, match="model.json: larger than 0 MiB; not a model file"):
+        read_json_file(path, limit=10)
+    path.write_bytes(b'{"kind": "\xff"}')
+    with pytest.raises(UserError, match="model.json: cannot read \\(not UTF-8 text\\)"):
+        read_json_file(path)
+
+
+def test_a_model_path_that_is_a_file_says_so(saved, tmp_path, capsys):
+    (tmp_path / "model").write_text("x")
+    with pytest.raises(UserError, match="model: not a folder; give the model's folder"):
+        load_model(tmp_path / "model")

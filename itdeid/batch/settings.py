@@ -54,7 +54,8 @@ def resolve_model_dir(model: str | os.PathLike | None) -> Path:
         return folder
     folder = Path(model)
     if not folder.is_dir():
-        raise UserError(f"--model {folder}: no such folder")
+        raise UserError(f"--model {folder}: " + ("not a folder; give the model's folder"
+                                                 if folder.exists() else "no such folder"))
     if not _is_model_dir(folder):
         raise UserError(f"--model {folder}: not a model folder (no model.json, ensemble.json or "
                         "deidentifier.json; train one with itdeid train)")
