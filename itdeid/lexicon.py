@@ -28,6 +28,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from itdeid.folds import inner_split
+from itdeid.model_files import is_count
 from itdeid.tokens import LETTER_OR_DIGIT
 
 #: Classes of the neighbour statistics: label codes 1..8 (itdeid.document.PHI_CLASSES).
@@ -96,13 +97,12 @@ class Lexicon:
     @classmethod
     def from_dict(cls, data) -> "Lexicon":
         """A saved lexicon, checked (a ValueError says what is wrong)."""
-        if not isinstance(data, dict) or not isinstance(data.get("tokens"), int) \
+        if not isinstance(data, dict) or not is_count(data.get("tokens")) \
                 or not isinstance(data.get("table"), dict):
-            raise ValueError("lexicon must hold 'tokens' and 'table'")
+            raise ValueError("lexicon must hold 'tokens' (a count) and 'table'")
         width = 1 + 2 * N_CLASSES
         for w, row in data["table"].items():
-            if not (isinstance(row, list) and len(row) == width
-                    and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in row)):
+            if not (isinstance(row, list) and len(row) == width and all(is_count(v) for v in row)):
                 raise ValueError(f"lexicon row of a word must be {width} counts")
         return cls(data["table"], data["tokens"])
 

@@ -40,7 +40,7 @@ from itdeid.lexicon import MIN_COUNT, Lexicon
 from itdeid.resubstitute import resubstituted
 from itdeid.operating_point import check_threshold, decide, loaded_threshold, threshold_for_recall
 from itdeid.feature_format import FEATURE_FORMAT, check_feature_format
-from itdeid.model_files import checked_params, damaged, model_part, read_model_state  # noqa: F401 (re-exported)
+from itdeid.model_files import checked_params, damaged, is_count, model_part, read_model_state
 from itdeid.model_out import check_kind
 from itdeid.spans import labels_to_spans
 from itdeid.triggers import TriggerLists
@@ -631,7 +631,7 @@ def _words(values, name: str) -> list[str]:
 def _word_table(table, name: str, allowed) -> dict:
     """A saved {word: integer} table, checked (values in ``allowed`` when given)."""
     if not isinstance(table, dict) or not all(
-            isinstance(v, int) and not isinstance(v, bool) and (allowed is None or v in allowed)
-            for v in table.values()):
-        raise ValueError(f"{name} must map words to integers")
+            is_count(v) and (allowed is None or v in allowed) for v in table.values()):
+        raise ValueError(f"{name} must map words to counts" if allowed is None else
+                         f"{name} must map words to codes {min(allowed)}..{max(allowed)}")
     return table

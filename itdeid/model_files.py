@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import math
 import os
 import re
 from contextlib import contextmanager
@@ -22,6 +23,21 @@ from pathlib import Path
 
 from itdeid import __version__
 from itdeid.errors import ParameterError, UserError
+
+
+#: The largest count a model file may hold: float64 holds every integer up to it exactly (the
+#: features compute with counts as floats); above it, or below 0, a count is damage.
+MAX_COUNT = 2 ** 53
+
+
+def is_count(value) -> bool:
+    """Whether a value read from a model file is a count: an int (not a bool) in 0..MAX_COUNT."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_COUNT
+
+
+def is_finite_number(value) -> bool:
+    """Whether a value read from a model file is a finite number (not a bool, NaN or infinite)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 #: The most bytes a model's JSON file may have (the shipped members' are about 0.6 MB): a bigger

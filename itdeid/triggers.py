@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from itdeid.document import PHI_CLASSES
+from itdeid.model_files import is_count, is_finite_number
 from itdeid.spans import label_runs
 
 VARIANTS = ("token", "phrase", "ngram")
@@ -89,10 +90,7 @@ class TriggerLists:
         word_count = Counter(w for words, labels in sequences
                              for w, label in zip(words, labels) if not label)
         classes = range(1, len(PHI_CLASSES) + 1)
-        if self.variant == "token":
-            offsets_left, offsets_right = range(-3, 0), range(1, 4)
-        else:
-            offsets_left, offsets_right = range(-4, 0), range(1, 5)
+        offsets_left, offsets_right = _offsets(self.variant)
         cand_left = {c: Counter() for c in classes}
         cand_right = {c: Counter() for c in classes}
         positives_left = Counter()   # targets: tagged tokens (token) or phrase firsts / lasts
@@ -256,26 +254,39 @@ class TriggerLists:
         if variant not in VARIANTS:
             raise ValueError(f"trigger variant must be one of {', '.join(VARIANTS)}, got {variant!r}")
 
-        def key_of(key):
+        def key_of(key, offsets: range):
             if variant == "ngram":
                 if isinstance(key, list) and key and all(isinstance(w, str) for w in key):
                     return tuple(key)
             elif (isinstance(key, list) and len(key) == 2 and isinstance(key[0], int)
-                  and not isinstance(key[0], bool) and isinstance(key[1], str)):
+                  and not isinstance(key[0], bool) and key[0] in offsets and isinstance(key[1], str)):
                 return (key[0], key[1])
-            raise ValueError(f"a malformed {variant} trigger")
+            raise ValueError(f"a malformed {variant} trigger (an offset outside "
+                             f"{offsets.start}..{offsets.stop - 1}, or not a word)")
 
-        def load(lists):
+        def load(lists, offsets: range):
             out = {}
             for c, rows in lists.items():
                 if c not in {str(k) for k in range(1, len(PHI_CLASSES) + 1)}:
                     raise ValueError(f"trigger class {c!r} is not 1..{len(PHI_CLASSES)}")
                 table = {}
                 for key, gain in rows:
-                    if not isinstance(gain, (int, float)) or isinstance(gain, bool):
-                        raise ValueError("a trigger gain that is not a number")
-                    table[key_of(key)] = gain
+                    if not is_finite_number(gain):
+                        raise ValueError("a trigger gain that is not a finite number")
+                    table[key_of(key, offsets)] = gain
                 out[int(c)] = table
             return out
-        return cls(variant=variant, min_count=data["min_count"], min_gain=data["min_gain"],
-                   top_k=data["top_k"], left=load(data["left"]), right=load(data["right"]))
+        min_count, min_gain, top_k = data["min_count"], data["min_gain"], data["top_k"]
+        if not (is_count(min_count) and min_count >= 1 and is_finite_number(min_gain) and is_count(top_k)):
+            raise ValueError("trigger min_count, min_gain and top_k must be a count of 1 or more, a "
+                             "finite number and a count")
+        left, right = _offsets(variant)
+        return cls(variant=variant, min_count=min_count, min_gain=min_gain, top_k=top_k,
+                   left=load(data["left"], left), right=load(data["right"], right))
+
+
+def _offsets(variant: str) -> tuple[range, range]:
+    """The offsets a variant's trigger words are looked for at, left and right of the token
+    (the token variant) or of the phrase (the others)."""
+    return (range(-3, 0), range(1, 4)) if variant == "token" else (range(-4, 0), range(1, 5))
+

@@ -61,6 +61,15 @@ TOKEN_MODEL_DAMAGE = {
         "params": s["learner"]["params"], "classes": list(range(9)), "prior": [0.5] * 9}),
     "threshold entry dropped": lambda s: s.pop("threshold"),
     "threshold without a target recall": lambda s: s.update(threshold=0.2),
+    # these loaded and then failed every note with a math or overflow error naming no file
+    "negative case counts": lambda s: [d.__setitem__(k, -5) for d in s["extractor"]["case_counts"].values()
+                                       for k in d],
+    "case count past int64": lambda s: [d.__setitem__(k, 10 ** 30) for d in s["extractor"]["case_counts"].values()
+                                        for k in d],
+    "trigger offset outside the window": lambda s: s["extractor"]["triggers"]["left"].update(
+        {"1": [[[0, "dr"], 0.1]]}),
+    "trigger gain NaN": lambda s: s["extractor"]["triggers"]["left"].update({"1": [[[-1, "dr"], float("nan")]]}),
+    "trigger min_count NaN": lambda s: s["extractor"]["triggers"].update(min_count=float("nan")),
 }
 
 
@@ -249,3 +258,13 @@ def test_a_model_path_that_is_a_file_says_so(saved, tmp_path, capsys):
     (tmp_path / "model").write_text("x")
     with pytest.raises(UserError, match="model: not a folder; give the model's folder"):
         load_model(tmp_path / "model")
+
+
+def test_a_saved_lexicon_holds_counts_only():
+    from itdeid.lexicon import Lexicon
+    row = [0] * 17
+    assert Lexicon.from_dict({"tokens": 3, "table": {"foley": row}}).tokens == 3
+    for bad in ({"tokens": -1, "table": {}}, {"tokens": True, "table": {}},
+                {"tokens": 3, "table": {"foley": [10 ** 30] + row[1:]}}):
+        with pytest.raises(ValueError, match="lexicon"):
+            Lexicon.from_dict(bad)
