@@ -41,7 +41,7 @@ from itdeid.iterate import harvest as harvest_phrases
 from itdeid.iterate import trusted_columns, unambiguous_headings
 from itdeid.model import (NotFittedError, TokenModel, check_count, labels_in_documents, predict_spans,
                           with_identifiers)
-from itdeid.model_files import checked_params, damaged, model_part, read_model_state
+from itdeid.model_files import checked_params, damaged, is_finite_number, model_part, read_model_state
 from itdeid.model_out import check_kind
 from itdeid.standardize import predicted_phrases, standardize
 from itdeid.triggers import VARIANTS
@@ -107,6 +107,10 @@ class Deidentifier(BaseEstimator):
         if self.spread not in SPREAD:
             raise ValueError(f"spread must be one of {', '.join(SPREAD)}, got {self.spread!r}")
         check_count("iterations", self.iterations, 0)
+        check_count("min_heading_tokens", self.min_heading_tokens, 1)
+        if not is_finite_number(self.entropy_threshold) or self.entropy_threshold < 0:
+            raise ParameterError(f"entropy_threshold must be a finite number of at least 0, got "
+                                 f"{self.entropy_threshold!r}")
         if not self.triggers or any(t not in VARIANTS for t in self.triggers) \
                 or len(set(self.triggers)) != len(self.triggers):
             raise ParameterError(f"triggers must be distinct ones of {', '.join(VARIANTS)}, "

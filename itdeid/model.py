@@ -20,6 +20,7 @@ times the training cost. The cross-validation experiments use ``gold`` to save t
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Sequence
 
@@ -40,7 +41,8 @@ from itdeid.lexicon import MIN_COUNT, Lexicon
 from itdeid.resubstitute import resubstituted
 from itdeid.operating_point import check_threshold, decide, loaded_threshold, threshold_for_recall
 from itdeid.feature_format import FEATURE_FORMAT, check_feature_format
-from itdeid.model_files import checked_params, damaged, is_count, model_part, read_model_state
+from itdeid.model_files import (checked_params, damaged, is_count, is_finite_number, model_part,
+                                read_model_state)
 from itdeid.model_out import check_kind
 from itdeid.spans import labels_to_spans
 from itdeid.triggers import TriggerLists
@@ -577,12 +579,12 @@ class TokenModel(BaseEstimator):
             if getattr(self, name) is not None:
                 check_count(name, getattr(self, name), 1)
         rate = self.learning_rate
-        if rate is not None and (isinstance(rate, bool) or not isinstance(rate, (int, float)) or rate <= 0):
-            raise ParameterError(f"learning_rate must be a number above 0, got {rate!r}")
+        if rate is not None and (not is_finite_number(rate) or rate <= 0):
+            raise ParameterError(f"learning_rate must be a finite number above 0, got {rate!r}")
         if self.n_jobs is not None and (isinstance(self.n_jobs, bool) or not isinstance(self.n_jobs, int)
                                         or self.n_jobs == 0):
             raise ParameterError(f"n_jobs must be None or a nonzero integer, got {self.n_jobs!r}")
-        if not isinstance(self.device, str) or not (self.device == "cpu" or self.device.startswith("cuda")):
+        if not isinstance(self.device, str) or not re.fullmatch(r"cpu|cuda(:\d+)?", self.device):
             raise ParameterError(f"device must be 'cpu' or 'cuda' ('cuda:N'), got {self.device!r}")
         check_count("trigger_min_count", self.trigger_min_count, 1)
         check_count("trigger_top_k", self.trigger_top_k, 0)
@@ -605,8 +607,10 @@ class TokenModel(BaseEstimator):
             raise ParameterError(f"recase must be a share between 0 and 1, got {self.recase!r}")
         if self.subsample is not None and (isinstance(self.subsample, bool) or not 0 < self.subsample <= 1):
             raise ParameterError(f"subsample must be a share above 0 and at most 1, got {self.subsample!r}")
-        if isinstance(self.phi_weight, bool) or not isinstance(self.phi_weight, (int, float)) or self.phi_weight <= 0:
-            raise ParameterError(f"phi_weight must be a number above 0, got {self.phi_weight!r}")
+        if not is_finite_number(self.phi_weight) or self.phi_weight <= 0:
+            raise ParameterError(f"phi_weight must be a finite number above 0, got {self.phi_weight!r}")
+        if not is_finite_number(self.trigger_min_gain):
+            raise ParameterError(f"trigger_min_gain must be a finite number, got {self.trigger_min_gain!r}")
         if self.typer_estimators is not None:
             check_count("typer_estimators", self.typer_estimators, 1)
         if self.typer_learning_rate is not None and (

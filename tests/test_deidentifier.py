@@ -64,6 +64,7 @@ def test_bad_parameters(corpus):
     ({"model_params": {"bogus": 1}}, "model_params"), ({"model_params": {"trigger": "token"}}, "model_params"),
     ({"model_params": {"window": -1}}, "window"),
     ({"triggers": ("token", "phrase")}, "two_of_three needs three"),
+    ({"entropy_threshold": float("nan")}, "entropy_threshold"), ({"min_heading_tokens": -1}, "min_heading_tokens"),
 ])
 def test_system_parameters_are_checked_at_fit_naming_them(kwargs, name):
     from itdeid.synth import generate

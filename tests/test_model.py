@@ -205,6 +205,9 @@ def test_predict_of_no_documents_is_no_spans():
 @pytest.mark.parametrize("change", [
     {"n_estimators": 0}, {"n_estimators": -3}, {"max_depth": 0}, {"learning_rate": 0}, {"inner_folds": 1},
     {"n_jobs": 0}, {"window": 1.5}, {"device": "tpu"}, {"trigger_top_k": -1}, {"two_step": "no"},
+    # NaN passes a '<= 0' test: these were taken, from a model file too
+    {"learning_rate": float("nan")}, {"phi_weight": float("nan")}, {"trigger_min_gain": float("nan")},
+    {"device": "cudaEVIL"},
 ])
 def test_learner_and_split_parameters_are_checked_at_fit(change):
     """Zero used to mean 'the default' (n_estimators=0 trained 200 trees), a negative count a
