@@ -63,6 +63,7 @@ columns (the cheap, local ones), the way the paper described each token by its n
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections import Counter
@@ -79,6 +80,7 @@ from itdeid.folds import group_key
 from itdeid.languages import LANGUAGE_COLUMNS, language_values
 from itdeid.lexicon import LEXICON_COLUMNS, MIN_COUNT, Lexicon, fold_lexicons, lexicon_columns, neighbours
 from itdeid.lexicon import N_CLASSES as LEXICON_CLASSES
+from itdeid.lookalikes import plain_punctuation
 from itdeid.measures import FLAGGED, clock_templates, measure_templates
 from itdeid.name_shape import name_shape
 from itdeid.spelling import SPELLING_COLUMNS, spelling_columns
@@ -137,8 +139,13 @@ def tokenize_document(document: Document, gold: bool = True) -> TokenizedDocumen
     """Tokenize a document; with ``gold``, split tokens at its span edges and label them.
 
     Splitting at gold edges only happens at training and evaluation time; at tagging time the
-    text's own tokens are used.
+    text's own tokens are used. The text is read with ASCII punctuation for its typographic
+    look-alikes (:mod:`itdeid.lookalikes`; ``TokenizedDocument.document`` is then a copy with
+    that text, of the same length, so spans found on it fit the original).
     """
+    plain = plain_punctuation(document.text)
+    if plain is not document.text:
+        document = dataclasses.replace(document, text=plain)
     if gold and document.spans:
         document.check_spans()   # a span past the text or two overlapping would mislabel tokens
         edges = [x for span in document.spans for x in (span.start, span.end)]

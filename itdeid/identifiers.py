@@ -25,6 +25,7 @@ import numpy as np
 
 from itdeid.document import LABELS, Span
 from itdeid.guarded import Template, lowered_ascii
+from itdeid.lookalikes import plain_punctuation
 from itdeid.resources import load_json
 
 LABEL_CODE = {label: i for i, label in enumerate(LABELS)}
@@ -38,7 +39,9 @@ def identifier_templates() -> tuple[tuple[str, str, Template], ...]:
 
 
 def identifier_spans(text: str) -> list[tuple[Span, str]]:
-    """Every template match in ``text`` as (span of its PHI part, HIPAA kind), in text order."""
+    """Every template match in ``text`` as (span of its PHI part, HIPAA kind), in text order;
+    ``text`` is read with ASCII for its typographic look-alikes (:mod:`itdeid.lookalikes`)."""
+    text = plain_punctuation(text)
     found = []
     lowered = lowered_ascii(text)
     for kind, cls, pattern in identifier_templates():

@@ -94,6 +94,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from itdeid.document import PHI_CLASSES, Document, Span
+from itdeid.lookalikes import plain_punctuation
 from itdeid.resources import load_json, load_table, load_wordlist
 
 logger = logging.getLogger("itdeid.surrogate")
@@ -627,6 +628,9 @@ class Surrogates:
             raise ValueError(f"PHI class must be one of {', '.join(PHI_CLASSES)}, got {cls!r}")
         if not any(c.isalnum() for c in original):
             return original     # whitespace or punctuation alone identifies no one
+        # read with ASCII separators, as the model reads it: '03∕14∕2019' is a date to shift,
+        # not digits to draw at random ('66∕79∕2018'), and 'Smith' keys one draw however spaced
+        original = plain_punctuation(original)
         if _WEB_ADDRESS.search(original):
             # an email or URL keeps its form whatever class the model gave it (a name or a
             # town drawn for 'jsmith@partners.org' is no address)

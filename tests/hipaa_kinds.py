@@ -49,6 +49,10 @@ NOTES = [
      ".\n"],
     ["Discharge plans were reviewed with the patient .\n", ("JRH", "DOCTOR", "dictation initials"),
      "/mkt  Dictated , not read .\nCopied to the chart .\n", ("TB", "DOCTOR", "dictation initials"), "/rcp\n"],
+    # typographic look-alikes of '-', '/' and ' ' from pasted text (itdeid.lookalikes)
+    ["Seen ", ("03\u221514\u22152019", "DATE", "date"), " and again ", ("2019\u201003\u201014", "DATE", "date"),
+     " . SSN ", ("123\u201345\u20136789", "ID", "ssn"), " . Call ", ("617\u2011555\u20110143", "PHONE", "phone"),
+     " . Fax ", ("(617)\u00a0555\u20130199", "PHONE", "phone or fax"), " .\n"],
 ]
 
 #: Text with no PHI at all that the templates must not touch.
