@@ -48,6 +48,16 @@ _CODE = {label: i for i, label in enumerate(LABELS)}
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+def _crfsuite():
+    """``sklearn_crfsuite``, or a :class:`UserError` naming the extra that installs it (the
+    CRF is a peer for comparison rows, not a dependency of the tool)."""
+    try:
+        import sklearn_crfsuite
+    except ImportError:
+        raise UserError("the CRF peer needs sklearn-crfsuite: pip install 'itdeid[peers]'") from None
+    return sklearn_crfsuite
+
+
 def _shape(word: str) -> str:
     shape = "".join("X" if c.isupper() else "x" if c.islower() else "d" if c.isdigit() else c
                     for c in word)
@@ -149,7 +159,7 @@ class CRFModel(BaseEstimator):
         return self.fit_tokenized([tokenize_document(d) for d in documents])
 
     def fit_tokenized(self, docs: Sequence[TokenizedDocument], trusted=None) -> "CRFModel":
-        import sklearn_crfsuite
+        sklearn_crfsuite = _crfsuite()
         if not docs:
             raise UserError("cannot train on an empty corpus")
         if any(td.labels is None for td in docs):
@@ -221,7 +231,7 @@ class CRFModel(BaseEstimator):
 
     @classmethod
     def load(cls, folder) -> "CRFModel":
-        import sklearn_crfsuite
+        sklearn_crfsuite = _crfsuite()
         folder = Path(folder)
         state = read_model_state(folder, "crf.json", "CRFModel", FORMAT, "a CRF model folder")
         model = cls(**state["params"])

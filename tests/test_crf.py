@@ -60,3 +60,11 @@ def test_cv_row():
     assert result.name == "model" and len(result.per_fold) == 2
     assert isinstance(row_model("CRF", {}, {}), CRFModel)
     assert not isinstance(row_model("XGB_TOKEN", {"learner": "xgboost"}, {}), CRFModel)
+
+
+def test_without_the_peers_extra_the_crf_says_what_to_install(monkeypatch):
+    """It was a ModuleNotFoundError traceback from `itdeid cv --rows CRF`."""
+    import sys
+    monkeypatch.setitem(sys.modules, "sklearn_crfsuite", None)
+    with pytest.raises(UserError, match=r"pip install 'itdeid\[peers\]'"):
+        CRFModel(max_iterations=5).fit(tiny_corpus(4))
