@@ -1092,3 +1092,23 @@ def test_a_unit_whose_second_output_cannot_be_written_keeps_none(tmp_path, monke
     with pytest.raises(InputFailed, match="No space left"):
         manifest.write_result(out, result, set(), {})
     assert list(out.iterdir()) == []
+
+
+def test_deid_span_outputs_read_back_as_predictions(tmp_path, model_dir):
+    """A folder of --format jsonl outputs, and redact sidecars (read at their offsets into the
+    original notes), give the same predictions; both were misread before (a folder as plain-text
+    notes, a sidecar at its offsets into the redacted text)."""
+    from itdeid.formats import read_spans
+    write_notes(tmp_path / "in", 4)
+    assert deid(tmp_path / "in", "--out", tmp_path / "j", "--format", "jsonl", model=model_dir) == 0
+    assert deid(tmp_path / "in", "--out", tmp_path / "r", model=model_dir) == 0
+    from_jsonl = read_spans(tmp_path / "j")
+    assert len(from_jsonl) == 4 and any(from_jsonl.values())
+    sidecars = {}
+    for sidecar in sorted((tmp_path / "r").rglob("*.redact.jsonl")):
+        sidecars.update(read_spans(sidecar))
+    assert {k: [(s.start, s.end, s.type) for s in v] for k, v in sidecars.items()} == \
+        {k: [(s.start, s.end, s.type) for s in v] for k, v in from_jsonl.items()}
+    one = next((tmp_path / "j").rglob("*.jsonl"))
+    one.write_bytes(b"\xef\xbb\xbf" + one.read_bytes())      # a BOM, as Windows tools write
+    assert read_spans(one)

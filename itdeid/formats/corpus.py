@@ -54,12 +54,23 @@ def read_annotated_corpus(path, format: str = "auto") -> list[Document]:
 
 
 def read_spans(path, format: str = "auto", gold: Sequence[Document] = ()) -> dict[str, list[Span]]:
-    """Spans keyed by document id, from a ``.jsonl`` span file (or ``format="jsonl"``) or from a
-    corpus in any readable format, so predictions can be given in any of them. A corpus's notes
+    """Spans keyed by document id, from a ``.jsonl`` span file (or ``format="jsonl"``), a folder
+    of them (``itdeid deid --format jsonl`` writes one a note) or a corpus in any readable
+    format, so predictions can be given in any of them. A redact sidecar (``.redact.jsonl``) is
+    read at its offsets into the original note. A corpus's notes
     must have the text of the ``gold`` documents of the same id: spans of another text (another
     version of the note, other line ends) would be scored at offsets that mean other words."""
     if format == "jsonl" or (format == "auto" and Path(path).suffix.lower() == ".jsonl"):
-        return read_jsonl_spans(path)
+        return read_jsonl_spans(path, original_offsets=True)
+    span_files = _span_files(path) if format in ("auto", "jsonl") else []
+    if span_files:
+        spans: dict[str, list[Span]] = {}
+        for file in span_files:
+            for doc_id, doc_spans in read_jsonl_spans(file, original_offsets=True).items():
+                if doc_id in spans:
+                    raise FormatError(file, f"document {doc_id} has spans in another file of {path} too")
+                spans[doc_id] = doc_spans
+        return spans
     texts = {doc.id: doc.text for doc in gold}
     documents = read_corpus(path, format)
     for doc in documents:
@@ -67,6 +78,17 @@ def read_spans(path, format: str = "auto", gold: Sequence[Document] = ()) -> dic
             raise FormatError(path, f"the text of document {doc.id} differs from the gold note's "
                                     "(predictions must be made on the same notes)")
     return {doc.id: doc.spans for doc in documents}
+
+
+def _span_files(path) -> list[Path]:
+    """The ``.jsonl`` span files of a folder such as ``itdeid deid --format jsonl`` writes (one
+    a note; at any depth, sorted, hidden ones such as the run's manifest left out), or [] when
+    ``path`` is no folder or holds none."""
+    path = Path(path)
+    if not path.is_dir():
+        return []
+    return [file for file in sorted(path.rglob("*.jsonl"))
+            if file.is_file() and not any(part.startswith(".") for part in file.relative_to(path).parts)]
 
 
 def write_corpus(documents: list[Document], path, format: str) -> None:

@@ -14,13 +14,16 @@ from itdeid.formats.files import read_bytes
 _JSONL_KEYS = ("doc", "start", "end", "type")
 
 
-def read_jsonl_spans(path) -> dict[str, list[Span]]:
+def read_jsonl_spans(path, original_offsets: bool = False) -> dict[str, list[Span]]:
     """Spans from JSON Lines ``{"doc": .., "start": .., "end": .., "type": ..}`` (other keys
     allowed; ``subtype`` is kept), keyed by document id in first-seen order, each list sorted,
-    duplicates merged and overlaps dropped as the corpus readers do. Blank lines are skipped."""
+    duplicates merged and overlaps dropped as the corpus readers do. Blank lines and a leading
+    byte-order mark are skipped. With ``original_offsets``, a redact sidecar's records are read
+    at their ``original_start``/``original_end`` (offsets into the original note, where gold
+    spans lie) rather than at their offsets into the redacted text."""
     data = read_bytes(path)
     try:
-        lines = data.decode("utf-8").split("\n")
+        lines = data.decode("utf-8-sig").split("\n")
     except UnicodeDecodeError as error:
         raise FormatError(path, "not UTF-8", line_of(data, error.start)) from None
     spans: dict[str, list[Span]] = {}
@@ -35,6 +38,8 @@ def read_jsonl_spans(path) -> dict[str, list[Span]]:
             raise FormatError(path, 'expected an object with "doc", "start", "end" and "type"',
                               number)
         doc, start, end, span_type = (record[key] for key in _JSONL_KEYS)
+        if original_offsets and "original_start" in record and "original_end" in record:
+            start, end = record["original_start"], record["original_end"]
         subtype = record.get("subtype")
         if not isinstance(doc, str) or not (subtype is None or isinstance(subtype, str)):
             raise FormatError(path, '"doc" and "subtype" must be strings', number)
