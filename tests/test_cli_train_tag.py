@@ -351,3 +351,19 @@ def test_evaluate_refuses_predictions_made_on_another_text(tmp_path, capsys):
     capsys.readouterr()
     assert main(["evaluate", str(tmp_path / "gold.xml"), str(tmp_path / "pred.xml")]) == 2
     assert f"the text of document {docs[1].id} differs" in capsys.readouterr().err
+
+
+def test_a_span_file_is_no_corpus_and_synth_writes_none(tmp_path, capsys):
+    """synth --format jsonl wrote spans without their notes, and stats read such a file as one
+    plain-text note of JSON."""
+    import subprocess
+    import sys
+    spans = tmp_path / "p.jsonl"
+    spans.write_text('{"doc": "a", "start": 0, "end": 3, "type": "DATE"}\n')
+    assert main(["stats", str(spans)]) == 2
+    assert "not a corpus" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["synth", "--records", "2", "--out", str(tmp_path / "s.jsonl"), "--format", "jsonl"])
+    assert not (tmp_path / "s.jsonl").exists()
+    ran = subprocess.run([sys.executable, "-m", "itdeid", "--version"], capture_output=True, text=True)
+    assert ran.returncode == 0 and ran.stdout.startswith("itdeid ")

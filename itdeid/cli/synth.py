@@ -18,11 +18,14 @@ def add_parser(subparsers):
                     "of them short ICU nursing progress notes instead.")
     p.add_argument("--records", type=int, default=200, help="number of records (default: 200)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
-    p.add_argument("--out", required=True, help="output file (i2b2-2006: one .xml file)")
+    p.add_argument("--out", required=True, help="output: one .xml file (i2b2-2006), a folder of "
+                   "one .xml a record (i2b2-2014), or OUT and OUT's -phi.phrase file beside it "
+                   "(physionet)")
     p.add_argument("--nursing-share", type=float, default=0.0, metavar="F",
                    help="share of records written as ICU nursing progress notes, 0 to 1 "
                         "(default: 0, discharge summaries only)")
-    p.add_argument("--format", choices=WRITE_FORMATS, default="i2b2-2006",
+    # JSON Lines holds spans without their text: no corpus (a synthetic one is all text)
+    p.add_argument("--format", choices=[f for f in WRITE_FORMATS if f != "jsonl"], default="i2b2-2006",
                    help="output format (default: i2b2-2006)")
     p.set_defaults(run=run)
 

@@ -28,8 +28,12 @@ _WRITERS = {"i2b2-2006": write_i2b2_2006, "i2b2-2014": write_i2b2_2014,
 
 def read_corpus(path, format: str = "auto") -> list[Document]:
     """The documents at ``path`` in ``format`` (one of :data:`READ_FORMATS`; ``auto``:
-    :func:`detect_format`)."""
+    :func:`detect_format`). A ``.jsonl`` file is refused unless ``format`` is given: it is a span
+    file, offsets without the notes' text, and read as plain text it was one note of JSON."""
     if format == "auto":
+        if Path(path).is_file() and Path(path).suffix.lower() == ".jsonl":
+            raise FormatError(path, "a JSON Lines span file holds offsets, not the notes' text: not "
+                                    "a corpus (itdeid evaluate reads it as predictions)")
         format = detect_format(path)
     if format not in _READERS:
         raise FormatError(path, f"unknown format {format!r}; expected one of {', '.join(READ_FORMATS)}")
