@@ -15,11 +15,10 @@ from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from itdeid.document import LABELS, Document, Span
+from itdeid.document import Document, Span
 from itdeid.evaluate import evaluate
-from itdeid.featurize import TokenizedDocument, tokenize_document
+from itdeid.featurize import TokenizedDocument, note_spans, tokenize_document
 from itdeid.folds import group_folds  # noqa: F401 (the outer folds; re-exported)
-from itdeid.spans import labels_to_spans
 
 
 @dataclass
@@ -68,7 +67,7 @@ def crossval(documents: Sequence[Document], make_model: Callable[[], object], fo
         model = make_model().fit_tokenized(train)
         fold_predictions = {}
         for td, codes in zip(test, model.predict_tokenized(test)):
-            spans = labels_to_spans(td.document.text, td.tokens, [LABELS[c] for c in codes])
+            spans = note_spans(td, codes)
             fold_predictions[td.document.id] = spans
         predictions.update(fold_predictions)
         fold_scores = evaluate([documents[i] for i in test_idx], fold_predictions)

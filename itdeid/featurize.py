@@ -74,18 +74,18 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from itdeid.casing import CASING_COLUMNS, casing_columns
-from itdeid.document import LABELS, PHI_CLASSES, Document
+from itdeid.document import LABELS, PHI_CLASSES, Document, Span
 from itdeid.guarded import Template, lowered_ascii
 from itdeid.folds import group_key
 from itdeid.languages import LANGUAGE_COLUMNS, language_values
 from itdeid.lexicon import LEXICON_COLUMNS, MIN_COUNT, Lexicon, fold_lexicons, lexicon_columns, neighbours
 from itdeid.lexicon import N_CLASSES as LEXICON_CLASSES
-from itdeid.lookalikes import plain_punctuation
+from itdeid.model_text import model_text, to_model, to_note
 from itdeid.measures import FLAGGED, clock_templates, measure_templates
 from itdeid.name_shape import name_shape
 from itdeid.spelling import SPELLING_COLUMNS, spelling_columns
 from itdeid.resources import load_json, load_table, load_wordlist
-from itdeid.spans import token_labels
+from itdeid.spans import labels_to_spans, token_labels
 from itdeid.structure import Structure, analyze
 from itdeid.tokens import Token, tokenize
 from itdeid.triggers import TriggerLists
@@ -129,6 +129,10 @@ class TokenizedDocument:
     words: list[str]
     structure: Structure
     labels: np.ndarray | None = None
+    #: Where each character of ``document.text`` begins in the note it was read from, when the
+    #: model reads it with characters left out or composed (:func:`itdeid.model_text.model_text`);
+    #: None when offsets are the note's own.
+    starts: np.ndarray | None = None
     cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __len__(self):
@@ -139,13 +143,14 @@ def tokenize_document(document: Document, gold: bool = True) -> TokenizedDocumen
     """Tokenize a document; with ``gold``, split tokens at its span edges and label them.
 
     Splitting at gold edges only happens at training and evaluation time; at tagging time the
-    text's own tokens are used. The text is read with ASCII punctuation for its typographic
-    look-alikes (:mod:`itdeid.lookalikes`; ``TokenizedDocument.document`` is then a copy with
-    that text, of the same length, so spans found on it fit the original).
+    text's own tokens are used. The text is the one the model reads (:mod:`itdeid.model_text`:
+    look-alikes as ASCII, invisible characters left out, accents composed);
+    ``TokenizedDocument.document`` is then a copy with that text and its spans, and ``starts``
+    maps offsets back to the note where they differ (:func:`note_spans`).
     """
-    plain = plain_punctuation(document.text)
-    if plain is not document.text:
-        document = dataclasses.replace(document, text=plain)
+    text, starts = model_text(document.text)
+    if text is not document.text:
+        document = dataclasses.replace(document, text=text, spans=to_model(document.spans, starts))
     if gold and document.spans:
         document.check_spans()   # a span past the text or two overlapping would mislabel tokens
         edges = [x for span in document.spans for x in (span.start, span.end)]
@@ -156,7 +161,13 @@ def tokenize_document(document: Document, gold: bool = True) -> TokenizedDocumen
     if gold:
         labels = np.array([LABEL_CODE[x] for x in token_labels(tokens, document.spans)], dtype=np.int8)
     words = [t.text.lower() for t in tokens]
-    return TokenizedDocument(document, tokens, words, analyze(document.text, tokens), labels)
+    return TokenizedDocument(document, tokens, words, analyze(document.text, tokens), labels, starts)
+
+
+def note_spans(td: TokenizedDocument, codes) -> list[Span]:
+    """The PHI spans of label ``codes`` of ``td``'s tokens, at offsets into the note it was read
+    from (whole tokens, the span rules of :func:`itdeid.spans.labels_to_spans`)."""
+    return to_note(labels_to_spans(td.document.text, td.tokens, [LABELS[c] for c in codes]), td.starts)
 
 
 # ------------------------------------------------------------------------------------------

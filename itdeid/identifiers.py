@@ -25,7 +25,7 @@ import numpy as np
 
 from itdeid.document import LABELS, Span
 from itdeid.guarded import Template, lowered_ascii
-from itdeid.lookalikes import plain_punctuation
+from itdeid.model_text import model_text, to_note
 from itdeid.resources import load_json
 
 LABEL_CODE = {label: i for i, label in enumerate(LABELS)}
@@ -40,14 +40,17 @@ def identifier_templates() -> tuple[tuple[str, str, Template], ...]:
 
 def identifier_spans(text: str) -> list[tuple[Span, str]]:
     """Every template match in ``text`` as (span of its PHI part, HIPAA kind), in text order;
-    ``text`` is read with ASCII for its typographic look-alikes (:mod:`itdeid.lookalikes`)."""
-    text = plain_punctuation(text)
+    ``text`` is read as the model reads it (:mod:`itdeid.model_text`), the spans given at its own
+    offsets."""
+    read, starts = model_text(text)
     found = []
-    lowered = lowered_ascii(text)
+    lowered = lowered_ascii(read)
     for kind, cls, pattern in identifier_templates():
-        for start, end in pattern.spans(text, lowered, group="phi"):
+        for start, end in pattern.spans(read, lowered, group="phi"):
             if end > start:
                 found.append((Span(start, end, cls), kind))
+    if starts is not None:
+        found = [(to_note([span], starts)[0], kind) for span, kind in found]
     return sorted(found, key=lambda x: (x[0].start, x[0].end))
 
 

@@ -33,7 +33,7 @@ from itdeid.context_pass import check_context_weight, context_names, stack_conte
 from itdeid.document import LABELS, Document, Span
 from itdeid.errors import ParameterError, UserError
 from itdeid.featurize import (GROUPS, CaseCounts, FeatureExtractor, TokenizedDocument,
-                              check_groups, set_previous, token_offsets, tokenize_document)
+                              check_groups, note_spans, set_previous, token_offsets, tokenize_document)
 from itdeid.identifiers import apply_identifiers
 from itdeid.folds import inner_split
 from itdeid.learners import Learner
@@ -44,7 +44,6 @@ from itdeid.feature_format import FEATURE_FORMAT, check_feature_format
 from itdeid.model_files import (checked_params, damaged, is_count, is_finite_number, model_part,
                                 read_model_state)
 from itdeid.model_out import check_kind
-from itdeid.spans import labels_to_spans
 from itdeid.triggers import TriggerLists
 
 MODEL_FORMAT = 1
@@ -57,8 +56,7 @@ def predict_spans(model, documents: Sequence[Document]) -> list[list[Span]]:
     """Predicted PHI spans of each document by any itdeid model with ``predict_tokenized`` (its
     ``predict``); gold spans, if any, are ignored."""
     docs = [tokenize_document(d, gold=False) for d in documents]
-    return [labels_to_spans(td.document.text, td.tokens, [LABELS[i] for i in codes])
-            for td, codes in zip(docs, model.predict_tokenized(docs))]
+    return [note_spans(td, codes) for td, codes in zip(docs, model.predict_tokenized(docs))]
 
 
 def labels_in_documents(y) -> None:

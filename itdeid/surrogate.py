@@ -94,7 +94,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from itdeid.document import PHI_CLASSES, Document, Span
-from itdeid.lookalikes import plain_punctuation
+from itdeid.model_text import model_text
 from itdeid.resources import load_json, load_table, load_wordlist
 
 logger = logging.getLogger("itdeid.surrogate")
@@ -628,9 +628,10 @@ class Surrogates:
             raise ValueError(f"PHI class must be one of {', '.join(PHI_CLASSES)}, got {cls!r}")
         if not any(c.isalnum() for c in original):
             return original     # whitespace or punctuation alone identifies no one
-        # read with ASCII separators, as the model reads it: '03∕14∕2019' is a date to shift,
-        # not digits to draw at random ('66∕79∕2018'), and 'Smith' keys one draw however spaced
-        original = plain_punctuation(original)
+        # read as the model reads it (ASCII separators, no invisible characters, accents
+        # composed): '03∕14∕2019' is a date to shift, not digits to draw at random
+        # ('66∕79∕2018'), and a decomposed 'Hélène' one name, not three pieces
+        original = model_text(original)[0]
         if _WEB_ADDRESS.search(original):
             # an email or URL keeps its form whatever class the model gave it (a name or a
             # town drawn for 'jsmith@partners.org' is no address)

@@ -52,7 +52,8 @@ NOTES = [
     # typographic look-alikes of '-', '/' and ' ' from pasted text (itdeid.lookalikes)
     ["Seen ", ("03\u221514\u22152019", "DATE", "date"), " and again ", ("2019\u201003\u201014", "DATE", "date"),
      " . SSN ", ("123\u201345\u20136789", "ID", "ssn"), " . Call ", ("617\u2011555\u20110143", "PHONE", "phone"),
-     " . Fax ", ("(617)\u00a0555\u20130199", "PHONE", "phone or fax"), " .\n"],
+     " . Fax ", ("(617)\u00a0555\u20130199", "PHONE", "phone or fax"), " . Seen ",
+     ("03/\u200b14/2019", "DATE", "date"), " , MRN ", ("0044\u00ad17392", "ID", "medical record number"), " .\n"],
 ]
 
 #: Text with no PHI at all that the templates must not touch.

@@ -1,0 +1,52 @@
+"""The text the model reads (itdeid.model_text): look-alikes as ASCII one for one, invisible
+characters left out and accents composed, with spans mapped back to the note's own offsets."""
+import unicodedata
+
+from itdeid.document import Document, Span
+from itdeid.featurize import note_spans, tokenize_document
+from itdeid.model_text import model_text, plain_punctuation, to_model, to_note
+from itdeid.surrogate import Surrogates
+
+
+def test_look_alikes_are_read_one_character_for_one():
+    text = "Seen 03\u221514\u22152019, SSN 123\u201345\u20136789,\u00a0Dr\u2009Ames \u2014 ok"
+    plain = plain_punctuation(text)
+    assert len(plain) == len(text)
+    assert plain == "Seen 03/14/2019, SSN 123-45-6789, Dr Ames - ok"
+    assert model_text(text) == (plain, None)
+    ascii_text = "plain ASCII note"
+    assert plain_punctuation(ascii_text) is ascii_text and model_text(ascii_text) == (ascii_text, None)
+
+
+def test_invisible_characters_are_left_out_and_accents_composed():
+    text = "Admitted 03/\u200b14/2019 by H" + unicodedata.normalize("NFD", "élène") + "\u00ad."
+    read, starts = model_text(text)
+    assert read == "Admitted 03/14/2019 by Hélène."
+    assert len(starts) == len(read) + 1 and starts[-1] == len(text)
+    date = Span(read.index("03"), read.index("03") + 10, "DATE")
+    name = Span(read.index("Hél"), read.index("Hél") + 6, "PATIENT")
+    back = to_note([date, name], starts)
+    assert text[back[0].start:back[0].end] == "03/\u200b14/2019"
+    assert unicodedata.normalize("NFC", text[back[1].start:back[1].end]).rstrip("\u00ad") == "Hélène"
+    assert to_model(back, starts) == [date, name]
+
+
+def test_tokens_are_read_whole_and_spans_come_back_at_the_notes_offsets():
+    text = "Admitted 2019\u201003\u201014 , again 03/\u200b14/2019 ."
+    first, second = (text.index("2019"), text.index("2019") + 10), (text.index("03/"), text.index("03/") + 11)
+    doc = Document("d", text, [Span(*first, "DATE"), Span(*second, "DATE")])
+    td = tokenize_document(doc)
+    assert td.document.text == "Admitted 2019-03-14 , again 03/14/2019 ."
+    assert [t.text for t in td.tokens] == ["Admitted", "2019-03-14", ",", "again", "03/14/2019", "."]
+    assert td.labels.tolist() == [0, 5, 0, 0, 5, 0]
+    spans = note_spans(td, td.labels)
+    assert [(s.start, s.end) for s in spans] == [first, second]
+
+
+def test_surrogate_dates_and_names_are_read_as_the_model_reads_them():
+    surrogates = Surrogates(b"k" * 32)
+    assert surrogates.surrogate("p", "DATE", "03\u221514\u22152019") == surrogates.surrogate("p", "DATE", "03/14/2019")
+    assert surrogates.surrogate("p", "DATE", "March\u00a014,\u00a02019") == surrogates.surrogate(
+        "p", "DATE", "March 14, 2019")
+    assert surrogates.surrogate("p", "PATIENT", unicodedata.normalize("NFD", "Hélène Müller")) == \
+        surrogates.surrogate("p", "PATIENT", "Hélène Müller")
