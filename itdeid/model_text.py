@@ -43,8 +43,13 @@ LOOKALIKES = str.maketrans({**dict.fromkeys(_DASHES, "-"), **dict.fromkeys(_SLAS
                             **dict.fromkeys(_SPACES, " ")})
 #: Characters that show nothing (Unicode's default-ignorable ones that occur in pasted text).
 INVISIBLE = "\u00ad\u034f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufe00-\ufe0f\ufeff"
-#: A character the text read leaves out or composes: an invisible one or a combining mark.
-_NOT_ONE_FOR_ONE = re.compile(f"[{INVISIBLE}\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
+#: Blocks of combining marks: Latin, Cyrillic, Hebrew and Arabic accents and points,
+#: Devanagari signs, and the general combining blocks.
+_MARKS = ("\u0300-\u036f\u0483-\u0489\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u0900-\u0903"
+          "\u093a-\u094f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f")
+#: A character the text read leaves out or composes: an invisible one or a combining mark (a
+#: note without one, nearly all, is passed by one scan of the engine).
+_NOT_ONE_FOR_ONE = re.compile(f"[{INVISIBLE}{_MARKS}]")
 _INVISIBLE = re.compile(f"[{INVISIBLE}]")
 
 
@@ -70,7 +75,7 @@ def model_text(text: str) -> tuple[str, np.ndarray | None]:
     for k, char in enumerate(plain):
         if _INVISIBLE.match(char):
             continue                          # it belongs to the character before it
-        if unicodedata.combining(char) and chars:
+        if chars and unicodedata.category(char) in ("Mn", "Mc", "Me"):
             composed = unicodedata.normalize("NFC", chars[-1] + char)
             if len(composed) == 1:            # 'e' + U+0301 -> 'é'; else the mark is left out
                 chars[-1] = composed

@@ -3,19 +3,15 @@
 - ``token_labels(tokens, spans)``: the class of the span each token lies in, else ``NONE``.
 - ``labels_to_spans(text, tokens, labels)``: runs of tokens with the same PHI label, joined
   when only spaces/tabs (no line break) separate them, become one span (one of punctuation
-  alone, with no letter or digit, is dropped: it identifies no one); a span that ends (or
-  starts) at an invisible character inside a word takes in the rest of the word.
+  alone, with no letter or digit, is dropped: it identifies no one).
 
-Invisible characters (:data:`JOINERS`: soft hyphen, zero-width space and joiners, word joiner,
-a byte-order mark inside the text) and combining marks (the accent of a decomposed, NFD,
-'García') split a word into tokens for the tokenizer but not for a reader: "Sm\u200bith" reads as Smith. The trees judge the pieces apart and may tag one of them
-only, and a released note would keep the other ("[**PATIENT**]ith"). So a PHI span's word is
-taken whole across them, whatever tagged it.
+Invisible characters and the combining accents of decomposed text, which split a word into
+tokens for the tokenizer but not for a reader, never reach these functions: the model reads a
+note without them (:mod:`itdeid.model_text`), and its spans are mapped back onto the note.
 """
 from __future__ import annotations
 
 import re
-import unicodedata
 from bisect import bisect_right
 from typing import Sequence
 
@@ -54,64 +50,11 @@ def token_labels(tokens: Sequence[Token], spans: Sequence[Span]) -> list[str]:
 
 #: What marks a word as an email or web address.
 _WEB_WORD = re.compile(r"@|://|www\.", re.IGNORECASE)
-#: Characters that are invisible inside a word (see the module docstring).
-JOINERS = frozenset("\u00ad\u200b\u200c\u200d\u2060\ufeff")
-#: Any of them, or a combining mark (the accent of a decomposed 'i\u0301', which the tokenizer
-#: splits off): a note without one (nearly all) is passed by one scan of the engine.
-_ANY_JOINER = re.compile("[" + "".join(sorted(JOINERS)) + "\u0300-\u036f\u0483-\u0489\u0591-\u05c7"
-                         "\u0610-\u061a\u064b-\u065f\u0900-\u0903\u093a-\u094f\u1ab0-\u1aff"
-                         "\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
-
-
-def _joins(char: str) -> bool:
-    """Whether ``char`` sits inside a word without ending it: a joiner or a combining mark."""
-    return char in JOINERS or unicodedata.category(char) in ("Mn", "Mc", "Me")
-
-
-def _across_joiners(text: str, start: int, end: int, lower: int, upper: int) -> tuple[int, int]:
-    """``start``-``end`` grown over invisible characters and the letters or digits beyond
-    them, within ``lower``-``upper``."""
-    while True:
-        k = end
-        while k < upper and _joins(text[k]):
-            k += 1
-        if k == end and not (end > start and _joins(text[end - 1])):
-            break
-        m = k
-        while m < upper and text[m].isalnum():
-            m += 1
-        if m == k:
-            break
-        end = m
-    while True:
-        k = start
-        while k > lower and _joins(text[k - 1]):
-            k -= 1
-        if k == start and not (start < end and _joins(text[start])):
-            break
-        m = k
-        while m > lower and text[m - 1].isalnum():
-            m -= 1
-        if m == k:
-            break
-        start = m
-    return start, end
-
-
 def labels_to_spans(text: str, tokens: Sequence[Token], labels: Sequence[str]) -> list[Span]:
     # a span of punctuation alone (the comma of 'Springfield, IL', a stray bracket) identifies
     # no one, and as a marker of its own it only garbles the released text
-    spans = _web_addresses_whole(text, [s for s in _label_spans(text, tokens, labels)
-                                        if LETTER_OR_DIGIT.search(text, s.start, s.end)])
-    if not spans or not _ANY_JOINER.search(text):
-        return spans
-    grown = []
-    for i, span in enumerate(spans):
-        lower = grown[-1].end if grown else 0
-        upper = spans[i + 1].start if i + 1 < len(spans) else len(text)
-        start, end = _across_joiners(text, span.start, span.end, lower, upper)
-        grown.append(Span(start, end, span.type))
-    return grown
+    return _web_addresses_whole(text, [s for s in _label_spans(text, tokens, labels)
+                                       if LETTER_OR_DIGIT.search(text, s.start, s.end)])
 
 
 def _web_addresses_whole(text: str, spans: list[Span]) -> list[Span]:

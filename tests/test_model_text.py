@@ -2,6 +2,8 @@
 characters left out and accents composed, with spans mapped back to the note's own offsets."""
 import unicodedata
 
+import pytest
+
 from itdeid.document import Document, Span
 from itdeid.featurize import note_spans, tokenize_document
 from itdeid.model_text import model_text, plain_punctuation, to_model, to_note
@@ -50,3 +52,24 @@ def test_surrogate_dates_and_names_are_read_as_the_model_reads_them():
         "p", "DATE", "March 14, 2019")
     assert surrogates.surrogate("p", "PATIENT", unicodedata.normalize("NFD", "Hélène Müller")) == \
         surrogates.surrogate("p", "PATIENT", "Hélène Müller")
+
+
+@pytest.mark.parametrize("joiner", ["\u200b", "\u00ad", "\u200c", "\u2060", "\ufeff"])
+def test_a_word_split_by_an_invisible_character_is_one_token_and_one_span(joiner):
+    """'Sm<ZWSP>ith' reads as Smith: tagging one piece once released the other ('[**PATIENT**]ith')."""
+    text = f"Pt John Sm{joiner}ith and Dr. Lind{joiner}qvist{joiner} ok {joiner}"
+    td = tokenize_document(Document("d", text, []), gold=False)
+    words = [t.text for t in td.tokens]
+    assert words == ["Pt", "John", "Smith", "and", "Dr", ".", "Lindqvist", "ok"]
+    codes = [1 if w in ("John", "Smith") else 2 if w == "Lindqvist" else 0 for w in words]
+    spans = note_spans(td, codes)
+    assert [text[s.start:s.end] for s in spans] == [f"John Sm{joiner}ith", f"Lind{joiner}qvist{joiner}"]
+
+
+@pytest.mark.parametrize("script", ["García", "Ivanović", "Zoë", "Łukasz"])
+def test_a_decomposed_word_is_one_token_and_its_span_keeps_its_accents(script):
+    text = unicodedata.normalize("NFD", f"Pt {script} seen")
+    td = tokenize_document(Document("d", text, []), gold=False)
+    assert [t.text for t in td.tokens] == ["Pt", unicodedata.normalize("NFC", script), "seen"]
+    (span,) = note_spans(td, [0, 1, 0])
+    assert text[span.start:span.end] == unicodedata.normalize("NFD", script)
