@@ -53,8 +53,25 @@ _WEB_WORD = re.compile(r"@|://|www\.", re.IGNORECASE)
 def labels_to_spans(text: str, tokens: Sequence[Token], labels: Sequence[str]) -> list[Span]:
     # a span of punctuation alone (the comma of 'Springfield, IL', a stray bracket) identifies
     # no one, and as a marker of its own it only garbles the released text
-    return _web_addresses_whole(text, [s for s in _label_spans(text, tokens, labels)
+    return _web_addresses_whole(text, [_without_sentence_punctuation(text, s)
+                                       for s in _label_spans(text, tokens, labels)
                                        if LETTER_OR_DIGIT.search(text, s.start, s.end)])
+
+
+#: Punctuation of the sentence around a PHI phrase, which carries no PHI: a redaction marker
+#: that swallowed it garbled the text ('Dr. [**DOCTOR**] Monday.' for 'Dr. Yamamoto, Monday.'),
+#: where a surrogate kept it. Its effect on the scores: experiments/README.md, session 24.
+SENTENCE_PUNCTUATION = " \t.,;:!?"
+
+
+def _without_sentence_punctuation(text: str, span: Span) -> Span:
+    """``span`` without the sentence punctuation at its ends (it holds a letter or digit)."""
+    start, end = span.start, span.end
+    while text[end - 1] in SENTENCE_PUNCTUATION:
+        end -= 1
+    while text[start] in SENTENCE_PUNCTUATION:
+        start += 1
+    return span if (start, end) == (span.start, span.end) else Span(start, end, span.type, span.subtype)
 
 
 def _web_addresses_whole(text: str, spans: list[Span]) -> list[Span]:

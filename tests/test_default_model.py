@@ -102,3 +102,13 @@ def test_default_model_tags_empty_notes_and_no_notes():
     model = load_model(default_model_dir())
     assert model.predict([Document("a", ""), Document("b", " \n ")]) == [[], []]
     assert model.predict([]) == []
+
+
+def test_readme_python_api_example_runs_and_redacts(capsys):
+    """README's 'Python API' block, run as written."""
+    import re
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"## Python API.*?```python\n(.*?)```", readme, re.S).group(1)
+    exec(compile(block, "README.md", "exec"), {})
+    printed = capsys.readouterr().out
+    assert "[**DOCTOR**]" in printed and "Walker" not in printed and "3/4/2003" not in printed
