@@ -11,11 +11,14 @@ xml        ``.xml``                   i2b2 2006 XML of the note: the **original*
                                       ``<PHI TYPE="..">`` element a span (for review, or to read
                                       back with :func:`itdeid.formats.read_i2b2_2006`).
 jsonl      ``.jsonl``                 the spans, ``{"doc", "start", "end", "type"}`` a line
+                                      and ``text_length``, the note's length, which evaluation
+                                      checks against the gold note's
                                       (:func:`itdeid.formats.read_jsonl_spans` reads it).
 redact     ``.txt``,                  the text with each span replaced by ``[**CLASS**]``. Its
            ``.redact.jsonl``          offsets differ from the original's, so the sidecar maps each
                                       replacement: ``start``/``end`` in the redacted text, its
-                                      ``type``, and ``original_start``/``original_end``; it holds
+                                      ``type``, and ``original_start``/``original_end``
+                                      (``original_length``: the note's length); it holds
                                       no original text, and is itself a span file of the redacted
                                       text for ``read_jsonl_spans``.
 surrogate  ``.txt``                   the text with realistic surrogates
@@ -88,7 +91,7 @@ def redact(document: Document) -> tuple[str, bytes]:
         marker = f"[**{span.type}**]"
         start = length + len(before)
         record = span_record(document.id, Span(start, start + len(marker), span.type, span.subtype))
-        record.update(original_start=span.start, original_end=span.end)
+        record.update(original_start=span.start, original_end=span.end, original_length=len(document.text))
         records.append(json.dumps(record) + "\n")
         pieces += [before, marker]
         length = start + len(marker)

@@ -362,6 +362,9 @@ def test_a_span_file_is_no_corpus_and_synth_writes_none(tmp_path, capsys):
     spans.write_text('{"doc": "a", "start": 0, "end": 3, "type": "DATE"}\n')
     assert main(["stats", str(spans)]) == 2
     assert "not a corpus" in capsys.readouterr().err
+    (tmp_path / "n.ann").write_text("T1\tDATE 0 3\tabc\n")
+    assert main(["evaluate", str(tmp_path / "n.ann"), str(spans)]) == 2
+    assert "BRAT .ann files are written for review" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["synth", "--records", "2", "--out", str(tmp_path / "s.jsonl"), "--format", "jsonl"])
     assert not (tmp_path / "s.jsonl").exists()

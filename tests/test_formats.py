@@ -645,7 +645,8 @@ def test_jsonl_round_trip(tmp_path):
     path = tmp_path / "pred.jsonl"
     write_jsonl_spans(documents, path)
     first = json.loads(path.read_text().splitlines()[0])
-    assert first == {"doc": "1-5", "start": 3, "end": 5, "type": "DOCTOR", "subtype": "HCPName"}
+    assert first == {"doc": "1-5", "start": 3, "end": 5, "type": "DOCTOR", "subtype": "HCPName",
+                     "text_length": 12}
     spans = read_jsonl_spans(path)
     assert list(spans) == ["1-5", "2"]
     assert [(s.start, s.end, s.type, s.subtype) for s in spans["1-5"]] == [
@@ -654,6 +655,11 @@ def test_jsonl_round_trip(tmp_path):
     assert read_spans(path) == spans
     write_corpus(documents, tmp_path / "again.jsonl", "jsonl")
     assert (tmp_path / "again.jsonl").read_bytes() == path.read_bytes()
+    # spans made on another text of the note (CRLF line ends where the gold has LF) are refused
+    crlf = [Document("1-5", "Dr Bo\r\non 3/4", documents[0].spans)]
+    with pytest.raises(FormatError, match="made on a text of 12 characters, and the gold note has 13"):
+        read_spans(path, gold=crlf)
+    assert read_spans(path, gold=documents) == spans
 
 
 @pytest.mark.parametrize("line, expected", [

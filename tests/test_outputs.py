@@ -30,11 +30,11 @@ def test_redact_and_sidecar(doc):
     records = [json.loads(line) for line in files[".redact.jsonl"].decode("utf-8").splitlines()]
     assert records == [
         {"doc": "n1", "start": 3, "end": 16, "type": "PATIENT",
-         "original_start": 3, "original_end": 10},
+         "original_start": 3, "original_end": 10, "original_length": len(TEXT)},
         {"doc": "n1", "start": 22, "end": 32, "type": "DATE",
-         "original_start": 16, "original_end": 26},
+         "original_start": 16, "original_end": 26, "original_length": len(TEXT)},
         {"doc": "n1", "start": 40, "end": 52, "type": "DOCTOR",
-         "original_start": 34, "original_end": 36},
+         "original_start": 34, "original_end": 36, "original_length": len(TEXT)},
     ]
     for record in records:
         assert text[record["start"]:record["end"]] == f"[**{record['type']}**]"
@@ -50,10 +50,11 @@ def test_redact_sidecar_reads_as_spans_of_the_redacted_text(doc, tmp_path):
 
 def test_jsonl(doc):
     files = render(doc, list(reversed(SPANS)), "jsonl")
+    n = len(TEXT)
     assert files == {".jsonl": (
-        b'{"doc": "n1", "start": 3, "end": 10, "type": "PATIENT"}\n'
-        b'{"doc": "n1", "start": 16, "end": 26, "type": "DATE"}\n'
-        b'{"doc": "n1", "start": 34, "end": 36, "type": "DOCTOR"}\n')}
+        f'{{"doc": "n1", "start": 3, "end": 10, "type": "PATIENT", "text_length": {n}}}\n'
+        f'{{"doc": "n1", "start": 16, "end": 26, "type": "DATE", "text_length": {n}}}\n'
+        f'{{"doc": "n1", "start": 34, "end": 36, "type": "DOCTOR", "text_length": {n}}}\n').encode()}
 
 
 def test_brat_splits_spans_at_line_ends(doc):

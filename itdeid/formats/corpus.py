@@ -28,12 +28,18 @@ _WRITERS = {"i2b2-2006": write_i2b2_2006, "i2b2-2014": write_i2b2_2014,
 
 def read_corpus(path, format: str = "auto") -> list[Document]:
     """The documents at ``path`` in ``format`` (one of :data:`READ_FORMATS`; ``auto``:
-    :func:`detect_format`). A ``.jsonl`` file is refused unless ``format`` is given: it is a span
-    file, offsets without the notes' text, and read as plain text it was one note of JSON."""
-    if format == "auto":
-        if Path(path).is_file() and Path(path).suffix.lower() == ".jsonl":
+    :func:`detect_format`). A ``.jsonl`` or BRAT ``.ann`` file is refused unless ``format`` is
+    given: read as plain text it was one note of JSON or standoff lines (a span file holds
+    offsets without the notes' text; itdeid writes BRAT and does not read it)."""
+    if format == "auto" and Path(path).is_file():
+        suffix = Path(path).suffix.lower()
+        if suffix == ".jsonl":
             raise FormatError(path, "a JSON Lines span file holds offsets, not the notes' text: not "
                                     "a corpus (itdeid evaluate reads it as predictions)")
+        if suffix == ".ann":
+            raise FormatError(path, "BRAT .ann files are written for review (itdeid deid --format "
+                                    "brat), not read; score the --format jsonl output instead")
+    if format == "auto":
         format = detect_format(path)
     if format not in _READERS:
         raise FormatError(path, f"unknown format {format!r}; expected one of {', '.join(READ_FORMATS)}")
@@ -65,15 +71,18 @@ def read_spans(path, format: str = "auto", gold: Sequence[Document] = ()) -> dic
     must have the text of the ``gold`` documents of the same id: spans of another text (another
     version of the note, other line ends) would be scored at offsets that mean other words."""
     if format == "jsonl" or (format == "auto" and Path(path).suffix.lower() == ".jsonl"):
-        return read_jsonl_spans(path, original_offsets=True)
-    span_files = _span_files(path) if format in ("auto", "jsonl") else []
+        span_files = [Path(path)]
+    else:
+        span_files = _span_files(path) if format in ("auto", "jsonl") else []
     if span_files:
         spans: dict[str, list[Span]] = {}
         for file in span_files:
-            for doc_id, doc_spans in read_jsonl_spans(file, original_offsets=True).items():
+            lengths: dict[str, int] = {}
+            for doc_id, doc_spans in read_jsonl_spans(file, original_offsets=True, lengths=lengths).items():
                 if doc_id in spans:
                     raise FormatError(file, f"document {doc_id} has spans in another file of {path} too")
                 spans[doc_id] = doc_spans
+            _check_lengths(file, lengths, gold)
         return spans
     texts = {doc.id: doc.text for doc in gold}
     documents = read_corpus(path, format)
@@ -82,6 +91,18 @@ def read_spans(path, format: str = "auto", gold: Sequence[Document] = ()) -> dic
             raise FormatError(path, f"the text of document {doc.id} differs from the gold note's "
                                     "(predictions must be made on the same notes)")
     return {doc.id: doc.spans for doc in documents}
+
+
+def _check_lengths(path, lengths: dict[str, int], gold: Sequence[Document]) -> None:
+    """Spans whose file records the length of the note they index (itdeid writes it) must come
+    from a note of the gold note's length: the gold of an i2b2 2014 file with CRLF line ends is
+    read with LF (XML's rule), while ``itdeid deid`` keeps the .txt note's CRLF, so every span
+    after the first line end was scored one character further off per line, without a word."""
+    for doc in gold:
+        if doc.id in lengths and lengths[doc.id] != len(doc.text):
+            raise FormatError(path, f"the spans of document {doc.id} were made on a text of "
+                                    f"{lengths[doc.id]} characters, and the gold note has {len(doc.text)} "
+                                    "(another version, or other line ends: CRLF against LF?)")
 
 
 def _span_files(path) -> list[Path]:

@@ -14,13 +14,16 @@ from itdeid.formats.files import read_bytes
 _JSONL_KEYS = ("doc", "start", "end", "type")
 
 
-def read_jsonl_spans(path, original_offsets: bool = False) -> dict[str, list[Span]]:
+def read_jsonl_spans(path, original_offsets: bool = False,
+                     lengths: dict[str, int] | None = None) -> dict[str, list[Span]]:
     """Spans from JSON Lines ``{"doc": .., "start": .., "end": .., "type": ..}`` (other keys
     allowed; ``subtype`` is kept), keyed by document id in first-seen order, each list sorted,
     duplicates merged and overlaps dropped as the corpus readers do. Blank lines and a leading
     byte-order mark are skipped. With ``original_offsets``, a redact sidecar's records are read
     at their ``original_start``/``original_end`` (offsets into the original note, where gold
-    spans lie) rather than at their offsets into the redacted text."""
+    spans lie) rather than at their offsets into the redacted text. ``lengths``, when given,
+    receives each document's ``text_length`` (``original_length``), the length of the text the
+    offsets index, where the file records it."""
     data = read_bytes(path)
     try:
         lines = data.decode("utf-8-sig").split("\n")
@@ -38,8 +41,14 @@ def read_jsonl_spans(path, original_offsets: bool = False) -> dict[str, list[Spa
             raise FormatError(path, 'expected an object with "doc", "start", "end" and "type"',
                               number)
         doc, start, end, span_type = (record[key] for key in _JSONL_KEYS)
+        length_key = "text_length"
         if original_offsets and "original_start" in record and "original_end" in record:
             start, end = record["original_start"], record["original_end"]
+            length_key = "original_length"
+        if lengths is not None and length_key in record:
+            length = record[length_key]
+            if type(length) is not int or lengths.setdefault(doc, length) != length:
+                raise FormatError(path, f'"{length_key}" must be one integer a document', number)
         subtype = record.get("subtype")
         if not isinstance(doc, str) or not (subtype is None or isinstance(subtype, str)):
             raise FormatError(path, '"doc" and "subtype" must be strings', number)
@@ -65,7 +74,7 @@ def write_jsonl_spans(items: list[Document], path) -> None:
 def render_jsonl_spans(items: list[Document]) -> bytes:
     """The UTF-8 bytes :func:`write_jsonl_spans` writes, for callers that write the file
     themselves."""
-    lines = [json.dumps(span_record(doc.id, span)) + "\n"
+    lines = [json.dumps({**span_record(doc.id, span), "text_length": len(doc.text)}) + "\n"
              for doc in items for span in sorted(doc.spans)]
     return "".join(lines).encode("utf-8")
 
