@@ -853,3 +853,20 @@ def test_a_physionet_folder_says_it_skipped_other_files(physionet_small, caplog)
     with caplog.at_level("WARNING"):
         read_corpus(physionet_small)
     assert "1 other corpus files skipped" in caplog.text
+
+
+def test_physionet_file_in_utf8_is_warned_about(tmp_path, caplog):
+    """A hospital's own export in this layout, UTF-8: read as latin-1 (the format's encoding)
+    'café' came out as 'cafÃ©' without a word."""
+    path = tmp_path / "id.text"
+    path.write_bytes("START_OF_RECORD=1||||1||||\nPt had café au lait spots.\n||||END_OF_RECORD\n".encode("utf-8"))
+    with caplog.at_level(logging.WARNING, logger="itdeid.formats"):
+        read_physionet(path)
+    messages = [r.getMessage() for r in caplog.records]
+    assert any("bytes are UTF-8" in m and str(path) in m for m in messages)
+    assert not any("café" in m or "caf" in m.replace(str(path), "") for m in messages)
+    caplog.clear()
+    path.write_bytes("START_OF_RECORD=1||||1||||\nPt had café au lait spots.\n||||END_OF_RECORD\n".encode("latin-1"))
+    with caplog.at_level(logging.WARNING, logger="itdeid.formats"):
+        read_physionet(path)
+    assert not caplog.records

@@ -66,7 +66,21 @@ def _read_latin1(path) -> str:
     byte anywhere), which latin-1 would otherwise read as characters."""
     data = read_bytes(path)
     refuse_binary(data, path)
+    if not data.isascii() and _is_utf8(data):
+        # a hospital's own export in this layout is often UTF-8: read as latin-1 each accented
+        # letter became two characters ('cafÃ©') in the output, without a word
+        logger.warning("%s: its non-ASCII bytes are UTF-8, but PhysioNet files are read as latin-1 "
+                       "(offsets count bytes): each accented letter reads as two characters; "
+                       "convert the file to latin-1 (iconv -f utf-8 -t latin1)", path)
     return data.decode("latin-1")
+
+
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def read_physionet(text_path, phrase_path=None) -> list[Document]:
