@@ -447,9 +447,13 @@ class Evaluation:
         return self.format()
 
     def write_json(self, path) -> None:
+        """All scores as JSON in ``path`` (its folder created, as the other commands' outputs)."""
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
         Path(path).write_text(json.dumps(self.to_dict(), indent=2) + "\n", encoding="utf-8")
 
     def write_csv(self, path) -> None:
+        """The score table as CSV in ``path`` (its folder created)."""
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
         self.to_frame().to_csv(path, index=False)
 
 

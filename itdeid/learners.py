@@ -351,8 +351,10 @@ def _unpacked(path: Path) -> bytearray:
         packed = path.read_bytes()
         unpack = zlib.decompressobj(wbits=31)          # gzip framing
         raw = unpack.decompress(packed, MAX_LEARNER_BYTES + 1)
-    except (OSError, zlib.error) as error:
-        raise UserError(f"{path}: not a readable compressed model ({type(error).__name__})") from None
+    except OSError as error:
+        raise UserError(f"{path}: cannot read ({error.strerror or type(error).__name__})") from None
+    except zlib.error:
+        raise UserError(f"{path}: not a readable compressed model (damaged gzip data)") from None
     if len(raw) > MAX_LEARNER_BYTES or unpack.unconsumed_tail:
         raise UserError(f"{path}: unpacks to more than {MAX_LEARNER_BYTES >> 20} MiB; not a model file")
     if not unpack.eof:

@@ -1112,3 +1112,13 @@ def test_deid_span_outputs_read_back_as_predictions(tmp_path, model_dir):
     one = next((tmp_path / "j").rglob("*.jsonl"))
     one.write_bytes(b"\xef\xbb\xbf" + one.read_bytes())      # a BOM, as Windows tools write
     assert read_spans(one)
+
+
+def test_a_note_xml_cannot_hold_fails_naming_the_input_once(tmp_path, model_dir, capsys):
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.txt").write_text("Seen by Dr. Walker\fon 3/4/2003 .\n")
+    assert deid(tmp_path / "in", "--out", tmp_path / "out", "--format", "xml", model=model_dir) == 1
+    err = capsys.readouterr().err
+    line = next(line for line in err.splitlines() if line.startswith("failed:"))
+    assert line == (f"failed: {tmp_path / 'in' / 'a.txt'}: document a: character U+000C at offset 18 "
+                    "cannot be written in XML 1.0 (JSON Lines or BRAT output can hold it)")

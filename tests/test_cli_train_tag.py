@@ -187,7 +187,7 @@ def test_tag_cuts_a_long_note_and_shows_progress_in_a_log(tmp_path, monkeypatch,
     assert sum((s.start, s.end) in gold for s in spans) / len(spans) > 0.8
 
 
-def test_train_with_synthetic_records_chooses_the_threshold_on_the_corpus_alone(tmp_path, monkeypatch):
+def test_train_with_synthetic_records_chooses_the_threshold_on_the_corpus_alone(tmp_path, monkeypatch, capsys):
     from itdeid.ensemble import InnerEnsemble
     seen = {}
     original = InnerEnsemble.fit_tokenized
@@ -205,8 +205,10 @@ def test_train_with_synthetic_records_chooses_the_threshold_on_the_corpus_alone(
     assert all(i.startswith("synthetic:") for i in seen["ids"][12:])
     member = json.loads((tmp_path / "m" / "member-0" / "model.json").read_text())
     assert member["params"]["two_step"] is True
+    capsys.readouterr()
     assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "x"), "--members", "0",
                  "--synthetic", "4"]) == 2
+    assert "--synthetic needs the ensemble (--members 2 or more)" in capsys.readouterr().err
     assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "x"),
                  "--synthetic", "4", "--synthetic-nursing", "1.5"]) == 2
 

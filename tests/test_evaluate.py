@@ -288,3 +288,14 @@ def test_per_class_instances_have_their_own_precision():
     rows = evaluate(gold, predicted).per_class()
     assert rows["PATIENT"]["instances"] == {"p": 0.5, "r": 1.0, "f": 2 / 3, "tp": 1, "n_pred": 2, "n_gold": 1}
     assert rows["DATE"]["instances"]["r"] == 0.0 and rows["DATE"]["instances"]["n_pred"] == 0
+
+
+def test_score_files_are_written_into_a_new_folder(tmp_path):
+    """`evaluate --json nd/e.json` failed on the missing folder that tag and synth create."""
+    from itdeid.document import Document, Span
+    from itdeid.evaluate import evaluate
+    gold = [Document("a", "Dr Bo", [Span(3, 5, "DOCTOR")])]
+    scores = evaluate(gold, {"a": [Span(3, 5, "DOCTOR")]})
+    scores.write_json(tmp_path / "new" / "e.json")
+    scores.write_csv(tmp_path / "new2" / "e.csv")
+    assert (tmp_path / "new" / "e.json").is_file() and (tmp_path / "new2" / "e.csv").is_file()

@@ -167,7 +167,8 @@ def _prepare_out(out: Path, force: bool) -> None:
         except OSError as error:
             raise UserError(f"cannot read --out {out}: {error.strerror}") from None
         if others:
-            raise UserError(f"--out {out} holds {others} entries that no itdeid run wrote (no "
+            raise UserError(f"--out {out} holds {others} "
+                            + ("entry" if others == 1 else "entries") + " that no itdeid run wrote (no "
                             f"{MANIFEST_NAME}): give a new or empty folder, or --force to write "
                             "into it (outputs replace files of the same names)")
     try:

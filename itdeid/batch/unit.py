@@ -116,7 +116,7 @@ def _format_reason(error, unit: Unit) -> str:
     """A FormatError's message without the input path the report already names (kept where
     the error is about another file, such as a zip member or a PhysioNet phrase file)."""
     message = str(error)
-    if error.path != unit.path:
+    if error.path not in (unit.path, unit.rel):    # the writers name the note by its relative path
         return message
     message = message.removeprefix(f"{error.path}:")
     if error.line is not None:

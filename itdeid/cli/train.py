@@ -226,9 +226,11 @@ def run(args):
         args.resubstitutions = 0 if args.system or single_context else MEMBER["resubstitutions"]
     if args.synthetic is None:
         args.synthetic = RECIPE["synthetic"] if args.members else 0
-    if args.synthetic < 0 or (args.synthetic and not args.members):
-        raise UserError("--synthetic needs a count of 0 or more, and --members (the ensemble "
-                        "chooses its threshold on the corpus's own notes)")
+    if args.synthetic < 0:
+        raise UserError(f"--synthetic needs a count of 0 or more, got {args.synthetic}")
+    if args.synthetic and not args.members:
+        raise UserError("--synthetic needs the ensemble (--members 2 or more): it chooses its "
+                        "threshold on the corpus's own notes, not on the synthetic ones")
     if not args.synthetic:
         _refuse_unread(given, ("synthetic_nursing",), "it shapes the synthetic records of --synthetic N")
     if not 0 <= args.synthetic_nursing <= 1:
