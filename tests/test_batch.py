@@ -1112,6 +1112,11 @@ def test_deid_span_outputs_read_back_as_predictions(tmp_path, model_dir):
     one = next((tmp_path / "j").rglob("*.jsonl"))
     one.write_bytes(b"\xef\xbb\xbf" + one.read_bytes())      # a BOM, as Windows tools write
     assert read_spans(one)
+    # and the --format xml folder: one i2b2 2006 file a note (read as 2014 before, and refused)
+    assert deid(tmp_path / "in", "--out", tmp_path / "x", "--format", "xml", model=model_dir) == 0
+    from_xml = read_spans(tmp_path / "x")
+    assert {k: [(s.start, s.end, s.type) for s in v] for k, v in from_xml.items() if v} == \
+        {k: [(s.start, s.end, s.type) for s in v] for k, v in from_jsonl.items()}
 
 
 def test_a_note_xml_cannot_hold_fails_naming_the_input_once(tmp_path, model_dir, capsys):

@@ -35,6 +35,15 @@ def _xml_root(head: bytes) -> str | None:
     return match.group(1).decode("ascii", "replace") if match else None
 
 
+def _sniffed_root(path: Path) -> str | None:
+    """The root element of the XML file ``path`` (None when unreadable or not XML)."""
+    try:
+        with open(path, "rb") as handle:
+            return _xml_root(handle.read(_SNIFF_BYTES))
+    except OSError:
+        return None
+
+
 def is_xml(path: Path) -> bool:
     """Whether an entry :func:`~itdeid.formats.files.walk_folder` found is an ``*.xml`` file
     (any case of the suffix): a note of an i2b2 2014 folder."""
@@ -53,7 +62,8 @@ def detect_format(path) -> str:
 
     A .zip or an XML file by its root element (``ROOT`` or ``deIdi2b2``); a folder holding
     ``id.text`` is PhysioNet, one holding ``*.xml`` files (at any depth, as the 2014 release
-    keeps its sets in subfolders) i2b2 2014, any other folder text; a file
+    keeps its sets in subfolders) i2b2 2014, or i2b2 2006 when the first is (as ``itdeid deid
+    --format xml`` writes them), any other folder text; a file
     named ``id.text`` or starting with ``START_OF_RECORD=`` is PhysioNet; any other file, or a
     glob pattern, is text.
     """
@@ -61,8 +71,11 @@ def detect_format(path) -> str:
     if path.is_dir():
         if (path / "id.text").is_file():
             return "physionet"
-        if xml_files(path):
-            return "i2b2-2014"
+        files = xml_files(path)
+        if files:
+            # one file a note either way: i2b2 2014's, or i2b2 2006's as itdeid deid --format
+            # xml writes them (a 2006 root element, ROOT, in the first)
+            return "i2b2-2006" if _sniffed_root(files[0]) == "ROOT" else "i2b2-2014"
         return "text"
     if not path.is_file():
         if not os.path.lexists(path):

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import logging
 import zipfile
+from pathlib import Path
 
 from itdeid.document import PHI_CLASSES, Document, Span
 from itdeid.errors import FormatError
 from itdeid.formats.common import atomic_write, check_spans, line_of, not_one_of, unique
+from itdeid.formats.detect import xml_files
 from itdeid.formats.files import read_bytes
 from itdeid.formats.safe_xml import XmlHandler, attribute, check_xml_text, escape_text, parse_xml
 from itdeid.formats.zips import zip_xml
@@ -88,7 +90,8 @@ def _repair_2006(data: bytes, path: str) -> bytes:
 
 
 def read_i2b2_2006(path) -> list[Document]:
-    """The records of an i2b2 2006 XML file, or of the one XML file in a .zip.
+    """The records of an i2b2 2006 XML file, of the one XML file in a .zip, or of the XML files of
+    a folder (at any depth).
 
     ``Document.id`` is the RECORD ID; ``Document.patient`` the optional PATIENT attribute, an
     itdeid extension that the i2b2 files do not have (their records are read with no patient,
@@ -96,6 +99,8 @@ def read_i2b2_2006(path) -> list[Document]:
     documents that have one (the synthetic corpus keeps its patient timelines this way); the text is the TEXT content with the PHI tags taken out,
     unescaped, every character kept (including the line ends around it and ``[ report_end ]``).
     """
+    if Path(path).is_dir():       # a folder of such files: what itdeid deid --format xml writes
+        return unique([doc for file in xml_files(path) for doc in read_i2b2_2006(file)], path)
     if zipfile.is_zipfile(path):
         members = zip_xml(path)
         if len(members) != 1:
