@@ -48,7 +48,7 @@ import numpy as np
 
 from itdeid.document import LABELS
 from itdeid.errors import UserError
-from itdeid.model_files import checked_params, model_part, read_json_file
+from itdeid.model_files import checked_params, is_finite_number, model_part, read_json_file
 from itdeid.plain_trees import PlainTrees
 
 LEARNERS = ("xgboost", "adaboost", "tree", "majority")
@@ -251,12 +251,10 @@ class Learner:
             return learner._load_two_step(Path(folder), meta, n_features)
         if "prior" in meta:
             prior = meta["prior"]
-            if not isinstance(prior, list) or not all(
-                    isinstance(v, (int, float)) and not isinstance(v, bool) for v in prior):
-                raise ValueError(f"the prior needs {N_LABELS} numbers")
-            learner.prior_ = np.array(prior, dtype=np.float64)
-            if learner.prior_.shape != (N_LABELS,) or not _is_distribution(learner.prior_[None, :]):
+            if not (isinstance(prior, list) and len(prior) == N_LABELS and all(map(is_finite_number, prior))
+                    and _is_distribution(np.array([prior], dtype=np.float64))):
                 raise ValueError(f"the prior needs {N_LABELS} numbers, at least 0, summing to 1")
+            learner.prior_ = np.array(prior, dtype=np.float64)
             learner.estimator_ = None
             return learner
         path = learner_path(folder, meta.get("file"))

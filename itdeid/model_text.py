@@ -53,14 +53,6 @@ _NOT_ONE_FOR_ONE = re.compile(f"[{INVISIBLE}{_MARKS}]")
 _INVISIBLE = re.compile(f"[{INVISIBLE}]")
 
 
-def plain_punctuation(text: str) -> str:
-    """``text`` with every look-alike of :data:`LOOKALIKES` replaced by its ASCII character; the
-    same length, so offsets carry over. ASCII text (most notes) is returned as it is."""
-    if text.isascii():
-        return text
-    return text.translate(LOOKALIKES)
-
-
 def model_text(text: str) -> tuple[str, np.ndarray | None]:
     """(the text the model reads, ``starts``): ``starts[k]`` is the offset in ``text`` where
     character ``k`` of the text read begins (one more entry, ``len(text)``, closes the last);
