@@ -65,13 +65,20 @@ SENTENCE_PUNCTUATION = " \t.,;:!?"
 
 
 def _without_sentence_punctuation(text: str, span: Span) -> Span:
-    """``span`` without the sentence punctuation at its ends (it holds a letter or digit)."""
+    """``span`` without the sentence punctuation at its ends (it holds a letter or digit); the
+    full stop of an initial ('John R.') is the initial's, as the gold has it."""
     start, end = span.start, span.end
-    while text[end - 1] in SENTENCE_PUNCTUATION:
+    while text[end - 1] in SENTENCE_PUNCTUATION and not _initial_stop(text, start, end):
         end -= 1
     while text[start] in SENTENCE_PUNCTUATION:
         start += 1
     return span if (start, end) == (span.start, span.end) else Span(start, end, span.type, span.subtype)
+
+
+def _initial_stop(text: str, start: int, end: int) -> bool:
+    """Whether ``text[end - 1]`` is the full stop of a one-letter word inside ``start``-``end``."""
+    return (text[end - 1] == "." and end - 2 >= start and text[end - 2].isalpha()
+            and (end - 3 < start or not text[end - 3].isalnum()))
 
 
 def _web_addresses_whole(text: str, spans: list[Span]) -> list[Span]:

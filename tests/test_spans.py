@@ -115,4 +115,4 @@ def test_sentence_punctuation_at_a_spans_ends_is_left_out():
         elif t.text in ("(", "617", ")") and i > len(tokens) - 4:
             labels[i] = "PHONE"
     spans = labels_to_spans(text, tokens, labels)
-    assert [text[s.start:s.end] for s in spans] == ["Yamamoto", "617-555-0100", "J", "( 617 )"]
+    assert [text[s.start:s.end] for s in spans] == ["Yamamoto", "617-555-0100", "J.", "( 617 )"]
