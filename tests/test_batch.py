@@ -1127,3 +1127,22 @@ def test_a_note_xml_cannot_hold_fails_naming_the_input_once(tmp_path, model_dir,
     line = next(line for line in err.splitlines() if line.startswith("failed:"))
     assert line == (f"failed: {tmp_path / 'in' / 'a.txt'}: document a: character U+000C at offset 18 "
                     "cannot be written in XML 1.0 (JSON Lines or BRAT output can hold it)")
+
+
+@pytest.mark.skipif(sys.platform == "darwin", reason="macOS file names must be UTF-8")
+def test_a_file_name_that_is_not_utf8_is_renamed_and_grouped(tmp_path, model_dir):
+    """An old latin-1 name ('Zoë_...'): --rename and --patient-regex stopped the whole run with
+    a UnicodeEncodeError."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    os.makedirs(os.fsencode(folder), exist_ok=True)
+    with open(os.path.join(os.fsencode(folder), b"Zo\xeb_KOWALCZYK.txt"), "wb") as handle:
+        handle.write(b"Seen by Dr. Walker on 3/4/2003 .\n")
+    (folder / "ok.txt").write_text("Seen by Dr. Walker on 3/4/2003 .\n")
+    assert deid(folder, "--out", tmp_path / "r", "--rename", model=model_dir) == 0
+    names = sorted(p.name for p in (tmp_path / "r").iterdir() if p.suffix == ".txt")
+    assert len(names) == 2 and not any("KOWALCZYK" in n for n in names)
+    rows = (tmp_path / "r.itdeid-rename-map.csv").read_bytes()
+    assert b"Zo\xeb_KOWALCZYK.txt" in rows                  # the name as it is on disk
+    assert deid(folder, "--out", tmp_path / "s", "--format", "surrogate", "--patient-regex", "^(Zo.)",
+                model=model_dir) == 0

@@ -107,7 +107,7 @@ def folder_sha256(folder: Path) -> str:
     different after any file is changed, added or removed."""
     digest = hashlib.sha256()
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-        digest.update(path.relative_to(folder).as_posix().encode("utf-8") + b"\0")
+        digest.update(path.relative_to(folder).as_posix().encode("utf-8", "surrogateescape") + b"\0")
         _update_from_file(digest, path)
     return digest.hexdigest()
 

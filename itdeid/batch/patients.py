@@ -107,4 +107,4 @@ def patient_fingerprint(unit: Unit, key: bytes | None) -> str | None:
     never written."""
     if unit.patient is None or not key:
         return None
-    return fingerprint(key + b"\0" + unit.patient.encode("utf-8"), "patient")
+    return fingerprint(key + b"\0" + unit.patient.encode("utf-8", "surrogateescape"), "patient")

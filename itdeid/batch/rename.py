@@ -42,7 +42,9 @@ def map_path(out: Path, map_file) -> Path:
 def hashed_name(key: bytes, rel: str) -> str:
     """The output name of the input at relative path ``rel``."""
     subkey = hmac.new(key, b"itdeid rename key", hashlib.sha256).digest()
-    return hmac.new(subkey, rel.encode("utf-8"), hashlib.sha256).hexdigest()[:NAME_HEX]
+    # surrogateescape: a file name that is not UTF-8 (an old latin-1 'Müller.txt') is kept as
+    # Python keeps it, its own bytes; encoding it strictly stopped the whole run
+    return hmac.new(subkey, rel.encode("utf-8", "surrogateescape"), hashlib.sha256).hexdigest()[:NAME_HEX]
 
 
 def renamed(units: list[Unit], key: bytes) -> list[Unit]:
@@ -55,7 +57,7 @@ def write_map(path: Path, units: list[Unit]) -> None:
     a folder filled by several runs is whole), written atomically, mode 0600."""
     rows: dict[str, str] = {}
     try:
-        with open(path, newline="", encoding="utf-8") as handle:
+        with open(path, newline="", encoding="utf-8", errors="surrogateescape") as handle:
             for row in csv.DictReader(handle):
                 rows[row["name"]] = row["path"]
     except FileNotFoundError:
@@ -69,6 +71,6 @@ def write_map(path: Path, units: list[Unit]) -> None:
     writer.writerow(["name", "path"])
     writer.writerows(sorted(rows.items()))
     try:
-        write_atomic(path, text.getvalue().encode("utf-8"))
+        write_atomic(path, text.getvalue().encode("utf-8", "surrogateescape"))   # names as on disk
     except OSError as error:
         raise UserError(f"--rename-map {path}: cannot write: {error.strerror}") from None
