@@ -372,3 +372,18 @@ def test_a_span_file_is_no_corpus_and_synth_writes_none(tmp_path, capsys):
     assert not (tmp_path / "s.jsonl").exists()
     ran = subprocess.run([sys.executable, "-m", "itdeid", "--version"], capture_output=True, text=True)
     assert ran.returncode == 0 and ran.stdout.startswith("itdeid ")
+
+
+def test_tag_refuses_to_write_over_its_input(tmp_path, capsys):
+    """`tag M corpus.xml --out corpus.xml` replaced a gold corpus with predictions."""
+    docs = tiny_corpus(4, seed=3)
+    write_i2b2_2006(docs, tmp_path / "c.xml")
+    before = (tmp_path / "c.xml").read_bytes()
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "a.txt").write_text("Seen by Dr. Walker .\n")
+    for given, out, said in (("c.xml", "c.xml", "the input or inside the input folder"),
+                             ("notes", "notes/p.jsonl", "the input or inside the input folder"),
+                             ("c.xml", "notes", "a folder")):
+        assert main(["tag", "unused-model", str(tmp_path / given), "--out", str(tmp_path / out)]) == 2
+        assert said in capsys.readouterr().err
+    assert (tmp_path / "c.xml").read_bytes() == before

@@ -5,7 +5,10 @@ Notes are tagged a bounded number of characters at a time, a long note in pieces
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 from itdeid.document import Document
+from itdeid.errors import UserError
 from itdeid.formats import read_corpus, write_corpus
 from itdeid.deidentifier import load_model, set_threshold
 from itdeid.pieces import tag_documents
@@ -28,7 +31,19 @@ def add_parser(subparsers):
     p.set_defaults(run=run)
 
 
+def _check_out(out: str, given: str) -> None:
+    """``--out`` must be a new or replaceable file, neither the input nor inside an input folder:
+    ``tag M corpus.xml --out corpus.xml`` replaced a gold corpus with predictions, and a file
+    written into the notes' folder would be read as a note next time."""
+    out_path, input_path = Path(out).resolve(), Path(given).resolve()
+    if Path(out).is_dir():
+        raise UserError(f"--out {out}: a folder; give the file to write the spans to")
+    if out_path == input_path or (input_path.is_dir() and out_path.is_relative_to(input_path)):
+        raise UserError(f"--out {out}: the input or inside the input folder; write the spans elsewhere")
+
+
 def run(args):
+    _check_out(args.out, args.input)
     model = load_model(args.model)
     if args.threshold is not None:
         set_threshold(model, args.threshold)
