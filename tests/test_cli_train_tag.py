@@ -60,6 +60,14 @@ def test_cv_writes_results(tmp_path, capsys):
     text = (out / "results.md").read_text()
     assert "| BASELINE |" in text and "| C4.5 |" in text and "- machine:" in text
     assert (out / "results.csv").exists() and (out / "predictions-C4.5.jsonl").exists()
+    (out / "notes.txt").write_text("mine")
+    # a rerun replaces the earlier run's files (they passed for its results), nothing else
+    assert main(["cv", str(tmp_path / "c.xml"), "--folds", "2", "--rows", "BASELINE", "--out", str(out)]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["notes.txt", "predictions-BASELINE.jsonl", "results.csv",
+                                                      "results.md", "scores-BASELINE.json"]
+    assert "removed the 6 result files of an earlier run" in capsys.readouterr().err
+    assert main(["cv", str(tmp_path / "c.xml"), "--rows", " , ", "--out", str(out)]) == 2
+    assert "--rows names no row" in capsys.readouterr().err
 
 
 def test_bad_model_folder_is_one_line_error(tmp_path, capsys):

@@ -43,7 +43,9 @@ def add_parser(subparsers):
     p.add_argument("--n-jobs", type=int, default=None, help="xgboost threads (default: all cores)")
     p.add_argument("--negative-rate", type=float, default=1.0,
                    help="fraction of the non-PHI tokens far from any PHI the boosted trees train on, reweighted (default: 1, all; 0.1-0.2 trains several times faster)")
-    p.add_argument("--out", default="cv-results", help="folder for results (default: cv-results)")
+    p.add_argument("--out", default="cv-results", help="folder for results; a rerun replaces the "
+                   "results.*, predictions-*.jsonl and scores-*.json an earlier run wrote there "
+                   "(default: cv-results)")
     p.add_argument("--title", default=None, help="title of results.md")
     p.set_defaults(run=run)
 
@@ -58,6 +60,8 @@ def run(args):
         rows = {f"{learner}-{trigger}": dict(learner=learner, trigger=trigger)}
     else:
         names = list(dict.fromkeys(r.strip() for r in args.rows.split(",") if r.strip()))   # each row once
+        if not names:
+            raise UserError(f"--rows names no row; choose from {', '.join(STANDARD_ROWS)}, ...")
         known = {**STANDARD_ROWS, **LEVER_ROWS, **{r: {} for r in PEER_ROWS}}
         unknown = [r for r in names if r not in known]
         if unknown:
@@ -66,6 +70,11 @@ def run(args):
     tokenized = [tokenize_document(d) for d in tqdm(documents, desc="tokenize", file=sys.stderr, leave=False)]
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    earlier = _earlier_results(out)
+    for path in earlier:
+        path.unlink()
+    if earlier:
+        print(f"removed the {len(earlier)} result files of an earlier run from {out}", file=sys.stderr)
     results = []
     with tqdm(total=len(rows) * args.folds, desc="cv", unit="fold", file=sys.stderr) as bar:
         for name, params in rows.items():
@@ -81,6 +90,13 @@ def run(args):
             _write_results(out, args, documents, results, len(rows))
     print(markdown_table(results_table(results)))
     print(f"results written to {out}/results.md, results.csv and predictions-*.jsonl")
+
+
+def _earlier_results(out: Path) -> list[Path]:
+    """The files an earlier ``cv`` wrote into ``out``: a rerun left another corpus's or seed's
+    predictions and scores beside its own results, where they passed for current ones."""
+    return sorted(path for pattern in ("results.md", "results.csv", "predictions-*.jsonl", "scores-*.json")
+                  for path in out.glob(pattern) if path.is_file())
 
 
 def _write_results(out: Path, args, documents, results, n_rows: int) -> None:
