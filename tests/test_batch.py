@@ -720,6 +720,12 @@ def _named_tree(folder: Path) -> dict[str, str]:
     doc.id = "4417392-07"
     write_i2b2_2014([doc], folder / "KOWALCZYK_MARTA_MRN004417392")
     notes["KOWALCZYK_MARTA_MRN004417392/4417392-07.xml"] = doc.text
+    # a file of several notes whose record ids hold names and MRNs (kept in output names and
+    # doc fields under --rename before session 24)
+    several = tiny_corpus(2, seed=23)
+    several[0].id, several[1].id = "KOWALCZYK_MRN004417392", "NOWAK_MRN001234567"
+    write_i2b2_2006(several, folder / "records.xml")
+    notes["records.xml"] = None
     return notes
 
 
@@ -744,10 +750,16 @@ def test_rename_leaves_no_input_path_component_under_out(tmp_path, model_dir, fm
     for name, rel in rows.items():      # the map leads back to each note's outputs
         outputs = [p for p in out.iterdir() if p.name.startswith(name)]
         assert outputs
-        if fmt == "brat":
+        if fmt == "brat" and notes[rel] is not None:
             assert (out / f"{name}.txt").read_text() == notes[rel]
+    several = out / rows_by_path(rows)["records.xml"]
+    assert several.is_dir() if fmt != "jsonl" else several.with_suffix(".jsonl").is_file()
     assert deid(tmp_path / "in", "--out", out, "--format", fmt, "--rename", model=model_dir) == 0
-    assert "0 files done, 3 skipped" in capsys.readouterr().out
+    assert "0 files done, 4 skipped" in capsys.readouterr().out
+
+
+def rows_by_path(rows: dict[str, str]) -> dict[str, str]:
+    return {rel: name for name, rel in rows.items()}
 
 
 def test_rename_changes_no_surrogate_and_needs_the_same_folder_settings(tmp_path, model_dir,

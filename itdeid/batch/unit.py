@@ -60,29 +60,33 @@ class _Warnings(logging.Handler):
 def _render_outputs(unit: Unit, documents: list[Document], spans: list[list[Span]], fmt: str,
                     several: bool, surrogates) -> dict[str, bytes]:
     """Output files (relative paths) of a unit, laid out as :mod:`itdeid.batch` says."""
-    documents = [_as_written(unit, doc, several, fmt) for doc in documents]
+    width = len(str(len(documents)))
+    # with --rename, a note of a file of several is named by its place in the file
+    names = [f"{k:0{width}d}" if unit.renamed else doc.id for k, doc in enumerate(documents, 1)]
+    documents = [_as_written(unit, doc, several, fmt, name) for doc, name in zip(documents, names)]
     outputs: dict[str, bytes] = {}
     if several and fmt == "jsonl":
         outputs[f"{unit.stem}.jsonl"] = b"".join(
             render(doc, found, fmt, surrogates)[".jsonl"] for doc, found in zip(documents, spans))
         return outputs
-    for doc, found in zip(documents, spans):
-        name = f"{unit.stem}/{doc.id}" if several else unit.stem
+    for doc, found, note in zip(documents, spans, names):
+        name = f"{unit.stem}/{note}" if several else unit.stem
         for suffix, content in render(doc, found, fmt, surrogates).items():
             outputs[name + suffix] = content
     return outputs
 
 
-def _as_written(unit: Unit, doc: Document, several: bool, fmt: str) -> Document:
+def _as_written(unit: Unit, doc: Document, several: bool, fmt: str, position: str) -> Document:
     """The note as its outputs name it. With ``--rename``, the note of a one-note file (whose
     id, and patient where it has one, come from its file name: i2b2 2014 ``100-01.xml``) takes
-    the file's hashed name and no patient. For surrogates, ``patient`` is set to the patient
-    the surrogates are keyed by (:func:`surrogate_patient`), which surrogate text never shows;
+    the file's hashed name, and a note of a file of several the file's hashed name and its
+    ``position`` in the file ('3f9c...e1/2': its id may be a member's file name or a record id,
+    which can hold a name or an MRN), with no patient either way. For surrogates, ``patient`` is set to the patient the
+    surrogates are keyed by (:func:`surrogate_patient`), which surrogate text never shows;
     other formats keep the note's own patient (xml writes it)."""
-    from_name = bool(unit.renamed) and not several
-    patient = surrogate_patient(unit, doc) if fmt == "surrogate" else (
-        None if from_name else doc.patient)
-    doc_id = unit.renamed if from_name else doc.id
+    renamed = bool(unit.renamed)
+    patient = surrogate_patient(unit, doc) if fmt == "surrogate" else (None if renamed else doc.patient)
+    doc_id = (f"{unit.renamed}/{position}" if several else unit.renamed) if renamed else doc.id
     return Document(doc_id, doc.text, doc.spans, patient=patient,
                     source=unit.renamed or doc.source)
 
