@@ -1158,3 +1158,22 @@ def test_a_file_name_that_is_not_utf8_is_renamed_and_grouped(tmp_path, model_dir
     assert b"Zo\xeb_KOWALCZYK.txt" in rows                  # the name as it is on disk
     assert deid(folder, "--out", tmp_path / "s", "--format", "surrogate", "--patient-regex", "^(Zo.)",
                 model=model_dir) == 0
+
+
+def test_a_patient_map_in_the_input_tree_is_no_note_and_its_paths_are_read_as_written(tmp_path, model_dir,
+                                                                                       capsys):
+    """A patient map kept with the notes was de-identified as a note (its redacted copy kept
+    the paths the model missed); rows written './x.txt' matched nothing, silently."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for name in ("a.txt", "b.txt", "c.txt"):
+        (folder / name).write_text("Seen by Dr. Walker on 3/4/2003 .\n")
+    (folder / "patients.csv").write_text("path,patient\n./a.txt,P1\nb.txt,P1\nx/typo.txt,P2\n")
+    out = tmp_path / "out"
+    assert deid(folder, "--out", out, "--format", "surrogate", "--patient-map", folder / "patients.csv",
+                model=model_dir) == 0
+    captured = capsys.readouterr()
+    assert not (out / "patients.csv.txt").exists() and not (out / "patients.txt").exists()
+    assert f"skipped {folder / 'patients.csv'}: an itdeid key, rename map or patient map" in captured.err
+    assert "patients: 2 (1 found by --patient-map in 2 files, 1 files matched none" in captured.out
+    assert "1 rows name no input of this run (lines 4)" in captured.err

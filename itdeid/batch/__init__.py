@@ -204,10 +204,11 @@ def deidentify(inputs: Iterable[str], out, model=None, fmt: str = DEFAULT_FORMAT
     out = Path(out).resolve()
     model_dir = resolve_model_dir(model)
     units, roots = expand_inputs(inputs)
-    units, left_out = without_itdeid_files(units, MANIFEST_NAME, (KEY_SUFFIX, MAP_SUFFIX))
+    units, left_out = without_itdeid_files(units, MANIFEST_NAME, (KEY_SUFFIX, MAP_SUFFIX),
+                                           [f for f in (key_file, rename_map, patient_map) if f is not None])
     for path in left_out:
         what = (f"an itdeid output folder (it holds {MANIFEST_NAME})" if path.is_dir()
-                else "an itdeid key or rename map")
+                else "an itdeid key, rename map or patient map")
         report(f"note: skipped {path}: {what}, not notes")
     if not units:
         raise UserError("no input files found outside itdeid output folders in "
@@ -216,6 +217,12 @@ def deidentify(inputs: Iterable[str], out, model=None, fmt: str = DEFAULT_FORMAT
     units, grouping = group(unique_units(units), patient_regex, patient_map)
     if grouping is not None and fmt != "surrogate":
         report(f"note: {grouping.by} only changes --format surrogate outputs")
+    if grouping is not None and grouping.unmatched and grouping.alone:
+        # rows of another tree are allowed, but with files left ungrouped a path may be mistyped
+        lines = ", ".join(map(str, grouping.unmatched[:5])) + (", ..." if len(grouping.unmatched) > 5 else "")
+        report(f"warning: --patient-map {patient_map}: {len(grouping.unmatched)} rows name no input of "
+               f"this run (lines {lines}) while {grouping.alone} files matched no row; paths are "
+               "relative to the input folder, as the output tree names them")
     keyed = fmt == "surrogate" or rename
     if key_file is not None and not keyed:
         report("warning: --key-file is ignored: only --format surrogate and --rename use a key")

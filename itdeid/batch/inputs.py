@@ -219,18 +219,22 @@ def _root_of(unit: Unit) -> Path:
     return Path(unit.path).parents[len(Path(unit.rel).parts) - 1]
 
 
-def without_itdeid_files(units: list[Unit], marker: str, suffixes: tuple[str, ...]
-                         ) -> tuple[list[Unit], list[Path]]:
+def without_itdeid_files(units: list[Unit], marker: str, suffixes: tuple[str, ...],
+                         named: Iterable[Path] = ()) -> tuple[list[Unit], list[Path]]:
     """(the units that are notes, the itdeid files and folders left out). Left out: every file
     of an itdeid output folder below its input root (a folder holding ``marker``, the
-    manifest), whose files are outputs, not notes; and itdeid's files beside such folders (names
-    ending in one of ``suffixes``: the default key and rename map), which must never be
-    processed, let alone copied into an output."""
+    manifest), whose files are outputs, not notes; itdeid's files beside such folders (names
+    ending in one of ``suffixes``: the default key and rename map); and the files ``named`` by
+    the run's options (a key, rename map or patient map of any name): none may be processed,
+    let alone copied into an output (a patient map's redacted copy kept the paths the model
+    missed)."""
+    named = {str(Path(path).resolve()) for path in named}
     marked: dict[Path, bool] = {}
     kept, found = [], set()
     for unit in units:
         root, folder = _root_of(unit), Path(unit.path).parent
-        left_out = Path(unit.path) if unit.path.endswith(suffixes) else None
+        secret = unit.path.endswith(suffixes) or str(Path(unit.path).resolve()) in named
+        left_out = Path(unit.path) if secret else None
         while left_out is None and folder != root and is_inside(folder, root):
             if folder not in marked:
                 marked[folder] = (folder / marker).is_file()

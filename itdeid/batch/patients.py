@@ -37,6 +37,8 @@ class Grouping:
     patients: int
     grouped: int
     alone: int
+    #: Lines of a patient map whose path is no input of the run (they may be another tree's).
+    unmatched: tuple[int, ...] = ()
 
 
 def _compile(pattern: str) -> re.Pattern:
@@ -50,20 +52,25 @@ def _compile(pattern: str) -> re.Pattern:
     return regex
 
 
-def _read_map(path) -> dict[str, str]:
+def _read_map(path) -> dict[str, tuple[str, int]]:
+    """{relative path: (patient, line)}; a path written './dir/x.txt' or 'dir\\x.txt' is
+    'dir/x.txt', as the output tree names it."""
     try:
         with open(path, newline="", encoding="utf-8-sig") as handle:
             reader = csv.DictReader(handle)
             if not reader.fieldnames or not {"path", "patient"} <= set(reader.fieldnames):
                 raise UserError(f"--patient-map {path}: expected a header with the columns "
                                 "path,patient")
-            found: dict[str, str] = {}
+            found: dict[str, tuple[str, int]] = {}
             for row in reader:
-                rel, patient = (row["path"] or "").strip(), (row["patient"] or "").strip()
+                rel = (row["path"] or "").strip().replace("\\", "/")
+                while rel.startswith("./"):
+                    rel = rel[2:]
+                patient = (row["patient"] or "").strip()
                 if not rel or not patient:
                     raise UserError(f"--patient-map {path}:{reader.line_num}: empty path or "
                                     "patient")
-                if found.setdefault(rel, patient) != patient:
+                if found.setdefault(rel, (patient, reader.line_num))[0] != patient:
                     raise UserError(f"--patient-map {path}:{reader.line_num}: a second patient "
                                     "for a path already mapped")
             return found
@@ -94,11 +101,15 @@ def group(units: list[Unit], patient_regex: str | None = None,
         mapping = _read_map(patient_map)
 
         def patient_of(unit: Unit) -> str | None:
-            return mapping.get(unit.rel)
+            return mapping[unit.rel][0] if unit.rel in mapping else None
         by = "--patient-map"
     grouped = [replace(unit, patient=patient_of(unit)) for unit in units]
     given = [unit.patient for unit in grouped if unit.patient is not None]
-    return grouped, Grouping(by, len(set(given)), len(given), len(grouped) - len(given))
+    unmatched: tuple[int, ...] = ()
+    if patient_map is not None:
+        rels = {unit.rel for unit in units}
+        unmatched = tuple(sorted(line for rel, (_, line) in mapping.items() if rel not in rels))
+    return grouped, Grouping(by, len(set(given)), len(given), len(grouped) - len(given), unmatched)
 
 
 def patient_fingerprint(unit: Unit, key: bytes | None) -> str | None:
