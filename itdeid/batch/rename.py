@@ -20,6 +20,7 @@ import csv
 import hashlib
 import hmac
 import io
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
@@ -54,7 +55,32 @@ def renamed(units: list[Unit], key: bytes) -> list[Unit]:
 
 def write_map(path: Path, units: list[Unit]) -> None:
     """Add this run's inputs to the map at ``path`` (rows already there are kept, so the map of
-    a folder filled by several runs is whole), written atomically, mode 0600."""
+    a folder filled by several runs is whole), written atomically, mode 0600. Runs that share
+    one map take turns (:func:`_map_lock`): two at once each wrote back its own rows over the
+    other's, and outputs were left with no way back to their inputs."""
+    with _map_lock(path):
+        _add_rows(path, units)
+
+
+@contextmanager
+def _map_lock(path: Path):
+    """An exclusive lock on ``.NAME.lock`` beside the map (POSIX ``flock``; none elsewhere),
+    held while the map is read and written."""
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    try:
+        handle = open(path.with_name(f".{path.name}.lock"), "a")
+    except OSError as error:
+        raise UserError(f"--rename-map {path}: cannot lock: {error.strerror}") from None
+    with handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        yield
+
+
+def _add_rows(path: Path, units: list[Unit]) -> None:
     rows: dict[str, str] = {}
     try:
         with open(path, newline="", encoding="utf-8", errors="surrogateescape") as handle:
