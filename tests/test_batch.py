@@ -745,8 +745,11 @@ def test_rename_leaves_no_input_path_component_under_out(tmp_path, model_dir, fm
     map_file = tmp_path / "out.itdeid-rename-map.csv"
     assert f"rename map: {map_file}" in capsys.readouterr().out
     assert (map_file.stat().st_mode & 0o777) == 0o600
-    rows = dict(line.split(",", 1) for line in map_file.read_text().splitlines()[1:])
+    import csv
+    table = list(csv.DictReader(map_file.open(newline="")))
+    rows = {row["name"]: row["path"] for row in table}
     assert sorted(rows.values()) == sorted(notes)
+    assert {row["root"] for row in table} == {str((tmp_path / "in").resolve())}
     for name, rel in rows.items():      # the map leads back to each note's outputs
         outputs = [p for p in out.iterdir() if p.name.startswith(name)]
         assert outputs

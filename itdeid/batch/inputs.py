@@ -214,7 +214,7 @@ def check_layout(units: list[Unit], roots: list[Path], out: Path) -> None:
                             "folders")
 
 
-def _root_of(unit: Unit) -> Path:
+def root_of(unit: Unit) -> Path:
     """The input root ``unit.rel`` is relative to."""
     return Path(unit.path).parents[len(Path(unit.rel).parts) - 1]
 
@@ -232,7 +232,7 @@ def without_itdeid_files(units: list[Unit], marker: str, suffixes: tuple[str, ..
     marked: dict[Path, bool] = {}
     kept, found = [], set()
     for unit in units:
-        root, folder = _root_of(unit), Path(unit.path).parent
+        root, folder = root_of(unit), Path(unit.path).parent
         secret = unit.path.endswith(suffixes) or str(Path(unit.path).resolve()) in named
         left_out = Path(unit.path) if secret else None
         while left_out is None and folder != root and is_inside(folder, root):

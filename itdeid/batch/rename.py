@@ -25,7 +25,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from itdeid.batch.files import write_atomic
-from itdeid.batch.inputs import Unit, secret_file_outside
+from itdeid.batch.inputs import Unit, root_of, secret_file_outside
 from itdeid.errors import UserError
 
 #: Hex digits of a renamed input's name (96 bits: no two inputs of a tree share one).
@@ -81,21 +81,25 @@ def _map_lock(path: Path):
 
 
 def _add_rows(path: Path, units: list[Unit]) -> None:
-    rows: dict[str, str] = {}
+    """The map's rows ``name,path,root``: the hashed name, the path relative to its input root
+    (as the output tree names inputs) and that root, absolute (several roots in one run gave
+    bare relative paths that led back to no folder). A map of an earlier itdeid has no root
+    column; its rows keep an empty one."""
+    rows: dict[str, tuple[str, str]] = {}
     try:
         with open(path, newline="", encoding="utf-8", errors="surrogateescape") as handle:
             for row in csv.DictReader(handle):
-                rows[row["name"]] = row["path"]
+                rows[row["name"]] = (row["path"], row.get("root") or "")
     except FileNotFoundError:
         pass
     except (OSError, KeyError, csv.Error, UnicodeDecodeError) as error:
         reason = getattr(error, "strerror", None) or "not a name,path CSV file"
         raise UserError(f"--rename-map {path}: cannot read: {reason}") from None
-    rows.update((unit.renamed, unit.rel) for unit in units)
+    rows.update((unit.renamed, (unit.rel, str(root_of(unit)))) for unit in units)
     text = io.StringIO()
     writer = csv.writer(text, lineterminator="\n")
-    writer.writerow(["name", "path"])
-    writer.writerows(sorted(rows.items()))
+    writer.writerow(["name", "path", "root"])
+    writer.writerows((name, rel, root) for name, (rel, root) in sorted(rows.items()))
     try:
         write_atomic(path, text.getvalue().encode("utf-8", "surrogateescape"))   # names as on disk
     except OSError as error:
