@@ -694,7 +694,7 @@ def test_an_output_folder_inside_an_input_folder_is_not_read_as_notes(tmp_path, 
     assert deid(tmp_path / "in", "--out", tmp_path / "out", model=model_dir) == 0
     captured = capsys.readouterr()
     assert f"skipped {tmp_path / 'in' / 'old' / 'deid'}: an itdeid output folder" in captured.err
-    assert "deid.itdeid-rename-map.csv: an itdeid key or rename map" in captured.err
+    assert "deid.itdeid-rename-map.csv: an itdeid key, rename map or patient map" in captured.err
     assert sorted(e["input"] for e in manifest(tmp_path / "out")) == sorted(notes)
 
 
@@ -1195,3 +1195,23 @@ def test_runs_that_share_a_rename_map_keep_every_row(tmp_path):
         list(pool.map(lambda units: write_map(path, units), batches))
     rows = path.read_text().splitlines()[1:]
     assert len(rows) == 8 * 50
+
+
+def test_a_run_from_another_folder_does_not_replace_outputs_of_the_same_name(tmp_path, model_dir, capsys):
+    """A second run from another folder into the same --out took B/note.txt for A/note.txt
+    changed, and replaced A's output (another patient's note) without a word."""
+    for folder, text in (("A", "Seen by Dr. Walker on 3/4/2003 .\n"), ("B", "Seen by Dr. Kline on 5/6/2004 .\n")):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "note.txt").write_text(text)
+    out = tmp_path / "out"
+    assert deid(tmp_path / "A", "--out", out, model=model_dir) == 0
+    first = (out / "note.txt").read_bytes()
+    capsys.readouterr()
+    assert deid(tmp_path / "B", "--out", out, model=model_dir) == 1
+    assert "holds the outputs of another input of this name, from another input folder" in capsys.readouterr().err
+    assert (out / "note.txt").read_bytes() == first
+    assert deid(tmp_path / "A", "--out", out, model=model_dir) == 0
+    assert "0 files done, 1 skipped" in capsys.readouterr().out
+    (tmp_path / "A").rename(tmp_path / "moved")           # the same notes elsewhere: still done
+    assert deid(tmp_path / "moved", "--out", out, model=model_dir) == 0
+    assert "0 files done, 1 skipped" in capsys.readouterr().out

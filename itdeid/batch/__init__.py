@@ -62,8 +62,8 @@ from itdeid.batch.engines import ENGINES, import_distributed, run_dask, run_inli
 from itdeid.errors import UserError, printable
 from itdeid.batch.inputs import (INPUT_FORMATS, InputFailed, Unit, check_layout, expand_inputs,
                                  unique_units, without_itdeid_files)
-from itdeid.batch.manifest import (MANIFEST_NAME, Manifest, entry_for, remove_orphans, up_to_date,
-                             write_result)
+from itdeid.batch.manifest import (MANIFEST_NAME, Manifest, entry_for, other_root, remove_orphans,
+                                   up_to_date, write_result)
 from itdeid.outputs import FORMATS
 from itdeid.progress import Progress
 from itdeid.batch.unit import UnitResult, process_unit
@@ -331,8 +331,15 @@ def _run(units, out, settings, manifest, force, strict, workers, engine, schedul
 
     def todo() -> Iterator[Unit]:
         for unit in units:
-            if not force and up_to_date(unit, manifest.entries.get(unit.name), settings, out):
-                summary.skipped += 1
+            entry = manifest.entries.get(unit.name)
+            if not force and up_to_date(unit, entry, settings, out):
+                summary.skipped += 1      # the same content, wherever it now lies (a moved folder)
+                shown.done(sizes[unit.path])
+            elif not force and other_root(unit, entry, settings):
+                _finish(UnitResult(unit, error=f"--out {out} holds the outputs of another input of "
+                                   "this name, from another input folder; give another --out (or "
+                                   "--force to start it afresh)"), out, settings, manifest, inputs,
+                        owners, summary, report)
                 shown.done(sizes[unit.path])
             else:
                 yield unit

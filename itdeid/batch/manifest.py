@@ -19,7 +19,9 @@ loses at most the last group's entries, whose inputs the next run redoes. Each e
 with ``--rename``), ``sha256`` and
 ``bytes`` of its content, ``read_as`` (the format it was read as), ``outputs`` (paths relative to
 ``OUT``), ``patient`` (for surrogates of a grouped input, a keyed fingerprint of its patient,
-:mod:`itdeid.batch.patients`; else null), ``documents``, ``tokens``, ``phi`` (spans a class), ``empty``, ``model_dir``,
+:mod:`itdeid.batch.patients`; else null), ``root`` (a fingerprint of its input folder, keyed
+where the run has a key: a run from another folder whose inputs have the same names is refused
+rather than let overwrite them, :func:`other_root`), ``documents``, ``tokens``, ``phi`` (spans a class), ``empty``, ``model_dir``,
 ``finished`` (UTC time, the only clock reading; outputs hold none) and ``settings``: ``format``,
 ``input_format``, ``model`` (sha256 of the model folder's files), ``vote``, ``surrogate_key``
 (a fingerprint of the key, never the key) and ``itdeid`` (version). On a rerun an input is
@@ -42,8 +44,9 @@ import os
 import time
 from pathlib import Path
 
-from itdeid.batch.files import GROUP_SYNC, TEMP_SUFFIX, file_sha256, sync_filesystem, write_atomic
-from itdeid.batch.inputs import InputFailed, Unit, is_inside
+from itdeid.batch.files import (GROUP_SYNC, TEMP_SUFFIX, file_sha256, fingerprint, sync_filesystem,
+                                write_atomic)
+from itdeid.batch.inputs import InputFailed, Unit, is_inside, root_of
 from itdeid.batch.patients import patient_fingerprint
 from itdeid.batch.settings import Settings
 from itdeid.batch.unit import UnitResult
@@ -227,7 +230,7 @@ def entry_for(result: UnitResult, settings: Settings) -> dict:
             "documents": result.documents, "tokens": result.tokens,
             "phi": dict(sorted(result.phi.items())), "empty": result.empty,
             "model_dir": settings.model_dir, "settings": settings.fingerprint(),
-            "patient": patient_tag(result.unit, settings),
+            "patient": patient_tag(result.unit, settings), "root": root_tag(result.unit, settings),
             "finished": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")}
 
 
@@ -250,6 +253,21 @@ def patient_tag(unit: Unit, settings: Settings) -> str | None:
     """What the entry records of the input's patient grouping: a keyed fingerprint where the
     outputs depend on it (surrogates), else None."""
     return patient_fingerprint(unit, settings.key) if settings.fmt == "surrogate" else None
+
+
+def root_tag(unit: Unit, settings: Settings) -> str:
+    """What the entry records of the input's root folder: a fingerprint, keyed by the run's key
+    where it has one (the folder's name may be a patient's), never the path."""
+    folder = str(root_of(unit)).encode("utf-8", "surrogateescape")
+    return fingerprint((settings.key or b"") + b"\0" + folder, "input folder")
+
+
+def other_root(unit: Unit, entry: dict | None, settings: Settings) -> bool:
+    """Whether ``entry`` records an input of the same name from another input folder (asked of
+    an input whose content differs from the entry's: the same content moved elsewhere is done):
+    a second run from another folder into the same ``OUT`` once replaced the first one's outputs
+    of the same names (another patient's notes), silently, as if the input had changed."""
+    return bool(entry) and entry.get("root") not in (None, root_tag(unit, settings))
 
 
 def up_to_date(unit: Unit, entry: dict | None, settings: Settings, out: Path) -> bool:
