@@ -46,6 +46,10 @@ def _patient(doc: Document) -> str:
     return doc.patient if doc.patient is not None else f"\0{doc.id}"
 
 
+#: A heading is shown by name only when the notes of this many patients have it.
+MIN_HEADING_PATIENTS = 3
+
+
 def corpus_stats(documents: Sequence[Document], headings: bool = True) -> dict:
     """Counts over ``documents``: documents, patients, tokens, tokens and spans per class,
     per-100k-token proportions (and their ratio to the 2006 test set), distinct headings."""
@@ -53,6 +57,7 @@ def corpus_stats(documents: Sequence[Document], headings: bool = True) -> dict:
     span_counts: Counter = Counter()
     heading_names: Counter = Counter()
     heading_forms: Counter = Counter()
+    heading_patients: dict[str, set] = {}
     patients = set()
     for doc in documents:
         cuts = [edge for span in doc.spans for edge in (span.start, span.end)]
@@ -64,6 +69,7 @@ def corpus_stats(documents: Sequence[Document], headings: bool = True) -> dict:
             for form, name in _headings(doc, tokens):
                 heading_forms[form] += 1
                 heading_names[name] += 1
+                heading_patients.setdefault(name, set()).add(_patient(doc))
     total = sum(token_counts.values())
     per_100k = {label: (token_counts[label] / total * 1e5 if total else 0.0) for label in LABELS}
     ratio = {label: (per_100k[label] / PAPER_PER_100K[label] if PAPER_PER_100K[label] else 0.0)
@@ -85,7 +91,10 @@ def corpus_stats(documents: Sequence[Document], headings: bool = True) -> dict:
             "distinct_names": len(heading_names),
             "distinct_forms": len(heading_forms),
             "total": sum(heading_names.values()),
-            "most_common": heading_names.most_common(10),
+            # only names headed the notes of several patients: a heading line can be a patient's
+            # name ('KOWALCZYK MARTA:'), and printed here it left the hospital in a summary
+            "most_common": [(name, n) for name, n in heading_names.most_common()
+                            if len(heading_patients[name]) >= MIN_HEADING_PATIENTS][:10],
         }
     return stats
 
@@ -109,7 +118,8 @@ def format_stats(stats: dict) -> str:
         lines += ["", f"headings   {h['total']:,} in all; {h['distinct_names']} distinct names, "
                       f"{h['distinct_forms']} distinct surface forms"]
         if h["most_common"]:
-            lines.append("  most common: " + ", ".join(f"{name} ({n})" for name, n in h["most_common"]))
+            lines.append(f"  most common (of {MIN_HEADING_PATIENTS} or more patients): "
+                         + ", ".join(f"{name} ({n})" for name, n in h["most_common"]))
     lines.append("(paper: the i2b2 2006 test set, Szarvas et al. 2007 Table 2; ratio = per 100k "
                  "/ paper per 100k)")
     return "\n".join(lines)

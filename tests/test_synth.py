@@ -280,3 +280,15 @@ def test_latin1_folded_keeps_offsets_and_writes_physionet(tmp_path):
     write_corpus([folded], tmp_path / "id.text", "physionet")
     (again,) = read_corpus(tmp_path / "id.text")
     assert again.text == folded.text and again.text[8:15] == "Abbasli"
+
+
+def test_stats_names_only_headings_of_several_patients():
+    """A heading line can be a name ('KOWALCZYK MARTA:'); stats printed it in its summary."""
+    from itdeid.document import Document
+    from itdeid.stats import format_stats
+    docs = [Document(f"n{k}", f"KOWALCZYK MARTA:\nSeen today.\nMEDICATIONS:\nNone.\n", patient="p1")
+            for k in range(4)]
+    docs += [Document(f"m{k}", "MEDICATIONS:\nAspirin.\n", patient=f"p{k + 2}") for k in range(2)]
+    stats = corpus_stats(docs)
+    assert [name for name, _ in stats["headings"]["most_common"]] == ["MEDICATIONS"]
+    assert "KOWALCZYK" not in format_stats(stats) and "kowalczyk" not in format_stats(stats)
