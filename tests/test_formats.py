@@ -609,6 +609,9 @@ def test_text_folder(tmp_path):
     assert all(doc.spans == [] for doc in documents)
     assert read_text(folder / "a.txt")[0].id == "a"
     assert [d.id for d in read_text(str(folder / "ward" / "*.txt"))] == ["b"]
+    # a pattern's matches are named from its folder part, as deid names them (stems collided)
+    (folder / "ward" / "deep" / "b.txt").write_text("Fourth", encoding="utf-8")
+    assert [d.id for d in read_text(str(folder / "ward" / "**" / "b.txt"))] == ["b", "deep/b"]
 
 
 def test_text_not_utf8_is_an_error_not_latin1(tmp_path):

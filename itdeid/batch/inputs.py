@@ -41,6 +41,7 @@ from itdeid.document import Document
 from itdeid.errors import UserError
 from itdeid.formats.decoding import decode_text
 from itdeid.formats.files import read_bytes, walk_folder, why_unreadable
+from itdeid.formats.text import has_magic, pattern_root
 
 #: Formats an input may be read as; ``auto`` detects one per file.
 INPUT_FORMATS = ("auto", "text", "i2b2-2006", "i2b2-2014", "physionet")
@@ -93,24 +94,8 @@ class Unit:
 # --------------------------------------------------------------------------------------------
 # Which files
 
-def _has_magic(text: str) -> bool:
-    return re.search(r"[*?[]", text) is not None
-
-
 def _hidden(relative: Path) -> bool:
     return any(part.startswith(".") for part in relative.parts)
-
-
-def _pattern_root(pattern: str) -> Path:
-    """The folder part of a glob pattern before its first wildcard: relative paths of its
-    matches start there, so ``notes/**/*.txt`` mirrors the tree under ``notes``."""
-    parts = Path(pattern).parts
-    fixed = []
-    for part in parts[:-1]:
-        if _has_magic(part):
-            break
-        fixed.append(part)
-    return Path(*fixed) if fixed else Path(".")
 
 
 def _is_phrase_companion(path: Path) -> bool:
@@ -136,9 +121,9 @@ def expand_inputs(inputs: Iterable[str]) -> tuple[list[Unit], list[Path]]:
             files = walk_folder(root)
         elif path.is_file():
             root, files = path.resolve().parent, [path.resolve()]
-        elif _has_magic(given):
+        elif has_magic(given):
             # matches keep the paths they were found by (a link is not replaced by its target)
-            root = Path(os.path.abspath(_pattern_root(given)))
+            root = Path(os.path.abspath(pattern_root(given)))
             roots += [root] if root == root.resolve() else [root, root.resolve()]
             files = sorted({Path(os.path.abspath(p)) for p in glob(given, recursive=True)
                             if not Path(p).is_dir()})

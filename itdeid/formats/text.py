@@ -18,6 +18,17 @@ def has_magic(path) -> bool:
     return re.search(r"[*?[]", str(path)) is not None
 
 
+def pattern_root(pattern) -> Path:
+    """The folder part of a glob pattern before its first wildcard: relative paths of its
+    matches start there, so ``notes/**/*.txt`` mirrors the tree under ``notes``."""
+    fixed = []
+    for part in Path(pattern).parts[:-1]:
+        if has_magic(part):
+            break
+        fixed.append(part)
+    return Path(*fixed) if fixed else Path(".")
+
+
 def read_text_file(path, doc_id: str) -> Document:
     """The note of one plain-text file, decoded by :func:`~itdeid.formats.decoding.decode_text`
     (the decoder ``itdeid deid`` uses too); a file that is not a readable text file is a
@@ -30,8 +41,10 @@ def read_text(paths) -> list[Document]:
 
     A folder gives every file under it, recursively, sorted, hidden files and folders skipped,
     symbolic links followed (:func:`~itdeid.formats.files.walk_folder`); its documents are named
-    by their path relative to the folder, without ``.txt`` (``sub/note1``). A file, or a file a
-    pattern matches, is named by its stem. Text is decoded as
+    by their path relative to the folder, without ``.txt`` (``sub/note1``), and so are the files
+    a pattern matches, relative to its folder part (:func:`pattern_root`: ``notes/*/n.txt``
+    gives ``A/n`` and ``B/n``, where stems alone collided). A file is named by its stem. Text is
+    decoded as
     :mod:`itdeid.formats.decoding` says (UTF-8, or a byte-order mark; binary refused); any file
     that cannot be read so is a :class:`FormatError` naming it.
     """
@@ -50,7 +63,9 @@ def read_text(paths) -> list[Document]:
             files = [p for p in matches if not p.is_dir()]
             if not files:
                 raise FormatError(given, "no file matches this pattern")
-            documents += [read_text_file(path, path.stem) for path in files]
+            root = pattern_root(given)
+            documents += [read_text_file(path, path.relative_to(root).as_posix().removesuffix(".txt"))
+                          for path in files]
         else:
             raise FormatError(given, "no such file or folder")
     return unique(documents)
