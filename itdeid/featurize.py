@@ -150,7 +150,7 @@ def tokenize_document(document: Document, gold: bool = True) -> TokenizedDocumen
     """
     text, starts = model_text(document.text)
     if text is not document.text:
-        document = dataclasses.replace(document, text=text, spans=to_model(document.spans, starts))
+        document = dataclasses.replace(document, text=text, spans=to_model(document.spans, starts, document.text))
     if gold and document.spans:
         document.check_spans()   # a span past the text or two overlapping would mislabel tokens
         edges = [x for span in document.spans for x in (span.start, span.end)]

@@ -86,15 +86,27 @@ def to_note(spans: list[Span], starts: np.ndarray | None) -> list[Span]:
     return [Span(int(starts[s.start]), int(starts[s.end]), s.type, s.subtype) for s in spans]
 
 
-def to_model(spans: list[Span], starts: np.ndarray | None) -> list[Span]:
-    """Spans over the note as spans over the text read, widened to whole characters read (an
-    edge between a letter and its accent takes the letter); spans left empty are dropped."""
+def to_model(spans: list[Span], starts: np.ndarray | None, text: str = "") -> list[Span]:
+    """Spans over the note ``text`` as spans over the text read, in whole characters read: an
+    edge between a letter and its accent takes the letter; an edge at invisible characters
+    (which belong to the character read before them) keeps them out, so 'John<ZWSP>|Smith'
+    stays two spans and a note that starts with one still starts at 0. Spans left empty, or
+    overlapping the one before, are dropped."""
     if starts is None:
         return spans
     edges = starts.tolist()
+
+    def first(offset: int) -> int:
+        """The first character read of a span starting at ``offset``."""
+        k = bisect_right(edges, offset) - 1             # the character read ``offset`` lies in
+        if k < 0 or offset == edges[k]:
+            return max(k, 0)                            # (before the first: leading invisibles)
+        inside = text[offset:edges[k + 1]]              # an accent of k, or invisibles after it
+        return k + 1 if inside and all(_INVISIBLE.match(c) for c in inside) else k
+
     out = []
     for s in spans:
-        start, end = bisect_right(edges, s.start) - 1, bisect_left(edges, s.end)
+        start, end = first(s.start), bisect_left(edges, s.end)
         if start < end and (not out or start >= out[-1].end):
             out.append(Span(start, end, s.type, s.subtype))
     return out

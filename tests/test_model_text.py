@@ -27,7 +27,24 @@ def test_invisible_characters_are_left_out_and_accents_composed():
     back = to_note([date, name], starts)
     assert text[back[0].start:back[0].end] == "03/\u200b14/2019"
     assert unicodedata.normalize("NFC", text[back[1].start:back[1].end]).rstrip("\u00ad") == "Hélène"
-    assert to_model(back, starts) == [date, name]
+    assert to_model(back, starts, text) == [date, name]
+
+
+def test_gold_spans_at_invisible_characters_keep_to_the_characters_they_hold():
+    """A span starting at a note's leading zero-width space went to offset -1 and crashed train,
+    cv, tag and deid; 'John<ZWSP>Smith' as two spans lost the second, 'Dr.<ZWSP>Jones' took the
+    full stop."""
+    for text, spans, expected in (
+            ("\u200bMaria Lopez seen", [Span(0, 12, "PATIENT")], ["Maria Lopez"]),
+            ("\ufeff\u200bMaria", [Span(1, 7, "PATIENT")], ["Maria"]),
+            ("Name: John\u200bSmith 03/14/2019", [Span(6, 10, "PATIENT"), Span(10, 16, "PATIENT"),
+                                                  Span(17, 27, "DATE")], ["John", "Smith", "03/14/2019"]),
+            ("Dr.\u200bJones", [Span(3, 9, "DOCTOR")], ["Jones"]),
+            ("Pt \u200b\u200b ok", [Span(3, 5, "PATIENT")], [])):
+        read, starts = model_text(text)
+        assert [read[s.start:s.end] for s in to_model(spans, starts, text)] == expected, text
+    doc = Document("d", "\u200bMaria Lopez seen", [Span(0, 12, "PATIENT")])
+    assert tokenize_document(doc).labels.tolist() == [1, 1, 0]
 
 
 def test_tokens_are_read_whole_and_spans_come_back_at_the_notes_offsets():

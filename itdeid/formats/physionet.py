@@ -96,6 +96,9 @@ def read_physionet(text_path, phrase_path=None) -> list[Document]:
     """
     text_path = Path(text_path)
     if text_path.is_dir():
+        if not (text_path / "id.text").is_file():
+            raise FormatError(text_path, "no id.text in this folder (a PhysioNet deid folder holds "
+                                         "id.text and id-phi.phrase)")
         # other notes or annotations beside them (a README is no corpus file) are not read
         others = [e for e in os.scandir(text_path) if e.name not in ("id.text", "id-phi.phrase")
                   and Path(e.name).suffix.lower() in (".xml", ".text", ".phrase", ".txt", ".zip")]
