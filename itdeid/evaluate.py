@@ -7,7 +7,9 @@ was predicted (every gold PHI token a false negative); a predicted document id t
 gold corpus, or a predicted span that leaves its document's text, is a
 :class:`~itdeid.errors.UserError`.
 
-Token units (``unit``):
+Token units (``unit``), over the text the model reads (:mod:`itdeid.model_text`: invisible
+characters left out, accents composed, with both span sets mapped onto it), so a note and its
+twin with zero-width spaces or decomposed accents score alike:
 
 - ``"token"``: the tokens of :func:`itdeid.tokens.tokenize`, split at every gold *and* predicted
   span edge, so each token lies wholly inside or outside every span and a boundary error inside a
@@ -72,6 +74,7 @@ import pandas as pd
 
 from itdeid.document import LABELS, PHI_CLASSES, Document, Span
 from itdeid.errors import UserError
+from itdeid.model_text import model_text, to_model
 from itdeid.tokens import tokenize
 
 #: Token units :func:`evaluate` accepts.
@@ -498,15 +501,20 @@ def evaluate(gold: Sequence[Document], predicted: Mapping[str, Sequence[Span]],
                 if span.end > n:
                     raise UserError(f"document {doc.id!r}: {which} span {span.start}-{span.end} "
                                     f"ends past the text ({n} characters)")
-        gold_chars = _char_labels(n, doc.spans)
-        pred_chars = _char_labels(n, pred_spans)
+        # scored on the text the model reads (itdeid.model_text): a zero-width space or a
+        # decomposed accent split tokens here too, so twin notes scored apart
+        text, starts = model_text(doc.text)
+        gold_spans = to_model(doc.spans, starts, doc.text)
+        pred_spans = to_model(pred_spans, starts, doc.text)
+        gold_chars = _char_labels(len(text), gold_spans)
+        pred_chars = _char_labels(len(text), pred_spans)
         if unit == "token":
-            edges = np.unique(np.array([x for s in (*doc.spans, *pred_spans)
+            edges = np.unique(np.array([x for s in (*gold_spans, *pred_spans)
                                         for x in (s.start, s.end)], dtype=np.int64))
-            g, p = _token_unit(doc.text, gold_chars, pred_chars, edges)
+            g, p = _token_unit(text, gold_chars, pred_chars, edges)
         else:
-            g, p = _whitespace_unit(doc.text, gold_chars, pred_chars)
+            g, p = _whitespace_unit(text, gold_chars, pred_chars)
         doc_confusion[d] = np.bincount(g.astype(np.int64) * _N + p, minlength=_N * _N).reshape(_N, _N)
-        entity[d] = _entity_counts(doc.spans, pred_spans)
-        instances[d] = _instance_counts(doc.spans, pred_spans)
+        entity[d] = _entity_counts(gold_spans, pred_spans)
+        instances[d] = _instance_counts(gold_spans, pred_spans)
     return Evaluation(unit, ids, doc_confusion, entity, missing, instances)

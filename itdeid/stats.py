@@ -13,6 +13,7 @@ from typing import Sequence
 
 from itdeid.document import LABELS, NON_PHI, PHI_CLASSES, Document
 from itdeid.spans import token_labels
+from itdeid.model_text import model_text, to_model
 from itdeid.tokens import tokenize
 
 #: Token counts of the i2b2 2006 test set (Szarvas et al. 2007, Table 2).
@@ -60,6 +61,9 @@ def corpus_stats(documents: Sequence[Document], headings: bool = True) -> dict:
     heading_patients: dict[str, set] = {}
     patients = set()
     for doc in documents:
+        text, starts = model_text(doc.text)               # counted as the model reads the note
+        if starts is not None or text is not doc.text:
+            doc = Document(doc.id, text, to_model(doc.spans, starts, doc.text), doc.patient, doc.source)
         cuts = [edge for span in doc.spans for edge in (span.start, span.end)]
         tokens = tokenize(doc.text, cuts)
         token_counts.update(token_labels(tokens, doc.spans))

@@ -87,3 +87,18 @@ def test_a_decomposed_word_is_one_token_and_its_span_keeps_its_accents(script):
     assert [t.text for t in td.tokens] == ["Pt", unicodedata.normalize("NFC", script), "seen"]
     (span,) = note_spans(td, [0, 1, 0])
     assert text[span.start:span.end] == unicodedata.normalize("NFD", script)
+
+
+def test_twin_notes_score_alike():
+    """evaluate tokenized the note itself: each zero-width space or accent made tokens of its
+    own, and the same predictions scored 33 % binary recall on a note, 9 % on its twin."""
+    from itdeid.evaluate import evaluate
+    scores = []
+    for name in ("Helene Smith", "Helene S\u200bm\u200bi\u200bt\u200bh",
+                 unicodedata.normalize("NFD", "Hélène Smith")):
+        text = f"Seen by Dr. {name} on 03/14/2019 ."
+        start = text.index("03/")
+        gold = Document("1", text, [Span(12, 12 + len(name), "DOCTOR"), Span(start, start + 10, "DATE")])
+        summary = evaluate([gold], {"1": [Span(start, start + 10, "DATE")]}).to_dict()["summary"]
+        scores.append(round(summary["binary_token"]["r"], 4))
+    assert scores[0] == scores[1] == scores[2] == round(1 / 3, 4)
