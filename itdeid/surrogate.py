@@ -95,6 +95,7 @@ from functools import lru_cache
 
 from itdeid.document import PHI_CLASSES, Document, Span
 from itdeid.model_text import model_text
+from itdeid.zipf import zipf
 from itdeid.resources import load_json, load_table, load_wordlist
 
 logger = logging.getLogger("itdeid.surrogate")
@@ -108,6 +109,8 @@ SURROGATE_SCHEME = 2
 _SEP = "\x1f"
 #: The class both name classes are keyed by (see the module docstring).
 NAME_KEY = "NAME"
+#: A word at least this frequent in English (Zipf) that is no listed name is an ordinary word.
+COMMON_ZIPF = 3.0
 #: Date offsets, in days: at least, at most (before the whole-week correction).
 OFFSET_DAYS = (30, 329)
 
@@ -386,6 +389,14 @@ _WEB_LABELS = frozenset((
     "uk", "ca", "au", "de", "fr", "nl", "html", "htm", "php", "aspx"))
 #: An age over 89 in words ('ninety-two', 'a hundred and one'): written back as digits.
 _OVER_89_WORDS = re.compile(r"ninety|hundred", re.IGNORECASE)
+#: Words a DATE or AGE span may hold beside its numbers, kept as written: month and weekday
+#: names and their short forms, ordinal endings, and the words of dates and ages.
+_DATE_AND_AGE_WORDS = frozenset(
+    [m.casefold() for m in _MONTHS] + [m[:3].casefold() for m in _MONTHS] + ["sept"]
+    + [d.casefold() for d in _WEEKDAYS] + [d[:3].casefold() for d in _WEEKDAYS]
+    + "tues thur thurs st nd rd th of the and to through thru from on at in until since by am pm a m "
+      "year years yr yrs y o yo yof yom old aged age ninety hundred day days week weeks month months "
+      "ago about approx around early late mid s".split())
 #: Two-digit years below the pivot are 20xx, the others 19xx.
 YEAR_PIVOT = 50
 #: The year in which dates without a year are shifted: a common year, as three years in four
@@ -699,7 +710,7 @@ class Surrogates:
         # a decade ('in her 90s') is already the aggregate HIPAA allows, and is kept
         new, count = re.subn(r"\d+(?!['’]?s(?![^\W_]))", number, original)
         if count or any(c.isdigit() for c in original):
-            return new
+            return self._other_words(patient, new)
         if not _OVER_89_WORDS.search(original):
             return original     # no age over 89 in it ('eighty', 'elderly', an empty span)
         return str(90 + self._draw(patient, cls, _normalise(original)).below(10))
@@ -714,11 +725,31 @@ class Surrogates:
             if _CLOCK.fullmatch(original.strip()):
                 return original        # a time of day ('1430') the model tagged with its date
             self.unparsed_dates += 1   # letters too only where no digit carries the date
-            return _reshape_new(draw, original, letters=not any(c.isdigit() for c in original))
+            digits = any(c.isdigit() for c in original)
+            new = _reshape_new(draw, original, letters=not digits)
+            return self._other_words(patient, new) if digits else new
         leftover = "".join(piece for piece, is_date in pieces if not is_date)
         if any(c.isdigit() for c in _CLOCK.sub("", leftover)):
             self.unparsed_dates += 1
-        return "".join(piece if is_date else _scrub(draw, piece) for piece, is_date in pieces)
+        return "".join(piece if is_date else _scrub(draw, self._other_words(patient, piece))
+                       for piece, is_date in pieces)
+
+    def _other_words(self, patient: str, text: str) -> str:
+        """``text``, beside the numbers of a DATE or AGE span, with each word that may be a name
+        replaced as a last name (one keyed draw with the name classes): a known first or last
+        name, or a word rarer than everyday English. The trees sometimes type a name and the
+        date after it as one DATE span, and its surrogate kept the name ('John Smith
+        07/03/2018'). Date and age words and common words stay."""
+        lexicon = _words()
+
+        def word(match: re.Match) -> str:
+            found = match.group()
+            low = found.casefold()
+            if low in _DATE_AND_AGE_WORDS or (low not in lexicon.first_set and low not in lexicon.last_set
+                                              and zipf(low) >= COMMON_ZIPF):
+                return found
+            return self._name_word(patient, NAME_KEY, found, "last")
+        return re.sub(r"[^\W\d_]+", word, text)
 
     # PATIENT, DOCTOR
     def _name(self, patient: str, cls: str, original: str) -> str:

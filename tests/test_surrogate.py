@@ -389,3 +389,17 @@ def test_a_header_order_name_keeps_its_parts(surrogates):
     """'SMITH JOHN' (last name first, no comma) gets the stand-ins 'John Smith' gets, in its order."""
     first, last = surrogates.surrogate("p1", "PATIENT", "John Smith").split()
     assert surrogates.surrogate("p1", "PATIENT", "Smith John") == f"{last} {first}"
+
+
+def test_a_name_inside_a_date_or_age_span_is_replaced_as_a_name():
+    """The trees sometimes type a name and the date after it as one DATE span; its surrogate
+    shifted the date and kept the name ('Name: John Smith 07/03/2018')."""
+    surrogates = Surrogates(b"k" * 32)
+    date = surrogates.surrogate("p", "DATE", "John Smith 03/14/2019")
+    age = surrogates.surrogate("p", "AGE", "Smith 92")
+    assert "John" not in date and "Smith" not in date and "Smith" not in age
+    smith = surrogates.surrogate("p", "PATIENT", "Smith")
+    assert date.split()[1] == smith and age.split()[0] == smith          # one draw for the name
+    assert surrogates.surrogate("p", "DATE", "Tuesday, March 14th, 2019").startswith(("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"))
+    assert surrogates.surrogate("p", "AGE", "92 yo").endswith(" yo")
+    assert surrogates.surrogate("p", "DATE", "admitted 3/14").startswith("admitted ")
