@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import signal
 import sys
 import threading
@@ -39,30 +40,56 @@ class Terminated(KeyboardInterrupt):
     """SIGTERM, raised where the program is, as SIGINT raises KeyboardInterrupt."""
 
 
-def _terminated(signum, frame):
-    raise Terminated
+#: xgboost's functions that its C code calls back (ctypes): an exception raised inside one is
+#: not caught there ("Exception ignored on calling ctypes callback") and the C side went on
+#: with a half-built matrix, corrupting the heap (a SIGTERM while training aborted with 134).
+_XGBOOST_CALLBACKS = frozenset(("_next_wrapper", "_reset_wrapper", "_log_callback"))
+#: How long a stop that arrived inside such a callback waits before it is raised again.
+RETRY_SECONDS = 0.05
+
+
+def _inside_a_callback(frame) -> bool:
+    while frame is not None:
+        code = frame.f_code
+        if code.co_name in _XGBOOST_CALLBACKS and f"{os.sep}xgboost{os.sep}" in code.co_filename:
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _stop(signum, frame):
+    """SIGTERM raises :class:`Terminated`, SIGINT KeyboardInterrupt, but never inside a C
+    library's callback: there the signal is sent again a moment later."""
+    if _inside_a_callback(frame):
+        threading.Timer(RETRY_SECONDS, os.kill, (os.getpid(), signum)).start()
+        return
+    raise Terminated if signum == signal.SIGTERM else KeyboardInterrupt
 
 
 @contextmanager
-def _sigterm_as_interrupt():
-    """SIGTERM raises :class:`Terminated` while the command runs (from the main thread only,
-    where Python handles signals). Left to its default it ended the process where it stood:
-    worker pools went unshut and Python warned of leaked semaphores."""
+def _stops_as_interrupts():
+    """SIGTERM and SIGINT handled by :func:`_stop` while the command runs (from the main thread
+    only, where Python handles signals; SIGINT only where Python's own handler has it, so a
+    background job that ignores it still does). Left to its default SIGTERM ended the process
+    where it stood: worker pools went unshut and Python warned of leaked semaphores."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGTERM, _terminated)
+    handled = [signal.SIGTERM] + ([signal.SIGINT] if signal.getsignal(signal.SIGINT)
+                                  is signal.default_int_handler else [])
+    previous = {signum: signal.signal(signum, _stop) for signum in handled}
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        with _sigterm_as_interrupt():
+        with _stops_as_interrupts():
             return args.run(args) or 0
     except UserError as error:
         print(f"itdeid {args.command}: error: {printable(str(error))}", file=sys.stderr)
