@@ -88,7 +88,8 @@ def detect_format(path) -> str:
         with open_zip(path) as archive:
             names = zip_xml_names(archive)
             if not names:
-                raise FormatError(path, "no XML file in the zip archive")
+                raise FormatError(path, "no XML file in the zip archive (itdeid reads a .zip of "
+                                        "i2b2 XML files; unpack other notes into a folder)")
             try:
                 with archive.open(names[0]) as member:
                     head = member.read(_SNIFF_BYTES)
