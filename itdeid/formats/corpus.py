@@ -8,6 +8,7 @@ from typing import Sequence
 from itdeid.document import Document, Span
 from itdeid.errors import FormatError
 from itdeid.formats.detect import detect_format
+from itdeid.formats.files import walk_folder
 from itdeid.formats.i2b2_2006 import read_i2b2_2006, write_i2b2_2006
 from itdeid.formats.i2b2_2014 import read_i2b2_2014, write_i2b2_2014
 from itdeid.formats.jsonl import read_jsonl_spans, write_jsonl_spans
@@ -70,10 +71,9 @@ def read_spans(path, format: str = "auto", gold: Sequence[Document] = ()) -> dic
     read at its offsets into the original note. A corpus's notes
     must have the text of the ``gold`` documents of the same id: spans of another text (another
     version of the note, other line ends) would be scored at offsets that mean other words."""
-    if format == "jsonl" or (format == "auto" and Path(path).suffix.lower() == ".jsonl"):
+    span_files = _span_files(path) if format in ("auto", "jsonl") else []
+    if not span_files and (format == "jsonl" or (format == "auto" and Path(path).suffix.lower() == ".jsonl")):
         span_files = [Path(path)]
-    else:
-        span_files = _span_files(path) if format in ("auto", "jsonl") else []
     if span_files:
         spans: dict[str, list[Span]] = {}
         for file in span_files:
@@ -109,11 +109,9 @@ def _span_files(path) -> list[Path]:
     """The ``.jsonl`` span files of a folder such as ``itdeid deid --format jsonl`` writes (one
     a note; at any depth, sorted, hidden ones such as the run's manifest left out), or [] when
     ``path`` is no folder or holds none."""
-    path = Path(path)
-    if not path.is_dir():
+    if not Path(path).is_dir():
         return []
-    return [file for file in sorted(path.rglob("*.jsonl"))
-            if file.is_file() and not any(part.startswith(".") for part in file.relative_to(path).parts)]
+    return [file for file in walk_folder(path) if file.suffix.lower() == ".jsonl" and file.is_file()]
 
 
 def write_corpus(documents: list[Document], path, format: str) -> None:
