@@ -112,3 +112,10 @@ def test_readme_python_api_example_runs_and_redacts(capsys):
     exec(compile(block, "README.md", "exec"), {})
     printed = capsys.readouterr().out
     assert "[**DOCTOR**]" in printed and "Walker" not in printed and "3/4/2003" not in printed
+
+
+def test_tag_names_the_installed_model_default(tmp_path, monkeypatch):
+    """`itdeid tag` needs a model folder, and a new user had to find the installed one."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["tag", "default", str(NOTES / "nursing-note.txt"), "--out", str(tmp_path / "p.jsonl")]) == 0
+    assert (tmp_path / "p.jsonl").read_text().count('"doc"') > 0

@@ -609,6 +609,10 @@ def test_text_folder(tmp_path):
     assert all(doc.spans == [] for doc in documents)
     assert read_text(folder / "a.txt")[0].id == "a"
     assert [d.id for d in read_text(str(folder / "ward" / "*.txt"))] == ["b"]
+    # the span files of a deid --format brat or jsonl folder are no notes (each was read as one)
+    (folder / "ward" / "b.ann").write_text("T1\tDATE 0 3\tabc\n", encoding="utf-8")
+    (folder / "ward" / "b.redact.jsonl").write_text("{}\n", encoding="utf-8")
+    assert [doc.id for doc in read_corpus(folder)] == ["a", "ward/b", "ward/deep/c.note"]
     # a pattern's matches are named from its folder part, as deid names them (stems collided)
     (folder / "ward" / "deep" / "b.txt").write_text("Fourth", encoding="utf-8")
     assert [d.id for d in read_text(str(folder / "ward" / "**" / "b.txt"))] == ["b", "deep/b"]

@@ -10,7 +10,8 @@ from pathlib import Path
 from itdeid.document import Document
 from itdeid.errors import UserError
 from itdeid.formats import read_corpus, write_corpus
-from itdeid.deidentifier import load_model, set_threshold
+from itdeid import load_model
+from itdeid.deidentifier import set_threshold
 from itdeid.pieces import tag_documents
 from itdeid.progress import Progress
 
@@ -19,7 +20,9 @@ def add_parser(subparsers):
     p = subparsers.add_parser("tag", help="tag documents with a trained model",
                               description="Predict PHI spans with a trained model and write them as "
                                           "JSON Lines spans or i2b2 XML.")
-    p.add_argument("model", help="model folder written by 'itdeid train' (a token model or --system)")
+    p.add_argument("model", help="model folder written by 'itdeid train' (a token model or --system), "
+                                 "or 'default' for the model installed with itdeid (when no folder of "
+                                 "that name is here)")
     p.add_argument("input", help="documents to tag (any corpus format, or plain text files/folders)")
     p.add_argument("--out", required=True, help="output file (.jsonl or .xml)")
     p.add_argument("--input-format", default="auto", help="input format (default: detect)")
@@ -44,7 +47,9 @@ def _check_out(out: str, given: str) -> None:
 
 def run(args):
     _check_out(args.out, args.input)
-    model = load_model(args.model)
+    # 'default' names the installed model, as deid's --model left out does, unless a folder of
+    # that name is given (a new user had to dig the installed model's path out of site-packages)
+    model = load_model(None if args.model == "default" and not Path("default").exists() else args.model)
     if args.threshold is not None:
         set_threshold(model, args.threshold)
     documents = read_corpus(args.input, args.input_format)

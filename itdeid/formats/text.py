@@ -8,7 +8,7 @@ from pathlib import Path
 
 from itdeid.document import Document
 from itdeid.errors import FormatError
-from itdeid.formats.common import unique
+from itdeid.formats.common import logger, unique
 from itdeid.formats.decoding import decode_text
 from itdeid.formats.files import read_bytes, walk_folder
 
@@ -16,6 +16,11 @@ from itdeid.formats.files import read_bytes, walk_folder
 def has_magic(path) -> bool:
     """Whether ``path`` is a glob pattern (holds ``*``, ``?`` or ``[``)."""
     return re.search(r"[*?[]", str(path)) is not None
+
+
+#: Files of a notes folder that hold spans, not notes (BRAT standoff, JSON Lines spans: what
+#: ``itdeid deid --format brat/jsonl`` and redaction sidecars are), skipped with a warning.
+SPAN_SUFFIXES = (".ann", ".jsonl")
 
 
 def pattern_root(pattern) -> Path:
@@ -40,7 +45,8 @@ def read_text(paths) -> list[Document]:
     """Plain-text notes (no spans) from files, folders or glob patterns (one, or a list).
 
     A folder gives every file under it, recursively, sorted, hidden files and folders skipped,
-    symbolic links followed (:func:`~itdeid.formats.files.walk_folder`); its documents are named
+    symbolic links followed (:func:`~itdeid.formats.files.walk_folder`), span files
+    (:data:`SPAN_SUFFIXES`) skipped with a warning; its documents are named
     by their path relative to the folder, without ``.txt`` (``sub/note1``), and so are the files
     a pattern matches, relative to its folder part (:func:`pattern_root`: ``notes/*/n.txt``
     gives ``A/n`` and ``B/n``, where stems alone collided). A file is named by its stem. Text is
@@ -53,7 +59,12 @@ def read_text(paths) -> list[Document]:
     documents = []
     for given in map(Path, paths):
         if given.is_dir():
-            for path in walk_folder(given):
+            found = walk_folder(given)
+            notes = [path for path in found if path.suffix.lower() not in SPAN_SUFFIXES]
+            if len(notes) < len(found):
+                logger.warning("%s: %d span files (.ann, .jsonl) skipped: not notes", given,
+                               len(found) - len(notes))
+            for path in notes:
                 name = path.relative_to(given).as_posix()
                 documents.append(read_text_file(path, name.removesuffix(".txt")))
         elif given.is_file():
