@@ -104,15 +104,8 @@ def test_sentence_punctuation_at_a_spans_ends_is_left_out():
     """'Dr. Yamamoto, Monday.' was redacted as 'Dr. [**DOCTOR**] Monday.' (the comma swallowed)."""
     text = "Dr. Yamamoto, Monday. Call 617-555-0100. Seen by J. ( 617 )"
     tokens = tokenize(text)
-    labels = ["NONE"] * len(tokens)
-    for i, t in enumerate(tokens):
-        if t.text in ("Yamamoto",) or (t.text == "," and tokens[i - 1].text == "Yamamoto"):
-            labels[i] = "DOCTOR"
-        elif t.text == "617-555-0100" or (t.text == "." and tokens[i - 1].text == "617-555-0100"):
-            labels[i] = "PHONE"
-        elif t.text == "J" or (t.text == "." and tokens[i - 1].text == "J"):
-            labels[i] = "DOCTOR"
-        elif t.text in ("(", "617", ")") and i > len(tokens) - 4:
-            labels[i] = "PHONE"
+    # Dr . Yamamoto , Monday . Call 617-555-0100 . Seen by J . ( 617 )
+    labels = ["NONE", "NONE", "DOCTOR", "DOCTOR", "NONE", "NONE", "NONE", "PHONE", "PHONE",
+              "NONE", "NONE", "DOCTOR", "DOCTOR", "PHONE", "PHONE", "PHONE"]
     spans = labels_to_spans(text, tokens, labels)
     assert [text[s.start:s.end] for s in spans] == ["Yamamoto", "617-555-0100", "J.", "( 617 )"]
