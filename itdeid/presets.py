@@ -27,7 +27,7 @@ from pathlib import Path
 
 from itdeid.errors import UserError
 from itdeid.formats import read_corpus
-from itdeid.model_card import HELDOUT, write_model_card
+from itdeid.model_card import heldout_report, write_model_card
 from itdeid.recipe import MEMBER, RECIPE, recipe_model
 from itdeid.synth import generate, supplement
 
@@ -87,18 +87,9 @@ def train_preset(name: str, out, physionet=None, model_params: dict | None = Non
     model.save(out)
     settings = {"member": {**MEMBER, "random_state": recipe["seed"], **params}, "ensemble": RECIPE,
                 "learned threshold": round(float(model.threshold_), 6)}
-    write_model_card(Path(out), name, settings, data, seconds, _heldout_scores(model),
+    write_model_card(Path(out), name, settings, data, seconds, heldout_report(model),
                      RECIPE["target_recall"])
     return model
-
-
-def _heldout_scores(model) -> str | None:
-    if not HELDOUT.is_file():
-        return None
-    from itdeid.evaluate import evaluate
-    gold = read_corpus(HELDOUT)
-    predicted = dict(zip((d.id for d in gold), model.predict(gold)))
-    return evaluate(gold, predicted).format()
 
 
 def _recipe(name: str) -> dict:

@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 
 from itdeid import model_card
+from itdeid.deidentifier import load_model
 from itdeid.recipe import RECIPE
 from itdeid.resources import default_model_dir
 
@@ -22,6 +23,36 @@ def test_card_quotes_the_cited_results_files_as_they_are_now(card):
                  model_card.weak_spot_lines()):
         assert "not found" not in part[0] and "has no table" not in part[0]
         assert "\n".join(part) in card, f"the card no longer matches {part[0][:80]}..."
+
+
+def test_card_quotes_the_held_out_scores_the_code_of_the_day_gives(card):
+    """The shipped model scored again now: a change that moves its output must rescore the card
+    (``python experiments/card_scores.py itdeid/models/default``), or the card misleads."""
+    report = model_card.heldout_report(load_model(default_model_dir()))
+    assert report is not None
+    assert f"```\n{report}\n```" in card, (
+        "the shipped card's held-out scores are not what this code gives: "
+        "run python experiments/card_scores.py itdeid/models/default")
+
+
+def test_rescore_rewrites_the_held_out_block_alone(tmp_path, monkeypatch):
+    monkeypatch.chdir(REPO)
+    monkeypatch.setattr(model_card, "heldout_report", lambda model: "NEW REPORT")
+    card = tmp_path / "MODEL_CARD.md"
+    for block in (["This model on the project's 12 hand-written held-out discharge notes (x), "
+                   "percent:", "", "```", "OLD", "REPORT", "```"],
+                  ["The held-out notes (`experiments/heldout`) were not found beside this run, so "
+                   "no held-out score was measured."]):
+        card.write_text("\n".join(["# card", "", "## Scores", "", *block, "", "```", "kept", "```",
+                                    "", "## Speed"]) + "\n")
+        model_card.rescore(tmp_path, model=None)
+        text = card.read_text()
+        assert "OLD" not in text and "not found" not in text
+        assert "```\nNEW REPORT\n```\n\n```\nkept\n```\n\n## Speed\n" in text
+        assert "scored " in text and "with itdeid " in text
+    card.write_text("# card without scores\n")
+    with pytest.raises(ValueError, match="no held-out block"):
+        model_card.rescore(tmp_path, model=None)
 
 
 def test_card_says_how_it_was_made(card):
