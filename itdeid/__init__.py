@@ -17,9 +17,10 @@ __all__ = ["Document", "Span", "PHI_CLASSES", "NON_PHI", "LABELS", "load_model",
 
 
 def load_model(folder=None):
-    """The model saved in ``folder`` by ``itdeid train`` (or ``save``), or, with None, the
-    model installed with itdeid. Imported on first use: ``import itdeid`` stays light (the
-    models pull in xgboost and scikit-learn)."""
+    """The model saved in ``folder`` by ``itdeid train`` (or ``save``), or, with None or
+    ``"default"``, the model installed with itdeid (:func:`itdeid.resources.model_folder`).
+    Imported on first use: ``import itdeid`` stays light (the models pull in xgboost and
+    scikit-learn)."""
     from itdeid.deidentifier import load_model as load
-    from itdeid.resources import default_model_dir
-    return load(default_model_dir() if folder is None else folder)
+    from itdeid.resources import model_folder
+    return load(model_folder(folder))

@@ -50,3 +50,13 @@ def default_model_dir() -> Path:
         return Path(str(resources.files("itdeid.models").joinpath("default")))
     except ModuleNotFoundError:     # no itdeid.models package in this installation
         return Path(__file__).resolve().parent / "models" / "default"
+
+
+def model_folder(name) -> Path:
+    """The model folder a user names: ``None``, or the word ``default`` where no such path
+    exists, is the installed model (:func:`default_model_dir`); anything else is a path. One
+    rule for ``itdeid tag default``, ``itdeid deid --model default`` and
+    ``itdeid.load_model("default")``, which a user expects to agree."""
+    if name is None or (str(name) == "default" and not Path(name).exists()):
+        return default_model_dir()
+    return Path(name)

@@ -115,7 +115,16 @@ def test_readme_python_api_example_runs_and_redacts(capsys):
 
 
 def test_tag_names_the_installed_model_default(tmp_path, monkeypatch):
-    """`itdeid tag` needs a model folder, and a new user had to find the installed one."""
+    """`itdeid tag` needs a model folder, and a new user had to find the installed one; the
+    same word names it to `deid --model` and to `itdeid.load_model`, unless a folder of that
+    name is there."""
+    import itdeid
     monkeypatch.chdir(tmp_path)
     assert main(["tag", "default", str(NOTES / "nursing-note.txt"), "--out", str(tmp_path / "p.jsonl")]) == 0
     assert (tmp_path / "p.jsonl").read_text().count('"doc"') > 0
+    assert main(["deid", str(NOTES / "nursing-note.txt"), "--out", str(tmp_path / "o"), "--model",
+                 "default", "--workers", "1"]) == 0
+    assert type(itdeid.load_model("default")) is type(itdeid.load_model())
+    (tmp_path / "default").mkdir()
+    assert main(["deid", str(NOTES / "nursing-note.txt"), "--out", str(tmp_path / "o2"), "--model",
+                 "default", "--workers", "1"]) == 2

@@ -43,16 +43,15 @@ REVIEW_FORMATS = {
 
 
 def resolve_model_dir(model: str | os.PathLike | None) -> Path:
-    """``model`` as a model folder, or the default model shipped with itdeid; a clear one-line
-    error where neither exists."""
-    if model is None:
-        from itdeid.resources import default_model_dir
-        folder = default_model_dir()
+    """``model`` as a model folder, or (None, or ``default``) the model shipped with itdeid; a
+    clear one-line error where neither exists."""
+    from itdeid.resources import default_model_dir, model_folder
+    folder = model_folder(model)
+    if folder == default_model_dir():
         if not _is_model_dir(folder):
             raise UserError("no default model is installed with this itdeid; pass --model DIR "
                             "(train one with itdeid train)")
         return folder
-    folder = Path(model)
     if not folder.is_dir():
         raise UserError(f"--model {folder}: " + ("not a folder; give the model's folder"
                                                  if folder.exists() else "no such folder"))

@@ -30,8 +30,8 @@ def add_parser(subparsers):
                    help="output folder (not inside an input folder, nor the folder of an input "
                         "file; one folder holds the outputs of one set of settings)")
     p.add_argument("--model", metavar="DIR", default=None,
-                   help="model folder written by 'itdeid train' (default: the model installed "
-                        "with itdeid)")
+                   help="model folder written by 'itdeid train' (default, or the word 'default': "
+                        "the model installed with itdeid)")
     p.add_argument("--format", choices=FORMATS, default=DEFAULT_FORMAT,
                    help="redact: text with [**CLASS**] markers (+ offsets sidecar); surrogate: "
                         "text with realistic stand-ins (keyed); xml, jsonl, brat: NOT "

@@ -49,7 +49,7 @@ def run(args):
     _check_out(args.out, args.input)
     # 'default' names the installed model, as deid's --model left out does, unless a folder of
     # that name is given (a new user had to dig the installed model's path out of site-packages)
-    model = load_model(None if args.model == "default" and not Path("default").exists() else args.model)
+    model = load_model(args.model)
     if args.threshold is not None:
         set_threshold(model, args.threshold)
     documents = read_corpus(args.input, args.input_format)
