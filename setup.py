@@ -25,8 +25,8 @@ setup(
     },
     package_data={
         # the shipped default model: JSON, compressed xgboost UBJSON and its model card
-        "itdeid.models": ["default/*.json", "default/*.md", "default/*/*.json", "default/*/*.ubj.gz",
-                          "default/*/*/*.ubj.gz"],
+        "itdeid.models": ["default/*.json", "default/*.md", "default/SHA256SUMS", "default/*/*.json",
+                          "default/*/*.ubj.gz", "default/*/*/*.ubj.gz"],
         "itdeid.features": ["*.json"],
         "itdeid.gazetteers": ["*.txt", "*.tsv", "*.json"],
     },

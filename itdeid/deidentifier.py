@@ -289,9 +289,12 @@ def _add_counts(pool: dict, phrases: dict) -> None:
 
 def load_model(folder):
     """A model folder written by ``itdeid train``: a :class:`Deidentifier`, an
-    :class:`~itdeid.ensemble.InnerEnsemble` or a :class:`TokenModel`."""
+    :class:`~itdeid.ensemble.InnerEnsemble` or a :class:`TokenModel`, checked against the
+    digests of its files where it has them (:mod:`itdeid.model_digests`)."""
+    from itdeid import model_digests
     from itdeid.ensemble import STATE_FILE, InnerEnsemble
     folder = Path(folder)
+    model_digests.check(folder)
     if (folder / "deidentifier.json").is_file():
         return Deidentifier.load(folder)
     if (folder / STATE_FILE).is_file():

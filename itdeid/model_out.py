@@ -19,6 +19,7 @@ import shutil
 from contextlib import contextmanager
 from pathlib import Path
 
+from itdeid import model_digests
 from itdeid.errors import UserError
 
 #: Files whose presence makes a folder a model folder that a new model may replace.
@@ -57,9 +58,9 @@ def check_kind(folder, state_file: str) -> Path:
 
 @contextmanager
 def replacing(folder):
-    """A fresh folder beside ``folder`` to write a model in; on success it takes the place of
-    ``folder`` (whose old contents are removed), on an error it is removed and ``folder`` is
-    left as it was."""
+    """A fresh folder beside ``folder`` to write a model in; on success it gets the digests of
+    its files (:mod:`itdeid.model_digests`) and takes the place of ``folder`` (whose old contents
+    are removed), on an error it is removed and ``folder`` is left as it was."""
     folder = check_out(folder)
     folder.parent.mkdir(parents=True, exist_ok=True)
     _remove_leftovers(folder)
@@ -67,6 +68,7 @@ def replacing(folder):
     fresh.mkdir()
     try:
         yield fresh
+        model_digests.write(fresh)
     except BaseException:
         shutil.rmtree(fresh, ignore_errors=True)
         raise

@@ -268,3 +268,50 @@ def test_a_saved_lexicon_holds_counts_only():
                 {"tokens": 3, "table": {"foley": [10 ** 30] + row[1:]}}):
         with pytest.raises(ValueError, match="lexicon"):
             Lexicon.from_dict(bad)
+
+
+def _with_digests(saved_ensemble, tmp_path):
+    """A copy of the ensemble folder written as ``itdeid train`` writes one (model_out.replacing)."""
+    from itdeid.model_out import replacing
+    folder = tmp_path / "ensemble"
+    with replacing(folder) as fresh:
+        shutil.copytree(saved_ensemble, fresh, dirs_exist_ok=True)
+        (fresh / "MODEL_CARD.md").write_text("# card\n")
+    return folder
+
+
+def test_a_trained_folder_lists_its_files_digests_as_sha256sum_does(saved_ensemble, tmp_path):
+    import subprocess
+    folder = _with_digests(saved_ensemble, tmp_path)
+    lines = (folder / "SHA256SUMS").read_text().splitlines()
+    assert "member-1/model.json" in {line.split("  ", 1)[1] for line in lines}
+    assert not any(line.endswith(("MODEL_CARD.md", "SHA256SUMS")) for line in lines)
+    if shutil.which("sha256sum"):
+        assert subprocess.run(["sha256sum", "--quiet", "-c", "SHA256SUMS"], cwd=folder).returncode == 0
+    (folder / "MODEL_CARD.md").write_text("# rescored card\n")      # documentation: not listed
+    load_model(folder)
+
+
+@pytest.mark.parametrize("damage", ["member from another model", "file missing", "line outside"])
+def test_a_folder_that_differs_from_its_digests_is_refused_naming_the_file(saved_ensemble, tmp_path,
+                                                                         damage):
+    """Each of these is a well-formed model that loaded and tagged with trees other than the
+    card's: a member copied from another training, an interrupted copy."""
+    folder = _with_digests(saved_ensemble, tmp_path)
+    member = folder / "member-1" / "model.json"
+    if damage == "member from another model":
+        member.write_text(member.read_text() + " ")     # still the same model: loads without the list
+        expected = f"{member}: differs from its digest"
+    elif damage == "file missing":
+        member.unlink()
+        expected = f"{member}: listed in SHA256SUMS but missing"
+    else:
+        with open(folder / "SHA256SUMS", "a") as handle:
+            handle.write("0" * 64 + "  ../elsewhere.json\n")
+        expected = f"{folder / 'SHA256SUMS'}:6: not a line"
+    with pytest.raises(UserError, match="^" + expected.replace("(", r"\(")) as error:
+        load_model(folder)
+    assert "\n" not in str(error.value)
+    (folder / "SHA256SUMS").unlink()        # a folder without digests loads as before
+    if damage == "member from another model":
+        load_model(folder)

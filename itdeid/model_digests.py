@@ -1,0 +1,74 @@
+"""``SHA256SUMS``: the digests of a model folder's files, so a copy that is incomplete or mixed
+with another model's files is refused at load time.
+
+A model folder travels: a data team copies it onto the machine inside the hospital that runs
+``itdeid deid`` over millions of notes. A copy interrupted half-way, or a member folder taken
+from another training, can still be a well-formed model, one that every structural check of
+:mod:`itdeid.model_files` passes and that tags with other thresholds and trees than the card
+describes, without a word. So ``itdeid train`` (:func:`itdeid.model_out.replacing`) writes the
+SHA-256 digest of every file of the new folder, in the format of ``sha256sum`` (a team can check
+a copy with ``sha256sum -c SHA256SUMS`` before moving it), and :func:`check` reads the folder
+against it before the model is built. ``MODEL_CARD.md`` is documentation, rescored by
+``experiments/card_scores.py``, and is left out. A folder without the file (saved through the
+Python API's ``save``, or by an older itdeid) is loaded as before: the digests are for finding
+damage, not a seal against someone who can rewrite the folder.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path, PurePosixPath
+
+from itdeid.errors import UserError
+
+FILE = "SHA256SUMS"
+#: Files of a model folder the digests leave out: the list itself, and the card (documentation).
+UNLISTED = (FILE, "MODEL_CARD.md")
+
+_LINE = re.compile(r"([0-9a-f]{64}) [ *](.+)")
+
+
+def digest(path: Path) -> str:
+    sha = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            sha.update(block)
+    return sha.hexdigest()
+
+
+def write(folder) -> Path:
+    """Write ``folder/SHA256SUMS``: a line ``DIGEST  PATH`` for each file below ``folder`` but
+    those of :data:`UNLISTED`, paths relative to it with ``/``, in sorted order."""
+    folder = Path(folder)
+    files = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*")
+                   if p.is_file() and p.relative_to(folder).as_posix() not in UNLISTED)
+    path = folder / FILE
+    path.write_text("".join(f"{digest(folder / name)}  {name}\n" for name in files), encoding="utf-8")
+    return path
+
+
+def check(folder) -> None:
+    """Refuse (:class:`UserError`, naming the file) a model folder whose ``SHA256SUMS`` lists a
+    file that is missing or differs; a folder without the list passes."""
+    from itdeid.model_files import model_part
+    folder = Path(folder)
+    listed = folder / FILE
+    if not listed.is_file():
+        return
+    try:
+        lines = listed.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        raise UserError(f"{listed}: cannot read ({getattr(error, 'strerror', None) or type(error).__name__})") from None
+    for number, line in enumerate(lines, 1):
+        match = _LINE.fullmatch(line)
+        name = PurePosixPath(match.group(2)) if match else None
+        if name is None or name.is_absolute() or ".." in name.parts or str(name) in UNLISTED:
+            raise UserError(f"{listed}:{number}: not a line 'DIGEST  FILE' of this model folder")
+        path = model_part(folder, str(name))
+        if not path.is_file():
+            raise UserError(f"{path}: listed in {FILE} but missing; the model folder is incomplete "
+                            "(copy the whole folder again)")
+        if digest(path) != match.group(1):
+            raise UserError(f"{path}: differs from its digest in {FILE}; the model folder is "
+                            "damaged or mixed with another model's files (copy the whole folder "
+                            "again, or retrain)")
