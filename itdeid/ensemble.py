@@ -181,25 +181,30 @@ class InnerEnsemble(BaseEstimator):
     def _member(self, f: int, draw: int = 0) -> TokenModel:
         """Inner fold ``f``'s member of draw ``draw``: seed ``random_state + f + draw * folds``,
         so draw 0 is the single-draw ensemble's member and no two members share a seed."""
-        base = self.base if self.base is not None else TokenModel()
+        base = self._base()
         if base.context_pass:
             raise ValueError("an InnerEnsemble's members cannot use context_pass")
         return clone(base).set_params(target_recall=None, threshold=None, identifiers=False,
                                       random_state=base.random_state + f + draw * self.folds)
 
+    def _base(self) -> TokenModel:
+        """``base``, or its documented default ``TokenModel()`` for None."""
+        return TokenModel() if self.base is None else self.base
+
     def check_params(self) -> None:
         """The ensemble's own choices, checked at ``fit`` (and at load) rather than when they
         are first used: a :class:`~itdeid.errors.ParameterError` naming the parameter."""
-        if not isinstance(self.base, TokenModel):
-            raise ParameterError(f"base must be a TokenModel, got {type(self.base).__name__}")
-        self.base.check_params()
+        base = self._base()
+        if not isinstance(base, TokenModel):
+            raise ParameterError(f"base must be a TokenModel or None, got {type(base).__name__}")
+        base.check_params()
         check_count("folds", self.folds, 2)
         if self.target_recall is not None:
             check_threshold(self.target_recall)
         check_threshold(self.threshold)
         check_context_weight(self.context_weight)
         if self.screen is not None:
-            self._checked_screen([self.base])
+            self._checked_screen([base])
         self._check_draws()
 
     def _checked_screen(self, models) -> float:

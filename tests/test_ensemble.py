@@ -326,3 +326,14 @@ def test_the_members_mean_out_of_fold_is_kept_beside_the_blend():
     assert first.shape == blend.shape and not np.allclose(first, blend)
     stage = (blend - (1 - model.context_weight) * first) / model.context_weight
     assert stage.min() >= -1e-5 and stage.max() <= 1 + 1e-5
+
+
+def test_the_documented_default_base_none_is_a_token_model():
+    """``base=None`` is documented as ``TokenModel()`` and was refused at fit (by check_params,
+    which fit calls first; fitting the default members' 200 trees is left out for time)."""
+    ensemble = InnerEnsemble(folds=2, target_recall=0.9).set_params(base=None)
+    ensemble.check_params()
+    assert ensemble._member(1).get_params() == TokenModel(random_state=1).set_params(
+        target_recall=None, identifiers=False).get_params()
+    with pytest.raises(ValueError, match="base must be a TokenModel or None, got str"):
+        InnerEnsemble(base="xgboost").fit(tiny_corpus(8, seed=1))
