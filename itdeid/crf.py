@@ -37,10 +37,11 @@ from sklearn.base import BaseEstimator
 
 from itdeid import __version__
 from itdeid.document import LABELS, Document, Span
-from itdeid.errors import UserError
+from itdeid.errors import ParameterError, UserError
 from itdeid.featurize import TokenizedDocument, _gazetteers, tokenize_document
 from itdeid.model import check_count, labels_in_documents, predict_spans
-from itdeid.model_files import read_model_state
+from itdeid.model_files import checked_params, damaged, read_model_state
+from itdeid.model_out import check_kind
 from itdeid.resubstitute import resubstituted
 
 FORMAT = 1
@@ -164,7 +165,9 @@ class CRFModel(BaseEstimator):
             raise UserError("cannot train on an empty corpus")
         if any(td.labels is None for td in docs):
             raise UserError("training documents need gold labels")
-        check_count("stand_ins", self.stand_ins, 0)
+        if not any(td.labels.any() for td in docs):
+            raise UserError("the training documents hold no gold PHI: nothing to learn PHI from")
+        self.check_params()
         if self.stand_ins:
             copies = resubstituted([td.document for td in docs], self.stand_ins, self.random_state)
             docs = [td for td in docs if not td.document.spans] + [tokenize_document(d) for d in copies]
@@ -175,6 +178,19 @@ class CRFModel(BaseEstimator):
                                          all_possible_transitions=True)
         self.crf_.fit(X, y)
         return self
+
+    def check_params(self) -> None:
+        """The parameters, checked at ``fit`` and at load: a
+        :class:`~itdeid.errors.ParameterError` naming the one that is wrong."""
+        check_count("window", self.window, 0)
+        check_count("max_iterations", self.max_iterations, 1)
+        check_count("stand_ins", self.stand_ins, 0)
+        check_count("random_state", self.random_state, 0)
+        for name in ("c1", "c2"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0 \
+                    or value == float("inf"):
+                raise ParameterError(f"{name} must be a number >= 0, got {value!r}")
 
     def _check_fitted(self):
         if not hasattr(self, "crf_"):
@@ -221,8 +237,7 @@ class CRFModel(BaseEstimator):
             raise UserError("a CRF trained on the notes themselves keeps their words, PHI "
                             "included: train it with stand_ins >= 1 to save it, or pass "
                             "keeps_training_phi=True and keep the folder with the training data")
-        folder = Path(folder)
-        folder.mkdir(parents=True, exist_ok=True)
+        folder = check_kind(folder, "crf.json")
         model_file = folder / "model.crfsuite"
         model_file.write_bytes(Path(self.crf_.modelfile.name).read_bytes())
         state = {"kind": "CRFModel", "format": FORMAT, "itdeid_version": __version__,
@@ -234,6 +249,9 @@ class CRFModel(BaseEstimator):
         sklearn_crfsuite = _crfsuite()
         folder = Path(folder)
         state = read_model_state(folder, "crf.json", "CRFModel", FORMAT, "a CRF model folder")
-        model = cls(**state["params"])
+        path = folder / "crf.json"
+        with damaged(path):
+            model = cls(**checked_params(path, state["params"], cls))
+            model.check_params()
         model.crf_ = sklearn_crfsuite.CRF(model_filename=str(folder / "model.crfsuite"))
         return model

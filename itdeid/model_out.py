@@ -22,8 +22,9 @@ from pathlib import Path
 from itdeid import model_digests
 from itdeid.errors import UserError
 
-#: Files whose presence makes a folder a model folder that a new model may replace.
-MODEL_STATE_FILES = ("model.json", "ensemble.json", "deidentifier.json")
+#: Files whose presence makes a folder a model folder that a new model may replace (``crf.json``:
+#: the CRF peer's, which :func:`~itdeid.deidentifier.load_model` reads too).
+MODEL_STATE_FILES = ("model.json", "ensemble.json", "deidentifier.json", "crf.json")
 
 
 def check_out(folder) -> Path:

@@ -68,3 +68,42 @@ def test_without_the_peers_extra_the_crf_says_what_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "sklearn_crfsuite", None)
     with pytest.raises(UserError, match=r"pip install 'itdeid\[peers\]'"):
         CRFModel(max_iterations=5).fit(tiny_corpus(4))
+
+
+def test_a_crf_folder_is_one_kind_of_model_folder(tmp_path):
+    """Saving a CRF into a token model's folder (or the other way) succeeded and load_model went
+    on returning the old model; load_model said a CRF folder was no model folder."""
+    import json
+
+    from itdeid.deidentifier import load_model
+    from itdeid.model import TokenModel
+    corpus = tiny_corpus(12)
+    crf = CRFModel(max_iterations=10, stand_ins=1).fit(corpus)
+    TokenModel(n_estimators=3, n_jobs=1).fit(corpus).save(tmp_path / "token")
+    with pytest.raises(UserError, match="holds a model of another kind"):
+        crf.save(tmp_path / "token")
+    crf.save(tmp_path / "crf")
+    with pytest.raises(UserError, match="holds a model of another kind"):
+        TokenModel(n_estimators=3, n_jobs=1).fit(corpus).save(tmp_path / "crf")
+    loaded = load_model(tmp_path / "crf")
+    assert isinstance(loaded, CRFModel) and loaded.predict(corpus) == crf.predict(corpus)
+    (tmp_path / "crf" / "model.json").write_text((tmp_path / "token" / "model.json").read_text())
+    with pytest.raises(UserError, match="holds models of two kinds"):
+        load_model(tmp_path / "crf")
+    (tmp_path / "crf" / "model.json").unlink()
+    state = json.loads((tmp_path / "crf" / "crf.json").read_text())
+    state["params"]["window"] = "x"
+    (tmp_path / "crf" / "crf.json").write_text(json.dumps(state))
+    with pytest.raises(UserError, match=r"crf\.json: parameter 'window' must be int"):
+        load_model(tmp_path / "crf")
+
+
+def test_bad_parameters_and_a_corpus_without_phi_are_refused_at_fit():
+    from itdeid.errors import ParameterError
+    corpus = tiny_corpus(6)
+    for params, message in ((dict(window="x"), "window must be an integer"),
+                            (dict(c1=-1), "c1 must be a number >= 0")):
+        with pytest.raises(ParameterError, match=message):
+            CRFModel(**params).fit(corpus)
+    with pytest.raises(UserError, match="no gold PHI"):
+        CRFModel().fit([Document(d.id, d.text, []) for d in corpus])

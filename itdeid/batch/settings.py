@@ -55,6 +55,9 @@ def resolve_model_dir(model: str | os.PathLike | None) -> Path:
     if not folder.is_dir():
         raise UserError(f"--model {folder}: " + ("not a folder; give the model's folder"
                                                  if folder.exists() else "no such folder"))
+    if (folder / "crf.json").is_file():
+        raise UserError(f"--model {folder}: the CRF peer's model (crf.json), for comparison "
+                        "in cross-validation; itdeid deid tags with a model itdeid train writes")
     if not _is_model_dir(folder):
         raise UserError(f"--model {folder}: not a model folder (no model.json, ensemble.json or "
                         "deidentifier.json; train one with itdeid train)")
