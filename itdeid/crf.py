@@ -38,7 +38,7 @@ from sklearn.base import BaseEstimator
 from itdeid import __version__
 from itdeid.document import LABELS, Document, Span
 from itdeid.errors import ParameterError, UserError
-from itdeid.featurize import TokenizedDocument, _gazetteers, tokenize_document
+from itdeid.featurize import TokenizedDocument, _gazetteers, tokenize_document, tokenize_documents
 from itdeid.model import check_count, labels_in_documents, predict_spans
 from itdeid.model_files import checked_params, damaged, read_model_state
 from itdeid.model_out import check_kind
@@ -157,7 +157,7 @@ class CRFModel(BaseEstimator):
 
     def fit(self, documents: Sequence[Document], y=None) -> "CRFModel":
         labels_in_documents(y)
-        return self.fit_tokenized([tokenize_document(d) for d in documents])
+        return self.fit_tokenized(tokenize_documents(documents))
 
     def fit_tokenized(self, docs: Sequence[TokenizedDocument], trusted=None) -> "CRFModel":
         sklearn_crfsuite = _crfsuite()

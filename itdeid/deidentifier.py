@@ -35,7 +35,7 @@ from sklearn.base import BaseEstimator
 from itdeid import __version__
 from itdeid.document import Document, Span
 from itdeid.errors import ParameterError, UserError
-from itdeid.featurize import GROUPS, TokenizedDocument, tokenize_document
+from itdeid.featurize import GROUPS, TokenizedDocument, tokenize_documents
 from itdeid.folds import inner_split
 from itdeid.iterate import harvest as harvest_phrases
 from itdeid.iterate import trusted_columns, unambiguous_headings
@@ -137,7 +137,7 @@ class Deidentifier(BaseEstimator):
     # -- training ---------------------------------------------------------------------------
     def fit(self, documents: Sequence[Document], y=None) -> "Deidentifier":
         labels_in_documents(y)
-        return self.fit_tokenized([tokenize_document(d) for d in documents])
+        return self.fit_tokenized(tokenize_documents(documents))
 
     def fit_tokenized(self, docs: Sequence[TokenizedDocument]) -> "Deidentifier":
         self._check()

@@ -50,7 +50,7 @@ from itdeid import __version__
 from itdeid.document import Document
 from itdeid.context_pass import batch_stacked_columns, check_context_weight, stacked_names
 from itdeid.errors import ParameterError, UserError
-from itdeid.featurize import TokenizedDocument, tokenize_document
+from itdeid.featurize import TokenizedDocument, tokenize_documents
 from itdeid.folds import inner_split
 from itdeid.feature_format import FEATURE_FORMAT, check_feature_format
 from itdeid.model_files import checked_params, damaged, model_part, read_model_state
@@ -236,7 +236,7 @@ class InnerEnsemble(BaseEstimator):
     def fit(self, documents: Sequence[Document], y=None, *,
             calibrate_on: Sequence[bool] | None = None) -> "InnerEnsemble":
         labels_in_documents(y)
-        return self.fit_tokenized([tokenize_document(d) for d in documents], calibrate_on)
+        return self.fit_tokenized(tokenize_documents(documents), calibrate_on)
 
     def fit_tokenized(self, docs: Sequence[TokenizedDocument],
                       calibrate_on: Sequence[bool] | None = None) -> "InnerEnsemble":

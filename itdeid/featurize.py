@@ -139,6 +139,26 @@ class TokenizedDocument:
         return len(self.tokens)
 
 
+def tokenize_documents(documents, gold: bool = True) -> list[TokenizedDocument]:
+    """:func:`tokenize_document` of each of ``documents``, the input of every estimator's
+    ``fit`` and ``predict``: an iterable of :class:`~itdeid.document.Document` with str text.
+    Anything else is a ``TypeError`` naming its position, not an ``AttributeError`` from deep
+    inside (a notebook passing the notes' strings, or a None read from a failed file)."""
+    if isinstance(documents, (str, bytes, Document)):
+        raise TypeError(f"documents must be an iterable of itdeid.Document, got one "
+                        f"{type(documents).__name__}: wrap it in a list (Document(id, text))")
+    out = []
+    for i, document in enumerate(documents):
+        if not isinstance(document, Document):
+            raise TypeError(f"documents[{i}]: an itdeid.Document is needed, got "
+                            f"{type(document).__name__} (Document(id, text) wraps a note's text)")
+        if not isinstance(document.text, str):
+            raise TypeError(f"documents[{i}] ({document.id!r}): text must be str, got "
+                            f"{type(document.text).__name__}")
+        out.append(tokenize_document(document, gold))
+    return out
+
+
 def tokenize_document(document: Document, gold: bool = True) -> TokenizedDocument:
     """Tokenize a document; with ``gold``, split tokens at its span edges and label them.
 

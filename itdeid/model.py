@@ -33,7 +33,8 @@ from itdeid.context_pass import check_context_weight, context_names, stack_conte
 from itdeid.document import LABELS, Document, Span
 from itdeid.errors import ParameterError, UserError
 from itdeid.featurize import (GROUPS, CaseCounts, FeatureExtractor, TokenizedDocument,
-                              check_groups, note_spans, set_previous, token_offsets, tokenize_document)
+                              check_groups, note_spans, set_previous, token_offsets, tokenize_document,
+                              tokenize_documents)
 from itdeid.identifiers import apply_identifiers
 from itdeid.folds import inner_split
 from itdeid.learners import Learner
@@ -55,7 +56,7 @@ PREVIOUS = ("gold", "oof", "none")
 def predict_spans(model, documents: Sequence[Document]) -> list[list[Span]]:
     """Predicted PHI spans of each document by any itdeid model with ``predict_tokenized`` (its
     ``predict``); gold spans, if any, are ignored."""
-    docs = [tokenize_document(d, gold=False) for d in documents]
+    docs = tokenize_documents(documents, gold=False)
     return [note_spans(td, codes) for td, codes in zip(docs, model.predict_tokenized(docs))]
 
 
@@ -312,7 +313,7 @@ class TokenModel(BaseEstimator):
     def fit(self, documents: Sequence[Document], y=None, *, trusted=None) -> "TokenModel":
         """Train on documents with gold spans (``y`` must stay None: see :func:`labels_in_documents`)."""
         labels_in_documents(y)
-        return self.fit_tokenized([tokenize_document(d) for d in documents], trusted)
+        return self.fit_tokenized(tokenize_documents(documents), trusted)
 
     def fit_tokenized(self, docs: Sequence[TokenizedDocument], trusted=None) -> "TokenModel":
         self.check_params()

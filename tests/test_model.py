@@ -250,3 +250,20 @@ def test_fit_refuses_gold_spans_past_the_text_or_overlapping():
     for spans in ([Span(8, 500, "DOCTOR")], [Span(8, 17, "DOCTOR"), Span(11, 17, "PATIENT")]):
         with pytest.raises(ValueError, match="document a"):
             TokenModel(n_estimators=3, n_jobs=1).fit([Document("a", text, spans)])
+
+
+def test_inputs_that_are_not_documents_are_a_type_error_naming_the_position():
+    """A notebook passing the notes' strings got AttributeError: 'str' object has no attribute
+    'text' from deep inside featurize."""
+    from itdeid.document import Document
+    corpus = tiny_corpus(6, seed=2)
+    model = TokenModel(n_estimators=3, n_jobs=1).fit(corpus)
+    for documents, message in (("Seen by Dr. Smith.", "got one str: wrap it in a list"),
+                               (corpus[0], "got one Document"),
+                               (["Seen by Dr. Smith."], r"documents\[0\]: an itdeid.Document is needed, got str"),
+                               ([corpus[0], None], r"documents\[1\]: .* got NoneType"),
+                               ([Document("a", b"Dr. Smith")], r"documents\[0\] \('a'\): text must be str, got bytes")):
+        for call in (model.predict, TokenModel(n_estimators=3, n_jobs=1).fit):
+            with pytest.raises(TypeError, match=message):
+                call(documents)
+    assert model.predict(iter(corpus[:2])) == model.predict(corpus[:2])     # any iterable
