@@ -41,11 +41,15 @@ import json
 import re
 
 from itdeid.document import Document, Span
+from itdeid.errors import FormatError
 from itdeid.formats import render_i2b2_2006, render_jsonl_spans, span_record
+from itdeid.formats.safe_xml import LONE_SURROGATE, unwritable
 from itdeid.surrogate import Surrogates
 
 #: The formats :func:`render` writes.
 FORMATS = ("xml", "jsonl", "redact", "surrogate", "brat")
+#: The formats whose files hold note text: a lone surrogate in it cannot be written as UTF-8.
+_TEXT_FORMATS = ("redact", "surrogate", "brat")
 
 # Line ends brat splits a discontinuous span at (the line-end characters are left out).
 _LINE_END = re.compile(r"\r\n|\r|\n")
@@ -58,14 +62,20 @@ def render(document: Document, spans: list[Span], fmt: str,
 
     ``spans`` (the predictions; ``document.spans`` is ignored) must lie in the text and not
     overlap: ``ValueError`` naming the document and offsets otherwise, as for an unknown format or
-    ``surrogate`` without ``surrogates``; ``xml`` raises :class:`~itdeid.errors.FormatError` for a
-    character XML 1.0 cannot hold (a form feed), naming the document and offset.
+    ``surrogate`` without ``surrogates``; :class:`~itdeid.errors.FormatError`, naming the
+    document and offset, for a character the format's files cannot hold: a lone surrogate (a
+    notebook's ``errors="surrogateescape"``) in any format holding the text, and in ``xml`` also
+    a character XML 1.0 cannot hold (a form feed).
     """
     if fmt not in FORMATS:
         raise ValueError(f"unknown output format {fmt!r}; expected one of {', '.join(FORMATS)}")
     annotated = Document(document.id, document.text, sorted(spans), patient=document.patient,
                          source=document.source)
     annotated.check_spans()
+    surrogate = LONE_SURROGATE.search(document.text) if fmt in _TEXT_FORMATS else None
+    if surrogate:
+        path = document.source or document.id
+        raise FormatError(path, unwritable(document, surrogate.start(), surrogate.group(), path))
     if fmt == "xml":
         return {".xml": render_i2b2_2006([annotated], document.source or document.id)}
     if fmt == "jsonl":

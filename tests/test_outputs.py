@@ -101,3 +101,20 @@ def test_errors(doc):
         render(doc, SPANS + [Span(4, 12, "PATIENT")], "jsonl")
     with pytest.raises(ValueError, match="past the text"):
         render(doc, [Span(30, 60, "ID")], "redact")
+
+
+def test_a_lone_surrogate_is_one_error_naming_the_note_and_offset_in_every_text_format():
+    """A notebook's errors='surrogateescape' leaves one in a str: redact, surrogate and brat
+    raised UnicodeEncodeError; xml advised BRAT, which cannot hold it either."""
+    from itdeid.errors import FormatError
+    note = Document("n", "Seen by Dr. Walker. bad byte: \udce9 end")
+    spans = [Span(12, 18, "DOCTOR")]
+    for fmt in ("redact", "surrogate", "brat", "xml"):
+        with pytest.raises(FormatError) as error:
+            render(note, spans, fmt, surrogates=Surrogates(b"k" * 32))
+        assert str(error.value) == ("n: a lone surrogate (U+DCE9) at offset 30 cannot be written to a "
+                                    "UTF-8 file: read the note's bytes with their own encoding, not "
+                                    "errors='surrogateescape'"), fmt
+    assert b"DOCTOR" in render(note, spans, "jsonl")[".jsonl"]      # offsets only: no text
+    with pytest.raises(FormatError, match=r"^n: character U\+000C at offset 4 cannot be written in XML"):
+        render(Document("n", "Seen\fby"), [], "xml")

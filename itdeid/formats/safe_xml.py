@@ -20,13 +20,33 @@ from itdeid.errors import FormatError
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
+#: A lone surrogate: what a str holds for undecodable bytes (``errors="surrogateescape"``), and
+#: what no UTF-8 file can hold.
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def check_xml_text(doc: Document, path) -> None:
     for value in (doc.id, doc.text):
         bad = _NOT_XML.search(value)
+        if bad and LONE_SURROGATE.fullmatch(bad.group()):
+            raise FormatError(path, unwritable(doc, bad.start(), bad.group(), path))
         if bad:
-            raise FormatError(path, f"document {doc.id}: character U+{ord(bad.group()):04X} at "
+            raise FormatError(path, f"{_document(doc, path)}character U+{ord(bad.group()):04X} at "
                                     f"offset {bad.start()} cannot be written in XML 1.0 (JSON Lines or "
                                     "BRAT output can hold it)")
+
+
+def unwritable(doc: Document, offset: int, character: str, path=None) -> str:
+    """The message for a lone surrogate at ``offset`` of ``doc``'s text, which no output file
+    can hold."""
+    return (f"{_document(doc, path)}a lone surrogate (U+{ord(character):04X}) at offset {offset} "
+            "cannot be written to a UTF-8 file: read the note's bytes with their own encoding, "
+            "not errors='surrogateescape'")
+
+
+def _document(doc: Document, path) -> str:
+    """``document ID: `` where the file named does not already say which note it is."""
+    return "" if path is not None and str(path) == doc.id else f"document {doc.id}: "
 
 
 def escape_text(text: str) -> str:
