@@ -47,18 +47,28 @@ def command_line() -> str:
     return " ".join([prog] + [shlex.quote(a) for a in sys.argv[1:]])
 
 
+#: The checkout itdeid runs from, when it runs from one: the folder above the package.
+_CHECKOUT = Path(__file__).resolve().parent.parent
+
+
 def code_version() -> str:
-    """itdeid's version, and the git commit of the working tree when run from a checkout (with a
-    mark when it has uncommitted changes), so a result can be traced to the code that made it."""
+    """itdeid's version, and the git commit of the checkout itdeid runs from (with a mark when it
+    has uncommitted changes), so a result can be traced to the code that made it. git is asked
+    in the package's own checkout, not the working folder: run from elsewhere, the working
+    folder's repository (or none) was named instead. An installed copy has no commit."""
     from itdeid import __version__
+
+    def git(*args) -> str:
+        return subprocess.run(["git", *args], cwd=_CHECKOUT, capture_output=True, text=True,
+                              timeout=10, check=True).stdout.strip()
     try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                                text=True, timeout=10, check=True).stdout.strip()
+        if Path(git("rev-parse", "--show-toplevel")).resolve() != _CHECKOUT:
+            return f"itdeid {__version__}"          # an installed copy inside another repository
+        commit = git("rev-parse", "--short", "HEAD")
         # results files and the shipped model being rewritten by the run itself are not code
         # changes
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".",
-                                ":(exclude)experiments/results", ":(exclude)itdeid/models"],
-                               capture_output=True, text=True, timeout=10, check=True).stdout.strip()
+        dirty = git("status", "--porcelain", "--untracked-files=no", "--", ".",
+                    ":(exclude)experiments/results", ":(exclude)itdeid/models")
     except (OSError, subprocess.SubprocessError):
         return f"itdeid {__version__}"
     return f"itdeid {__version__}, git {commit}{' with uncommitted changes' if dirty else ''}"
