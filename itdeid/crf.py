@@ -35,7 +35,7 @@ from typing import Sequence
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from itdeid import __version__
+from itdeid import __version__, fitted_params
 from itdeid.document import LABELS, Document, Span
 from itdeid.errors import ParameterError, UserError
 from itdeid.featurize import TokenizedDocument, _gazetteers, tokenize_document, tokenize_documents
@@ -177,6 +177,7 @@ class CRFModel(BaseEstimator):
                                          max_iterations=self.max_iterations,
                                          all_possible_transitions=True)
         self.crf_.fit(X, y)
+        fitted_params.remember(self)
         return self
 
     def check_params(self) -> None:
@@ -233,6 +234,7 @@ class CRFModel(BaseEstimator):
         must stay with the training data.
         """
         self._check_fitted()    # first: an unfitted CRF keeps nothing yet
+        fitted_params.check_unchanged(self)
         if not self.stand_ins and not keeps_training_phi:
             raise UserError("a CRF trained on the notes themselves keeps their words, PHI "
                             "included: train it with stand_ins >= 1 to save it, or pass "
@@ -254,4 +256,5 @@ class CRFModel(BaseEstimator):
             model = cls(**checked_params(path, state["params"], cls))
             model.check_params()
         model.crf_ = sklearn_crfsuite.CRF(model_filename=str(folder / "model.crfsuite"))
+        fitted_params.remember(model)
         return model

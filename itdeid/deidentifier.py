@@ -32,7 +32,7 @@ from typing import Sequence
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from itdeid import __version__
+from itdeid import __version__, fitted_params
 from itdeid.document import Document, Span
 from itdeid.errors import ParameterError, UserError
 from itdeid.featurize import GROUPS, TokenizedDocument, tokenize_documents
@@ -78,6 +78,10 @@ class Deidentifier(BaseEstimator):
         Further :class:`TokenModel` parameters (learner, n_estimators, n_jobs, ...).
     random_state : int, default 0
     """
+
+    #: Parameters that act when the model tags, free to change after fit (the vote rule (``itdeid
+    #: deid --vote``), standardization, the templates; :mod:`itdeid.fitted_params`).
+    RUNTIME_PARAMS = ("vote", "standardize", "identifiers")
 
     def __init__(self, triggers: Sequence[str] = ("token", "phrase", "ngram"), iterations: int = 2,
                  vote: str = "two_of_three", standardize: bool = True, spread: str = "document",
@@ -156,6 +160,7 @@ class Deidentifier(BaseEstimator):
                 self.headings_ = self.headings_ & frozenset(models[0].extractor_.headings_)
             if self.harvest == "oof" and iteration < self.iterations:
                 source = self._out_of_fold_votes(docs, iteration, trusted)
+        fitted_params.remember(self)
         return self
 
     def _out_of_fold_votes(self, docs, iteration, trusted) -> list[np.ndarray]:
@@ -231,6 +236,7 @@ class Deidentifier(BaseEstimator):
     def save(self, folder) -> None:
         """One folder: deidentifier.json and a TokenModel folder per iteration and trigger."""
         self._check_fitted()
+        fitted_params.check_unchanged(self)
         folder = check_kind(folder, "deidentifier.json")
         params = self.get_params()
         params["triggers"], params["groups"] = list(self.triggers), list(self.groups)
@@ -264,6 +270,7 @@ class Deidentifier(BaseEstimator):
                 if m.trigger != t or (i > 0) != ("trusted" in m.groups):
                     raise UserError(f"{folder / f'itr{i}-{t}' / 'model.json'}: not the "
                                     f"ITR{i} {t} model of this system")
+        fitted_params.remember(model)
         return model
 
 

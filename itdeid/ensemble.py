@@ -46,7 +46,7 @@ from typing import Sequence
 import numpy as np
 from sklearn.base import BaseEstimator, clone
 
-from itdeid import __version__
+from itdeid import __version__, fitted_params
 from itdeid.document import Document
 from itdeid.context_pass import batch_stacked_columns, check_context_weight, stacked_names
 from itdeid.errors import ParameterError, UserError
@@ -160,6 +160,11 @@ class InnerEnsemble(BaseEstimator):
         After ``fit`` with ``context_pass`` only (not saved): the same tokens' out-of-fold
         P(PHI) of the members' mean alone (so experiments can blend at another weight).
     """
+
+    #: Parameters that act when the model tags, free to change after fit (a threshold or screen
+    #: over the learned ones, the templates, joining gaps, the members' threads;
+    #: :mod:`itdeid.fitted_params`).
+    RUNTIME_PARAMS = ("threshold", "screen", "identifiers", "join_gaps", "n_jobs", "device")
 
     def __init__(self, base: TokenModel | None = None, folds: int = 5,
                  target_recall: float | None = 0.95, threshold: float | None = None,
@@ -283,6 +288,7 @@ class InnerEnsemble(BaseEstimator):
             self.calibration_first_ = (1.0 - first).astype(np.float32)
         if self.target_recall is not None:
             self.threshold_ = threshold_for_recall(blend, gold, self.target_recall)
+        fitted_params.remember(self)
         return self
 
     def _fit_stage(self, docs, oof, fold, draw: int = 0) -> list[Learner]:
@@ -419,6 +425,7 @@ class InnerEnsemble(BaseEstimator):
         """Write ``ensemble.json`` and each member's own model folder (``member-K``) inside
         ``folder``; the members are ordinary TokenModel folders, data only."""
         self._check_fitted()
+        fitted_params.check_unchanged(self)
         folder = check_kind(folder, STATE_FILE)
         names = [f"member-{k}" for k in range(len(self.members_))]
         for name, member in zip(names, self.members_):
@@ -460,4 +467,5 @@ class InnerEnsemble(BaseEstimator):
             model.check_params()
             model._check_split()
             model.threshold_ = loaded_threshold(state, model.target_recall)
+        fitted_params.remember(model)
         return model

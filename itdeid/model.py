@@ -35,6 +35,7 @@ from itdeid.errors import ParameterError, UserError
 from itdeid.featurize import (GROUPS, CaseCounts, FeatureExtractor, TokenizedDocument,
                               check_groups, note_spans, set_previous, token_offsets, tokenize_document,
                               tokenize_documents)
+from itdeid import fitted_params
 from itdeid.identifiers import apply_identifiers
 from itdeid.folds import inner_split
 from itdeid.learners import Learner
@@ -56,6 +57,7 @@ PREVIOUS = ("gold", "oof", "none")
 def predict_spans(model, documents: Sequence[Document]) -> list[list[Span]]:
     """Predicted PHI spans of each document by any itdeid model with ``predict_tokenized`` (its
     ``predict``); gold spans, if any, are ignored."""
+    fitted_params.check_unchanged(model)
     docs = tokenize_documents(documents, gold=False)
     return [note_spans(td, codes) for td, codes in zip(docs, model.predict_tokenized(docs))]
 
@@ -253,6 +255,10 @@ class TokenModel(BaseEstimator):
         The threshold learned for ``target_recall`` (None without one).
     """
 
+    #: Parameters that act when the model tags, free to change after fit (threads, a threshold over
+    #: the learned one, the identifier templates; :mod:`itdeid.fitted_params`).
+    RUNTIME_PARAMS = ("n_jobs", "device", "threshold", "identifiers")
+
     def __init__(self, trigger: str = "token", learner: str = "xgboost", groups: Sequence[str] = GROUPS,
                  window: int = 2, previous: str = "oof", inner_folds: int = 3,
                  n_estimators: int | None = None, max_depth: int | None = None,
@@ -360,6 +366,7 @@ class TokenModel(BaseEstimator):
         self.feature_names_ = self.extractor_.feature_names_
         if self.context_pass:
             self._fit_context(X, y, docs, oof, inner_fold, rows, weights)
+        fitted_params.remember(self)
         return self
 
     def _fit_context(self, X, y, docs, oof, inner_fold, rows, weights) -> None:
@@ -497,6 +504,7 @@ class TokenModel(BaseEstimator):
     def save(self, folder) -> None:
         """Write the model to ``folder`` as JSON metadata plus the learner's own file."""
         self._check_fitted()
+        fitted_params.check_unchanged(self)
         folder = check_kind(folder, "model.json")
         params = self.get_params()
         params["groups"] = list(params["groups"])
@@ -564,6 +572,7 @@ class TokenModel(BaseEstimator):
                 model.context_learner_ = Learner.load(model_part(folder, CONTEXT_FOLDER), state["context_learner"],
                                                       len(names))
             model.threshold_ = loaded_threshold(state, model.target_recall)
+        fitted_params.remember(model)
         return model
 
     def check_params(self) -> None:
