@@ -175,16 +175,17 @@ def rescore(folder: Path, model) -> Path:
 
 
 def write_model_card(out: Path, name: str, settings: dict, data: dict, seconds: float,
-                     heldout: str | None, target: float | None) -> Path:
+                     heldout: str | None, target: float | None, code: str | None = None) -> Path:
     """Write ``out/MODEL_CARD.md`` for preset ``name`` trained with ``settings`` on ``data``
     (corpus -> description) in ``seconds``; ``heldout`` is the evaluation report on the
-    hand-written held-out notes (None: not found)."""
+    hand-written held-out notes (None: not found); ``code``: the code version that trained
+    (:func:`~itdeid.report.code_version` when it started; now by default)."""
     from itdeid.report import code_version, command_line, machine
 
     size = sum(p.stat().st_size for p in Path(out).rglob("*") if p.is_file()) / 2 ** 20
     lines = [f"# itdeid model card: preset `{name}`", "",
              f"- trained: {_dt.datetime.now().astimezone():%Y-%m-%d %H:%M %Z}, in {seconds:.0f} s",
-             f"- command: `{command_line()}`", f"- machine: {machine()}", f"- code: {code_version()}",
+             f"- command: `{command_line()}`", f"- machine: {machine()}", f"- code: {code or code_version()}",
              f"- files: {size:.1f} MiB (JSON and gzip-compressed xgboost UBJSON; nothing runs code "
              "when loaded)", "",
              "## Training data", ""]

@@ -29,6 +29,7 @@ from itdeid.errors import UserError
 from itdeid.formats import read_corpus
 from itdeid.model_card import heldout_report, write_model_card
 from itdeid.recipe import MEMBER, RECIPE, recipe_model
+from itdeid.report import code_version
 from itdeid.synth import generate, supplement
 
 #: Each preset: the corpus (the PhysioNet split, or ``records`` synthetic records standing in for
@@ -81,6 +82,7 @@ def train_preset(name: str, out, physionet=None, model_params: dict | None = Non
     documents, calibrate, data = preset_corpus(name, physionet)
     params = {k: v for k, v in (model_params or {}).items() if v is not None}
     model = recipe_model(random_state=recipe["seed"], **params)
+    code = code_version()           # the code that trains, not the checkout's state at the end
     start = time.perf_counter()
     model.fit(documents, calibrate_on=calibrate)
     seconds = time.perf_counter() - start
@@ -88,7 +90,7 @@ def train_preset(name: str, out, physionet=None, model_params: dict | None = Non
     settings = {"member": {**MEMBER, "random_state": recipe["seed"], **params}, "ensemble": RECIPE,
                 "learned threshold": round(float(model.threshold_), 6)}
     write_model_card(Path(out), name, settings, data, seconds, heldout_report(model),
-                     RECIPE["target_recall"])
+                     RECIPE["target_recall"], code)
     return model
 
 
