@@ -46,15 +46,39 @@ def check_out(folder) -> Path:
 def check_kind(folder, state_file: str) -> Path:
     """``folder`` made ready for a model whose state is ``state_file`` (one of
     :data:`MODEL_STATE_FILES`): created, and refused (:class:`UserError`) when it holds another
-    kind's state, which :func:`~itdeid.deidentifier.load_model` would find first or instead.
-    Every model's ``save`` calls it; ``itdeid train`` saves into a fresh folder anyway."""
+    kind's state, which :func:`~itdeid.deidentifier.load_model` would find first or instead; an
+    old model of the same kind is removed (the new one replaces it whole), and so are digests
+    (``SHA256SUMS``) that would no longer describe the folder. Every model's ``save`` calls it;
+    ``itdeid train`` saves into a fresh folder anyway."""
     folder = _not_a_file(folder)
     others = [name for name in MODEL_STATE_FILES if name != state_file and (folder / name).exists()]
     if others:
         raise UserError(f"{folder}: holds a model of another kind ({others[0]}); save into a new "
                         "or empty folder")
     folder.mkdir(parents=True, exist_ok=True)
+    if (folder / state_file).is_file():
+        _remove_model_parts(folder)
+    (folder / model_digests.FILE).unlink(missing_ok=True)
     return folder
+
+
+#: The entries of a model folder that a model's ``save`` writes (state, learners, the folders of
+#: members, stages and steps, a system's models, the CRF's file, the digests).
+_MODEL_PART = re.compile(r"(model|ensemble|deidentifier|crf)\.json|learner\..+|model\.crfsuite"
+                         r"|(member|context|itr\d+)-.+|context|detector|typer|SHA256SUMS")
+
+
+def _remove_model_parts(folder: Path) -> None:
+    """Remove the parts of the model of the same kind that ``folder`` holds, before a new one is
+    saved there: a new model with fewer members, or without a context learner, left the old
+    one's (a ``member-4/`` of a model trained on other notes). Other files (a card) stay."""
+    for entry in os.scandir(folder):
+        if not _MODEL_PART.fullmatch(entry.name):
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            shutil.rmtree(entry.path)
+        else:
+            os.unlink(entry.path)
 
 
 @contextmanager

@@ -63,3 +63,28 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+def test_a_save_over_a_model_of_the_same_kind_replaces_it_whole(tmp_path):
+    """A 2-member ensemble saved over a 3-member one left member-2/ (learners of a model trained
+    on other notes), and a train-written folder's digests no longer described it."""
+    from helpers import tiny_corpus
+
+    from itdeid.deidentifier import load_model
+    from itdeid.ensemble import InnerEnsemble
+    from itdeid.model import TokenModel
+    corpus = tiny_corpus(12, seed=4)
+
+    def ensemble(folds):
+        return InnerEnsemble(TokenModel(n_estimators=3, n_jobs=1, previous="none"), folds=folds,
+                             target_recall=0.9).fit(corpus)
+    folder = tmp_path / "m"
+    with replacing(folder) as fresh:
+        ensemble(3).save(fresh)
+        (fresh / "MODEL_CARD.md").write_text("# card\n")
+    (folder / "notes.txt").write_text("the team's own file\n")
+    assert (folder / "member-2").is_dir() and (folder / "SHA256SUMS").is_file()
+    ensemble(2).save(folder)
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "MODEL_CARD.md", "ensemble.json", "member-0", "member-1", "notes.txt"]
+    assert len(load_model(folder).members_) == 2
