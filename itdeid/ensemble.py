@@ -256,6 +256,7 @@ class InnerEnsemble(BaseEstimator):
         if any(td.labels is None for td in docs):
             raise UserError("training documents need gold labels")
         self.check_params()
+        self.__dict__.pop("calibration_first_", None)     # a refit without the stage has none
         draws = self._check_draws()
         fold, k = inner_split([td.document for td in docs], self.folds)
         fold = np.asarray(fold)

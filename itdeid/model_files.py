@@ -118,7 +118,9 @@ _TYPES = {
 def checked_params(path, params, estimator_class) -> dict:
     """``params`` (saved by ``get_params``) checked against ``estimator_class.__init__``: known
     names only, each value of a type its annotation allows. Values are checked further by the
-    estimator itself (allowed choices), inside :func:`damaged`."""
+    estimator itself (allowed choices), inside :func:`damaged`. A list saved for a parameter
+    whose default is a tuple (JSON has no tuples) comes back a tuple, so a loaded model's
+    ``get_params`` equals the saved one's."""
     if not isinstance(params, dict):
         raise UserError(f"{path}: 'params' is not an object")
     signature = inspect.signature(estimator_class.__init__)
@@ -134,7 +136,9 @@ def checked_params(path, params, estimator_class) -> dict:
         if checks and not any(check(value) for check in checks):
             raise UserError(f"{path}: parameter {name!r} must be {' or '.join(allowed)}, "
                             f"got {type(value).__name__}")
-    return params
+    return {name: tuple(value) if isinstance(value, list)
+            and isinstance(signature.parameters[name].default, tuple) else value
+            for name, value in params.items()}
 
 
 @contextmanager

@@ -337,3 +337,19 @@ def test_the_documented_default_base_none_is_a_token_model():
         target_recall=None, identifiers=False).get_params()
     with pytest.raises(ValueError, match="base must be a TokenModel or None, got str"):
         InnerEnsemble(base="xgboost").fit(tiny_corpus(8, seed=1))
+
+
+def test_a_refit_keeps_nothing_of_the_first_fit_and_a_loaded_model_has_the_saved_params(tmp_path):
+    """calibration_first_ of a fit with the stage stayed after a refit without it; a loaded
+    model's groups came back a list."""
+    import sklearn.base
+    base = TokenModel(n_estimators=3, n_jobs=1, previous="none")
+    ensemble = InnerEnsemble(base, folds=2, target_recall=0.9, context_pass=True).fit(tiny_corpus(10, seed=2))
+    assert hasattr(ensemble, "calibration_first_")
+    ensemble.set_params(context_pass=False).fit(tiny_corpus(10, seed=3))
+    assert not hasattr(ensemble, "calibration_first_")
+    ensemble.save(tmp_path / "m")
+    loaded = load_model(tmp_path / "m")
+    assert isinstance(loaded.members_[0].groups, tuple)
+    assert loaded.members_[0].get_params() == ensemble.members_[0].get_params()
+    assert sklearn.base.clone(loaded).get_params()["base__groups"] == base.groups
