@@ -438,6 +438,23 @@ def test_i2b2_2014_duplicate_and_overlapping_tags(tmp_path, caplog):
     assert "Ann" not in messages
 
 
+
+def test_overlapping_tags_are_joined_so_every_annotated_word_stays_phi(tmp_path, caplog):
+    """The dropped span's words outside the kept one became ordinary text, and a model trained
+    on the notes stored them (a city only ever annotated: issue F's rule)."""
+    text = "Patient Zorvath Pennyfeather Quorbischville seen."
+    tags = ('<NAME id="P0" start="8" end="28" text="Zorvath Pennyfeather" TYPE="PATIENT" comment=""/>\n'
+            '<LOCATION id="P1" start="16" end="43" text="Pennyfeather Quorbischville" TYPE="CITY" comment=""/>\n')
+    path = tmp_path / "1-1.xml"
+    path.write_text(f"<deIdi2b2><TEXT><![CDATA[{text}]]></TEXT><TAGS>\n{tags}</TAGS></deIdi2b2>",
+                    encoding="utf-8")
+    with caplog.at_level(logging.WARNING, logger="itdeid.formats"):
+        (doc,) = read_i2b2_2014(path)
+    assert [(s.start, s.end, s.type) for s in doc.spans] == [(8, 43, "PATIENT")]
+    assert "span 16-43 overlaps span 8-28; both are PHI, joined as 8-43 PATIENT" in caplog.text
+    assert "Quorbischville" not in caplog.text
+
+
 def test_i2b2_2014_zip(folder_2014, tmp_path):
     archive = tmp_path / "notes.zip"
     with zipfile.ZipFile(archive, "w") as zf:
@@ -826,7 +843,7 @@ def test_i2b2_2014_offsets_counted_with_crlf_line_ends(tmp_path, caplog, with_te
     assert "count CRLF line ends as two" in caplog.text and "Zorblatt" not in caplog.text
 
 
-def test_jsonl_spans_merge_duplicates_and_drop_overlaps_as_corpora_do(tmp_path, caplog):
+def test_jsonl_spans_merge_duplicates_and_join_overlaps_as_corpora_do(tmp_path, caplog):
     lines = ['{"doc": "a", "start": 0, "end": 4, "type": "DATE"}'] * 2 + [
         '{"doc": "a", "start": 0, "end": 4, "type": "AGE"}', '{"doc": "a", "start": 6, "end": 8, "type": "ID"}']
     (tmp_path / "p.jsonl").write_text("\n".join(lines) + "\n")

@@ -35,11 +35,13 @@ what they unpack), :mod:`~itdeid.formats.safe_xml` (XML parsing and escaping) an
 :mod:`~itdeid.formats.common`. This package re-exports the public names, so
 ``from itdeid.formats import read_corpus`` keeps working.
 
-Duplicate and overlapping spans (i2b2 2014, PhysioNet): a span identical to another (same offsets
-and class) is merged into it, and the number merged is logged; a span overlapping one already kept
-(the longer, then the first listed, wins) is dropped with a warning naming document and offsets,
-because the token labels every later stage builds cannot hold two classes at once. The PhysioNet
-developer split has neither.
+Duplicate and overlapping spans (i2b2 2014, PhysioNet, JSON Lines): a span identical to another
+(same offsets and class) is merged into it, and the number merged is logged; spans that overlap
+are joined into one span over both, of the class of the one starting first (the longer where
+both start together), with a warning naming document and offsets, because the token labels
+every later stage builds cannot hold two classes at once. Every character either annotation
+marks stays PHI: dropping one span made the words only it covered ordinary text, which a model
+then learned and stored (issue F's rule). The PhysioNet developer split has neither.
 """
 from itdeid.formats.corpus import (READ_FORMATS, WRITE_FORMATS, read_annotated_corpus, read_corpus,
                                    read_spans, write_corpus)

@@ -65,17 +65,21 @@ def unique(documents: list[Document], path=None) -> list[Document]:
 
 
 def clean_spans(spans: list[Span], path, doc_id: str) -> tuple[list[Span], int]:
-    """Sorted spans with identical ones merged and overlapping ones dropped (see the module
-    docstring); also the number merged, for the caller to report once per file."""
+    """Sorted spans with identical ones merged and overlapping ones joined into their union (see
+    the module docstring); also the number of identical ones merged, for the caller to report
+    once per file."""
     kept: list[Span] = []
     merged = 0
-    for span in sorted(spans, key=lambda s: (s.start, -s.end)):  # stable: first listed wins
+    for span in sorted(spans, key=lambda s: (s.start, -s.end)):  # stable: first listed first
         if kept and span.start < kept[-1].end:
             if span == kept[-1]:
                 merged += 1
-            else:
-                logger.warning("%s: document %s: span %d-%d overlaps span %d-%d and is dropped",
-                               path, doc_id, span.start, span.end, kept[-1].start, kept[-1].end)
+                continue
+            first = kept[-1]
+            kept[-1] = Span(first.start, max(first.end, span.end), first.type, first.subtype)
+            logger.warning("%s: document %s: span %d-%d overlaps span %d-%d; both are PHI, "
+                           "joined as %d-%d %s", path, doc_id, span.start, span.end, first.start,
+                           first.end, kept[-1].start, kept[-1].end, first.type)
             continue
         kept.append(span)
     return kept, merged
