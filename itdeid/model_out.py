@@ -25,6 +25,8 @@ from itdeid.errors import UserError
 #: Files whose presence makes a folder a model folder that a new model may replace (``crf.json``:
 #: the CRF peer's, which :func:`~itdeid.deidentifier.load_model` reads too).
 MODEL_STATE_FILES = ("model.json", "ensemble.json", "deidentifier.json", "crf.json")
+#: The model card a training writes beside the model (documentation, replaced with it).
+CARD = "MODEL_CARD.md"
 
 
 def check_out(folder) -> Path:
@@ -40,6 +42,11 @@ def check_out(folder) -> Path:
     if entries and not any(name in entries for name in MODEL_STATE_FILES):
         raise UserError(f"{folder}: holds files and is not a model folder; give a new or empty "
                         "folder (a model folder is replaced whole)")
+    foreign = sorted(name for name in entries if not _MODEL_PART.fullmatch(name) and name != CARD)
+    if foreign:
+        raise UserError(f"{folder}: a model folder that also holds other files ({foreign[0]}"
+                        f"{', ...' if len(foreign) > 1 else ''}), which replacing the model would "
+                        "delete; move them out or give another folder")
     return folder
 
 

@@ -88,3 +88,19 @@ def test_a_save_over_a_model_of_the_same_kind_replaces_it_whole(tmp_path):
     assert sorted(p.name for p in folder.iterdir()) == [
         "MODEL_CARD.md", "ensemble.json", "member-0", "member-1", "notes.txt"]
     assert len(load_model(folder).members_) == 2
+
+
+def test_retraining_into_a_model_folder_holding_other_files_is_refused(tmp_path):
+    """A team's NOTES.txt in the model folder was deleted with the old model, without a word."""
+    from itdeid.errors import UserError
+    from itdeid.model_out import check_out
+    folder = tmp_path / "model"
+    folder.mkdir()
+    for name in ("ensemble.json", "member-0", "context-0", "MODEL_CARD.md", "SHA256SUMS"):
+        (folder / name).write_text("x")
+    assert check_out(folder) == folder
+    (folder / "NOTES.txt").write_text("ours")
+    with pytest.raises(UserError, match=r"also holds other files \(NOTES.txt\), which replacing"):
+        with replacing(folder):
+            pass
+    assert (folder / "NOTES.txt").read_text() == "ours"
