@@ -205,7 +205,7 @@ class InnerEnsemble(BaseEstimator):
         base.check_params()
         check_count("folds", self.folds, 2)
         if self.target_recall is not None:
-            check_threshold(self.target_recall)
+            check_threshold(self.target_recall, "target_recall")
         check_threshold(self.threshold)
         check_context_weight(self.context_weight)
         if self.screen is not None:
@@ -260,6 +260,13 @@ class InnerEnsemble(BaseEstimator):
         draws = self._check_draws()
         fold, k = inner_split([td.document for td in docs], self.folds)
         fold = np.asarray(fold)
+        if len(docs) - np.bincount(fold).max() < 2:
+            # each member splits its own training notes again (out-of-fold statistics): say so
+            # here, in the user's numbers, not in a member's ("1 training document")
+            raise UserError(f"{len(docs)} training document{'s' if len(docs) != 1 else ''} are "
+                            f"too few for an ensemble of {k} members, each trained on the notes "
+                            "outside its fold (at least 2 each): give more notes, or train one "
+                            "model (--members 0)")
         members, stage, blends, passes = [], [], [], []
         for draw in range(draws):    # a whole ensemble a draw: its members, then its stage
             oof = [None] * len(docs)

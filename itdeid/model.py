@@ -603,7 +603,7 @@ class TokenModel(BaseEstimator):
         check_threshold(self.threshold)
         check_context_weight(self.context_weight)
         if self.target_recall is not None:
-            check_threshold(self.target_recall)
+            check_threshold(self.target_recall, "target_recall")
         if isinstance(self.negative_rate, bool) or not isinstance(self.negative_rate, (int, float)) \
                 or not 0 < self.negative_rate <= 1:
             raise ParameterError(f"negative_rate must be in (0, 1], got {self.negative_rate!r}")

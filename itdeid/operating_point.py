@@ -50,12 +50,13 @@ def threshold_for_recall(proba: np.ndarray, labels: np.ndarray, target: float) -
     return float(np.clip(ranked[needed - 1], MIN_THRESHOLD, MAX_THRESHOLD))
 
 
-def check_threshold(value) -> float | None:
-    """``value`` as a threshold (None: argmax), or a ValueError saying what is allowed."""
+def check_threshold(value, name: str = "threshold") -> float | None:
+    """``value`` as a threshold (None: argmax), or a ValueError naming the parameter ``name``
+    (a target recall is checked the same way) and saying what is allowed."""
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1:
-        raise ParameterError(f"threshold must be a number in (0, 1], got {value!r}")
+        raise ParameterError(f"{name} must be a number in (0, 1], got {value!r}")
     return float(value)
 
 

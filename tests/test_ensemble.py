@@ -353,3 +353,13 @@ def test_a_refit_keeps_nothing_of_the_first_fit_and_a_loaded_model_has_the_saved
     assert isinstance(loaded.members_[0].groups, tuple)
     assert loaded.members_[0].get_params() == ensemble.members_[0].get_params()
     assert sklearn.base.clone(loaded).get_params()["base__groups"] == base.groups
+
+
+def test_too_few_notes_and_a_bad_target_are_said_in_the_users_terms():
+    """Two notes gave '1 training document cannot be split' (a member's count), and a target
+    recall of 1.5 was called a threshold."""
+    base = TokenModel(n_estimators=3, n_jobs=1, previous="none")
+    with pytest.raises(UserError, match="^2 training documents are too few for an ensemble of 2 members"):
+        InnerEnsemble(base, folds=5, target_recall=0.9).fit(tiny_corpus(2, seed=1))
+    with pytest.raises(ValueError, match=r"^target_recall must be a number in \(0, 1\], got 1.5"):
+        InnerEnsemble(base, target_recall=1.5).fit(tiny_corpus(4, seed=1))
