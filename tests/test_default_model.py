@@ -18,6 +18,7 @@ def test_default_model_is_installed_with_its_card():
     size = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
     assert size < 20 * 2 ** 20                      # issue D: keep it under 20 MB
     assert not list(folder.rglob("*.pkl")) and not list(folder.rglob("*.pickle"))
+    assert (folder / "SHA256SUMS").is_file()            # written by itdeid train, checked at load
     load_model(folder)
 
 
