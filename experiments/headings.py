@@ -19,6 +19,7 @@ from itdeid.featurize import tokenize_document
 from itdeid.formats import read_corpus
 from itdeid.iterate import heading_entropy
 from itdeid.report import header, markdown_table
+from itdeid.stats import MIN_HEADING_PATIENTS, nameable_headings
 
 
 def main(argv=None):
@@ -37,19 +38,24 @@ def main(argv=None):
     if table.empty:
         table = pd.DataFrame(columns=["heading", "entropy", "phi_tokens"])
     table = table.sort_values(["entropy", "phi_tokens"], ascending=[True, False]).set_index("heading")
+    hidden = [h for h in table.index if h not in nameable_headings(docs)]
+    table = table.rename(index={h: f"(heading {k})" for k, h in enumerate(hidden, 1)})
     unambiguous = table[(table.entropy < args.threshold) & (table.phi_tokens >= args.min_tokens)]
     text = header(f"Section headings and their PHI: {name}")
     text += (f"- corpus: {len(documents)} documents, {total_phi} PHI tokens\n"
              f"- headings with PHI under them: {len(table)}; unambiguous (entropy < {args.threshold}, "
              f">= {args.min_tokens} PHI tokens): {len(unambiguous)}, holding "
-             f"{int(unambiguous.phi_tokens.sum())} PHI tokens ({100 * unambiguous.phi_tokens.sum() / max(total_phi, 1):.1f} %)\n\n")
+             f"{int(unambiguous.phi_tokens.sum())} PHI tokens ({100 * unambiguous.phi_tokens.sum() / max(total_phi, 1):.1f} %)\n"
+             f"- headings are named only when the notes of {MIN_HEADING_PATIENTS} or more patients "
+             "have them and no gold PHI lies in them (a heading line can be a patient's name): "
+             f"{len(hidden)} are numbered instead\n\n")
     text += "Unambiguous headings:\n\n" + (markdown_table(unambiguous, ".3f") if len(unambiguous) else "(none)\n")
     text += "\nThe 25 headings with the most PHI tokens:\n\n"
     text += markdown_table(table.sort_values("phi_tokens", ascending=False).head(25), ".3f")
     out = Path(args.out or f"experiments/results/headings-{name}.md")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text, encoding="utf-8")
-    print(text)
+    print(f"wrote {out}")
 
 
 if __name__ == "__main__":

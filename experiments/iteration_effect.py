@@ -35,6 +35,7 @@ from itdeid.document import LABELS  # noqa: E402
 from itdeid.featurize import tokenize_document  # noqa: E402
 from itdeid.formats import read_corpus  # noqa: E402
 from itdeid.iterate import unambiguous_headings  # noqa: E402
+from itdeid.stats import MIN_HEADING_PATIENTS, nameable_headings  # noqa: E402
 from itdeid.report import header, markdown_table, publish  # noqa: E402
 from table1 import load_fold  # noqa: E402
 
@@ -127,7 +128,11 @@ def main(argv=None) -> int:
              f"table1.py (`{folder}`)\n- unambiguous headings (whole corpus's gold): "
              f"{len(trusted)}; {int(under.sum())} tokens under them, {int((under & (gold > 0)).sum())} "
              f"of them PHI\n")
-    text += "\n" + ", ".join(f"`{h}`" for h in sorted(trusted)) + "\n" if trusted else "\n(none)\n"
+    named = sorted(trusted & nameable_headings(docs))   # a heading line can be a patient's name
+    text += ("\n" + ", ".join([f"`{h}`" for h in named] + (
+        [f"and {len(trusted) - len(named)} not named (in fewer than {MIN_HEADING_PATIENTS} "
+         "patients' notes, or holding gold PHI)"] if len(named) < len(trusted) else [])) + "\n"
+             if trusted else "\n(none)\n")
     text += ("\nWhat a gold harvest takes and what it could reach: PHI tokens under those headings, PHI "
              "tokens elsewhere in the same note with one of their words, and how many of those "
              f"{BASE} already tags with the right class:\n\n")

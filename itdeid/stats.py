@@ -11,6 +11,8 @@ import re
 from collections import Counter
 from typing import Sequence
 
+import numpy as np
+
 from itdeid.document import LABELS, NON_PHI, PHI_CLASSES, Document
 from itdeid.spans import token_labels
 from itdeid.model_text import model_text, to_model
@@ -34,12 +36,17 @@ except ImportError:  # pragma: no cover - only before itdeid.structure exists
 _HEADING = re.compile(r"^[ \t]*([A-Z][A-Z /&()-]{1,58}[A-Z)]):", re.MULTILINE)
 
 
-def _headings(doc: Document, tokens) -> list[tuple[str, str]]:
-    """(surface text, normalized name) of each heading of ``doc``."""
+def _headings(doc: Document, tokens) -> list[tuple[str, str, bool]]:
+    """(surface text, normalized name, whether a gold span overlaps it) of each heading of
+    ``doc``."""
+    def phi(start, end):
+        return any(span.start < end and start < span.end for span in doc.spans)
     if _analyze is not None:
         structure = _analyze(doc.text, tokens)
-        return [(doc.text[h.start:h.end].rstrip(":").strip(), h.name) for h in structure.headings]
-    return [(m.group(1), " ".join(m.group(1).split())) for m in _HEADING.finditer(doc.text)]
+        return [(doc.text[h.start:h.end].rstrip(":").strip(), h.name, phi(h.start, h.end))
+                for h in structure.headings]
+    return [(m.group(1), " ".join(m.group(1).split()), phi(m.start(1), m.end(1)))
+            for m in _HEADING.finditer(doc.text)]
 
 
 def _patient(doc: Document) -> str:
@@ -51,6 +58,30 @@ def _patient(doc: Document) -> str:
 MIN_HEADING_PATIENTS = 3
 
 
+def _nameable(patients: dict[str, set], phi: set[str]) -> frozenset[str]:
+    """The heading names a report may print: found in the notes of at least
+    :data:`MIN_HEADING_PATIENTS` patients (``patients``: name -> patients), and never holding
+    gold PHI (``phi``). A heading line can be a patient's name ('KOWALCZYK MARTA:'), which
+    printed in a report leaves with it; where notes have no patient ids each note counts as
+    one, so the gold is the surer test."""
+    return frozenset(name for name, who in patients.items()
+                     if len(who) >= MIN_HEADING_PATIENTS and name not in phi)
+
+
+def nameable_headings(docs) -> frozenset[str]:
+    """:func:`_nameable` over tokenized ``docs`` (their structure and gold labels)."""
+    patients: dict[str, set] = {}
+    phi: set[str] = set()
+    for td in docs:
+        names = [heading.name for heading in td.structure.headings]
+        for name in names:
+            patients.setdefault(name, set()).add(_patient(td.document))
+        if td.labels is not None:
+            inside = np.flatnonzero((td.labels > 0) & np.asarray(td.structure.in_heading, dtype=bool))
+            phi.update(names[td.structure.heading[i]] for i in inside if td.structure.heading[i] >= 0)
+    return _nameable(patients, phi)
+
+
 def corpus_stats(documents: Sequence[Document], headings: bool = True) -> dict:
     """Counts over ``documents``: documents, patients, tokens, tokens and spans per class,
     per-100k-token proportions (and their ratio to the 2006 test set), distinct headings."""
@@ -59,6 +90,7 @@ def corpus_stats(documents: Sequence[Document], headings: bool = True) -> dict:
     heading_names: Counter = Counter()
     heading_forms: Counter = Counter()
     heading_patients: dict[str, set] = {}
+    phi_headings: set[str] = set()
     patients = set()
     for doc in documents:
         text, starts = model_text(doc.text)               # counted as the model reads the note
@@ -70,10 +102,12 @@ def corpus_stats(documents: Sequence[Document], headings: bool = True) -> dict:
         span_counts.update(span.type for span in doc.spans)
         patients.add(_patient(doc))
         if headings:
-            for form, name in _headings(doc, tokens):
+            for form, name, phi in _headings(doc, tokens):
                 heading_forms[form] += 1
                 heading_names[name] += 1
                 heading_patients.setdefault(name, set()).add(_patient(doc))
+                if phi:
+                    phi_headings.add(name)
     total = sum(token_counts.values())
     per_100k = {label: (token_counts[label] / total * 1e5 if total else 0.0) for label in LABELS}
     ratio = {label: (per_100k[label] / PAPER_PER_100K[label] if PAPER_PER_100K[label] else 0.0)
@@ -95,10 +129,10 @@ def corpus_stats(documents: Sequence[Document], headings: bool = True) -> dict:
             "distinct_names": len(heading_names),
             "distinct_forms": len(heading_forms),
             "total": sum(heading_names.values()),
-            # only names headed the notes of several patients: a heading line can be a patient's
-            # name ('KOWALCZYK MARTA:'), and printed here it left the hospital in a summary
+            # a heading line can be a patient's name ('KOWALCZYK MARTA:'), and printed here it
+            # left the hospital in a summary
             "most_common": [(name, n) for name, n in heading_names.most_common()
-                            if len(heading_patients[name]) >= MIN_HEADING_PATIENTS][:10],
+                            if name in _nameable(heading_patients, phi_headings)][:10],
         }
     return stats
 

@@ -292,3 +292,16 @@ def test_stats_names_only_headings_of_several_patients():
     stats = corpus_stats(docs)
     assert [name for name, _ in stats["headings"]["most_common"]] == ["MEDICATIONS"]
     assert "KOWALCZYK" not in format_stats(stats) and "kowalczyk" not in format_stats(stats)
+
+
+def test_a_heading_holding_gold_phi_is_not_named_whatever_its_patient_count():
+    """Notes without patient ids count as a patient each, so a patient's name heading in three
+    notes passed the patient rule; its gold annotation says what it is (stats, and
+    experiments/headings.py through nameable_headings)."""
+    from itdeid.document import Document, Span
+    from itdeid.featurize import tokenize_document
+    from itdeid.stats import nameable_headings
+    docs = [Document(f"n{k}", "ZBIGNIEW NOWAK:\nSeen today.\nMEDICATIONS:\nNone.\n",
+                     [Span(0, 14, "PATIENT")]) for k in range(4)]
+    assert [name for name, _ in corpus_stats(docs)["headings"]["most_common"]] == ["MEDICATIONS"]
+    assert nameable_headings([tokenize_document(d) for d in docs]) == {"MEDICATIONS"}
