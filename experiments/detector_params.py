@@ -14,7 +14,7 @@ five models.
 For each outer fold of levers.py (10 folds grouped by patient), the recipe member's feature
 rows are built once (its groups, one re-substituted copy of each training note) and one
 detector per parameter set is trained on them; its P(PHI) of the held-out notes is cached
-(``OUT_DIR/cache/detector-params/foldK.npz``), so a stopped run resumes. Reported, pooled over
+(``LEVERS/cache/detector-params/foldK.npz``, ``--levers``), so a stopped run resumes. Reported, pooled over
 the cached folds: binary token precision where recall first reaches 0.90, 0.95 and 0.97, the
 per-fold difference from the current parameters (mean and sd over folds, and in how many folds
 the set is ahead), the trees a token passes through, and the seconds to train. A single
@@ -36,8 +36,8 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent))
 sys.path.insert(0, str(ROOT))
 
-from levers import (RECALLS, add_cache_arguments, corpus_missing, precision_at_recall,  # noqa: E402
-                    tokenized_folds)
+from levers import (RECALLS, add_cache_arguments, corpus_key, corpus_missing,  # noqa: E402
+                    precision_at_recall, tokenized_folds)
 
 from itdeid.featurize import tokenize_document  # noqa: E402
 from itdeid.model import TokenModel  # noqa: E402
@@ -83,15 +83,31 @@ def fold_rows(tokenized, assignment, f: int, seed: int):
     return X, y, extractor.transform(test), np.concatenate([td.labels for td in test]) != 0
 
 
+def checked_fold(path: Path, tokenized, assignment, f: int) -> dict:
+    """The cached fold ``path`` (empty where there is none), refused (``SystemExit`` naming it)
+    unless computed from these notes in these folds (its ``corpus_key``; for an older cache, its
+    held-out gold): another corpus's cache was reported as this one's."""
+    if not path.exists():
+        return {}
+    saved = dict(np.load(path))
+    gold = np.concatenate([td.labels for td, a in zip(tokenized, assignment) if a == f]) != 0
+    same = (str(saved["corpus_key"]) == corpus_key(tokenized, assignment) if "corpus_key" in saved
+            else np.array_equal(saved.get("gold"), gold))
+    if not same:
+        raise SystemExit(f"{path}: computed from other notes or folds (another corpus, an edited "
+                         "one, or another --folds or --seed); remove it or give another --levers")
+    return saved
+
+
 def run_fold(tokenized, assignment, f, cache: Path, names, n_jobs, seed) -> None:
     import xgboost
     path = cache / f"fold{f}.npz"
-    saved = dict(np.load(path)) if path.exists() else {}
+    saved = checked_fold(path, tokenized, assignment, f)
     todo = [n for n in names if f"p_{n}" not in saved]
     if not todo:
         return
     X, y, X_test, gold = fold_rows(tokenized, assignment, f, seed)
-    saved["gold"] = gold
+    saved["gold"], saved["corpus_key"] = gold, np.array(corpus_key(tokenized, assignment))
     for name in todo:
         params = dict(CURRENT, **SETS[name])
         start = time.perf_counter()
@@ -103,8 +119,9 @@ def run_fold(tokenized, assignment, f, cache: Path, names, n_jobs, seed) -> None
         print(f"fold {f} {name}: {saved[f's_{name}']:.0f} s", flush=True)
 
 
-def report(cache: Path, names, folds: int) -> str:
-    loaded = {f: np.load(cache / f"fold{f}.npz") for f in range(folds) if (cache / f"fold{f}.npz").exists()}
+def report(cache: Path, names, folds: int, tokenized, assignment) -> str:
+    loaded = {f: checked_fold(cache / f"fold{f}.npz", tokenized, assignment, f) for f in range(folds)
+              if (cache / f"fold{f}.npz").exists()}
     folds_done = [f for f, s in loaded.items() if all(f"p_{n}" in s for n in names)]
     if not folds_done:
         return "no fold has every parameter set yet\n"
@@ -145,8 +162,8 @@ def main(argv=None) -> int:
         ap.error(f"--sets must include 'current' and name only {', '.join(SETS)}")
     cache = Path(args.levers) / "cache" / "detector-params"
     cache.mkdir(parents=True, exist_ok=True)
+    tokenized, assignment = tokenized_folds(args)
     if not args.report_only:
-        tokenized, assignment = tokenized_folds(args)
         folds = [int(f) for f in args.only.split(",")] if args.only else range(args.folds)
         for f in folds:
             run_fold(tokenized, assignment, f, cache, names, args.n_jobs, args.seed)
@@ -154,7 +171,7 @@ def main(argv=None) -> int:
     text += ("\nOne detector per set (binary logistic xgboost) on the recipe member's feature rows "
              "(one re-substituted copy per training note), levers.py's folds; precision in percent "
              f"where pooled recall first reaches R; current parameters: {json.dumps(CURRENT)}.\n\n")
-    publish(text + report(cache, names, args.folds), args.out)
+    publish(text + report(cache, names, args.folds, tokenized, assignment), args.out)
     return 0
 
 

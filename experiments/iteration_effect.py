@@ -36,7 +36,7 @@ from itdeid.featurize import tokenize_document  # noqa: E402
 from itdeid.formats import read_corpus  # noqa: E402
 from itdeid.iterate import unambiguous_headings  # noqa: E402
 from itdeid.stats import MIN_HEADING_PATIENTS, nameable_headings  # noqa: E402
-from itdeid.report import header, markdown_table, publish  # noqa: E402
+from itdeid.report import corpus_digest, header, markdown_table, publish  # noqa: E402
 from table1 import load_fold  # noqa: E402
 
 BASE = "ITR0_VOTE_STD"
@@ -104,11 +104,16 @@ def main(argv=None) -> int:
     settings = json.loads(settings_path.read_text(encoding="utf-8"))
     corpus = args.corpus or settings["corpus"]
     if not Path(corpus).exists():
-        print(f"corpus {corpus} not found; nothing to do", file=sys.stderr)
+        print(f"corpus {corpus} not found (table1.py records it as given, relative to where it "
+              "ran); pass --corpus", file=sys.stderr)
         return 0
     documents = read_corpus(corpus)
     if len(documents) != settings["documents"]:
         print(f"{corpus} holds {len(documents)} documents, the run had {settings['documents']}", file=sys.stderr)
+        return 1
+    if settings.get("corpus_digest", corpus_digest(documents)) != corpus_digest(documents):
+        print(f"{corpus} is not the corpus the run's folds were computed on (its digest differs)",
+              file=sys.stderr)
         return 1
     docs = [tokenize_document(d) for d in documents]
     folds = group_folds(documents, settings["folds"], settings["seed"])

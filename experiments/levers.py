@@ -21,6 +21,7 @@ The rows are cumulative (each adds one lever to the row before it), except the p
 from __future__ import annotations
 
 import argparse
+import hashlib
 import math
 import platform
 import subprocess
@@ -45,7 +46,7 @@ from itdeid.formats import read_corpus, write_jsonl_spans  # noqa: E402
 from itdeid.ensemble import InnerEnsemble  # noqa: E402
 from itdeid.model import TokenModel, with_identifiers  # noqa: E402
 from itdeid.operating_point import decide  # noqa: E402
-from itdeid.report import code_version, header, markdown_table  # noqa: E402
+from itdeid.report import code_version, corpus_digest, header, markdown_table  # noqa: E402
 from itdeid.spans import labels_to_spans  # noqa: E402
 from itdeid.synth import supplement  # noqa: E402
 
@@ -322,6 +323,30 @@ def cache_name(name: str) -> str:
     return next(r for r, p in ROWS.items() if _trained(p) == _trained(ROWS[name]))
 
 
+def corpus_key(tokenized, assignment) -> str:
+    """What a fold cache was computed from: every note (id, text, gold spans) and its fold. A
+    cache is read only under the same key: one computed with another ``--folds`` or ``--seed``,
+    or on another or an edited corpus, was read as this run's before (its numbers reported as
+    this corpus's, exit 0)."""
+    documents = corpus_digest(td.document for td in tokenized)
+    return hashlib.sha256(repr((documents, [int(f) for f in assignment])).encode()).hexdigest()
+
+
+def check_cache(path: Path, saved, tokenized, assignment, f: int) -> None:
+    """Refuse (``SystemExit`` naming the file) the fold cache ``saved`` of ``path`` unless it
+    was computed from these notes in these folds: by its ``corpus_key``, or, for a cache older
+    than the key, by its test notes' token counts."""
+    test = [td for td, a in zip(tokenized, assignment) if a == f]
+    if "corpus_key" in saved.files:
+        same = str(saved["corpus_key"]) == corpus_key(tokenized, assignment)
+    else:
+        same = saved["lengths"].tolist() == [len(td.tokens) for td in test]
+    if not same:
+        raise SystemExit(f"{path}: computed from other notes or folds (another corpus, an edited "
+                         "one, or another --folds or --seed); remove the cache folder or give "
+                         "another --out / --levers")
+
+
 def run_fold(name, tokenized, assignment, f, cache: Path, n_jobs, seed) -> Path:
     """Train row ``name`` on every fold but ``f``, save its probabilities on fold ``f``
     (the row owning the cache is the one trained, so a cached threshold is that row's)."""
@@ -329,7 +354,10 @@ def run_fold(name, tokenized, assignment, f, cache: Path, n_jobs, seed) -> Path:
     seed += params.pop("seed_offset", 0)    # the same folds, other random draws in training
     path = cache / cache_name(name) / f"fold{f}.npz"
     if path.exists():
+        with np.load(path) as saved:
+            check_cache(path, saved, tokenized, assignment, f)
         return path
+    key = corpus_key(tokenized, assignment)
     path.parent.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
     train = [td for td, a in zip(tokenized, assignment) if a != f]
@@ -342,7 +370,7 @@ def run_fold(name, tokenized, assignment, f, cache: Path, n_jobs, seed) -> Path:
     # the threshold from the real training notes' out-of-fold probabilities alone
     calibrate_on = [i < real for i in range(len(train))] if params.pop("calibrate_real", False) else None
     if params.pop("peer", None) == "crf":
-        return _save_fold(path, start, *_crf_fold(train, test, random_state=seed, **params))
+        return _save_fold(path, start, *_crf_fold(train, test, random_state=seed, **params), key)
     members = params.pop("members", None)
     stacked = params.pop("stacked", False)
     keep_oof = params.pop("keep_oof", False)
@@ -379,7 +407,7 @@ def run_fold(name, tokenized, assignment, f, cache: Path, n_jobs, seed) -> Path:
         passes[f"{_screen_key(screen)}_first"] = np.concatenate(first).astype(np.float32)
         passes[f"{_screen_key(screen)}_second"] = np.concatenate(second).astype(np.float32)
         model.screen = None
-    return _save_fold(path, start, proba, threshold, passes)
+    return _save_fold(path, start, proba, threshold, passes, key)
 
 
 def _screen_key(screen: float) -> str:
@@ -393,9 +421,9 @@ def _crf_fold(train, test, **params):
     return model.predict_proba_tokenized(test), None, {"codes": np.concatenate(tags)}
 
 
-def _save_fold(path: Path, start: float, proba, threshold, extra) -> Path:
+def _save_fold(path: Path, start: float, proba, threshold, extra, key: str) -> Path:
     tmp = path.with_suffix(".tmp.npz")
-    np.savez_compressed(tmp, **extra, proba=np.concatenate(proba).astype(np.float32),
+    np.savez_compressed(tmp, **extra, corpus_key=np.array(key), proba=np.concatenate(proba).astype(np.float32),
                         lengths=np.array([len(p) for p in proba]),
                         threshold=np.array(np.nan if threshold is None else threshold),
                         seconds=np.array(time.perf_counter() - start),
@@ -460,7 +488,9 @@ def cached_fold(name, tokenized, assignment, cache: Path, f: int) -> dict:
     """Row ``name``'s cached fold ``f``: its test documents, their probabilities, the
     threshold, the seconds it took, and the predicted spans by document id at that threshold
     (identifier templates applied when the row has them)."""
-    saved = np.load(cache / cache_name(name) / f"fold{f}.npz")
+    path = cache / cache_name(name) / f"fold{f}.npz"
+    saved = np.load(path)
+    check_cache(path, saved, tokenized, assignment, f)
     test = [td for td, a in zip(tokenized, assignment) if a == f]
     threshold = None if np.isnan(saved["threshold"]) or ROWS[name].get("argmax") \
         else float(saved["threshold"])

@@ -49,7 +49,7 @@ from itdeid.evaluate import evaluate
 from itdeid.featurize import tokenize_document
 from itdeid.formats import read_corpus
 from itdeid.model import TokenModel
-from itdeid.report import header, markdown_table
+from itdeid.report import corpus_digest, header, markdown_table
 from itdeid.spans import labels_to_spans
 from itdeid.vote import vote
 
@@ -88,11 +88,13 @@ def scores_row(name: str, model: str, scores) -> dict:
 
 
 
-def checkpoint_settings(args, corpus_size: int) -> dict:
-    """What a fold's results depend on; a resumed run must match it."""
+def checkpoint_settings(args, documents) -> dict:
+    """What a fold's results depend on; a resumed run must match it (the corpus by its digest:
+    its path and size alone let an edited corpus resume on the old one's folds)."""
     keys = ("corpus", "folds", "seed", "iterations", "harvest", "spread", "vote", "trust_triggers",
             "n_estimators", "learning_rate", "device", "previous")
-    settings = {**{k: getattr(args, k) for k in keys}, "documents": corpus_size}
+    settings = {**{k: getattr(args, k) for k in keys}, "documents": len(documents),
+                "corpus_digest": corpus_digest(documents)}
     if args.negative_rate != 1.0:       # absent from checkpoints written before the option
         settings["negative_rate"] = args.negative_rate
     return settings
@@ -178,10 +180,11 @@ def cross_validated(args, documents, tokenized, out: Path, model_params) -> tupl
     stage_codes: dict[str, dict[int, object]] = {}
     checkpoints = out / "folds"
     checkpoints.mkdir(exist_ok=True)
-    settings = checkpoint_settings(args, len(documents))
+    settings = checkpoint_settings(args, documents)
     settings_path = checkpoints / "settings.json"
     saved = json.loads(settings_path.read_text(encoding="utf-8")) if settings_path.exists() else settings
     saved.setdefault("previous", "gold")        # checkpoints written before the option existed
+    saved.setdefault("corpus_digest", settings["corpus_digest"])     # and before the digest
     if saved != settings:
         sys.exit(f"table1: {checkpoints} holds folds of other settings; delete it to start over")
     settings_path.write_text(json.dumps(settings, indent=1), encoding="utf-8")

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import datetime as _dt
+import hashlib
 import os
 import platform
 import shlex
@@ -72,6 +73,16 @@ def code_version() -> str:
     except (OSError, subprocess.SubprocessError):
         return f"itdeid {__version__}"
     return f"itdeid {__version__}, git {commit}{' with uncommitted changes' if dirty else ''}"
+
+
+def corpus_digest(documents) -> str:
+    """SHA-256 over every document's id, text and gold spans, in order: what a cached result
+    was computed from, so a resumed run can tell another or an edited corpus from its own."""
+    digest = hashlib.sha256()
+    for d in documents:
+        digest.update(repr((d.id, hashlib.sha256(d.text.encode("utf-8", "surrogatepass")).hexdigest(),
+                            [(s.start, s.end, s.type) for s in d.spans])).encode())
+    return digest.hexdigest()
 
 
 def header(title: str, command: str | None = None) -> str:

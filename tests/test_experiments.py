@@ -73,6 +73,12 @@ def test_table1_resumes_from_fold_checkpoints(tmp_path, monkeypatch):
     monkeypatch.setattr(sys, "argv", argv[:-2] + ["--seed", "3", "--out", str(out)])
     with pytest.raises(SystemExit, match="other settings"):
         runpy.run_path(str(EXPERIMENTS / "table1.py"), run_name="__main__")
+    # the same path and size, other gold: an edited corpus resumed on the old one's folds
+    corpus = tmp_path / "tiny.xml"
+    corpus.write_text(corpus.read_text().replace('TYPE="PHONE"', 'TYPE="ID"'))
+    monkeypatch.setattr(sys, "argv", argv)
+    with pytest.raises(SystemExit, match="other settings"):
+        runpy.run_path(str(EXPERIMENTS / "table1.py"), run_name="__main__")
 
 
 def test_table1_peers_join_finished_folds_without_redoing_them(tmp_path, monkeypatch):
@@ -226,3 +232,21 @@ def test_cache_provenance_line_is_what_provenance_reads(tmp_path):
     results.write_text("# t\n\n- code: git 1111111\n" + line + "- folds: 3\n")
     assert provenance.recorded_commits(results)[0] == ["1111111", "abc1234", "def5678"]
     assert levers.cache_provenance(tmp_path / "cache", ["XGB_TOKEN"], [5]) == "- fold caches computed by: none\n"
+
+
+def test_levers_refuses_a_fold_cache_of_other_folds_or_notes(tmp_path, monkeypatch):
+    """A 3-fold cache was read by a 4-fold run (and another corpus's by this one) as its own."""
+    write_i2b2_2006(tiny_corpus(12, seed=6), tmp_path / "tiny.xml")
+    write_i2b2_2006(tiny_corpus(12, seed=7), tmp_path / "other.xml")
+
+    def levers(corpus, *options):
+        monkeypatch.setattr(sys, "argv", ["levers.py", str(tmp_path / corpus), "--out",
+                                          str(tmp_path / "lv"), "--rows", "XGB_TOKEN", "--n-jobs", "1",
+                                          *options])
+        with pytest.raises(SystemExit) as end:
+            run_script("levers.py")
+        return end.value.code
+    assert levers("tiny.xml", "--folds", "2") == 0
+    for corpus, options in (("tiny.xml", ["--folds", "3"]), ("other.xml", ["--folds", "2", "--report-only"])):
+        assert "fold0.npz: computed from other notes or folds" in str(levers(corpus, *options))
+    assert levers("tiny.xml", "--folds", "2", "--report-only") == 0
