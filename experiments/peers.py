@@ -461,7 +461,12 @@ def main(argv=None) -> None:
         else:
             n = min(args.limit or len(documents), len(documents))
             known = {doc.id for doc in documents[:n]}
-            predicted = {k: v for k, v in read_spans(path).items() if k in known}
+            everything = read_spans(path)
+            foreign = sorted(set(everything) - {doc.id for doc in documents})
+            if foreign:     # another corpus's predictions scored 0.00 everywhere, exit 0
+                raise SystemExit(f"{path}: predictions for {len(foreign)} document(s) not in "
+                                 f"{args.corpus} (first {foreign[0]!r}): not this corpus's")
+            predicted = {k: v for k, v in everything.items() if k in known}
             missing = len(known - set(predicted))
             itdeid = (f"itdeid ({path.name})", n, predicted, True)
             note = (f"itdeid row: `{path}`, which must hold cross-validated out-of-fold "

@@ -137,3 +137,13 @@ def test_category_blind_scores():
     assert s["token_8way"] is None
     typed = peers["scores"]([doc], {"1-1": [Span(11, 15, "DOCTOR")]}, typed=True)
     assert typed["token_8way"]["p"] == 1.0
+
+
+def test_predictions_of_another_corpus_are_refused(tmp_path):
+    """They were scored 0.00 everywhere, exit 0 (itdeid evaluate refuses the same pair)."""
+    from itdeid.formats import write_i2b2_2006, write_jsonl_spans
+    write_i2b2_2006([Document("a1", "Seen by Dr. Smith.", [Span(12, 17, "DOCTOR")])], tmp_path / "a.xml")
+    write_jsonl_spans([Document("b1", "Seen by Dr. Jones.", [Span(12, 17, "DOCTOR")])], tmp_path / "b.jsonl")
+    with pytest.raises(SystemExit, match=r"b.jsonl: predictions for 1 document\(s\) not in .*a.xml \(first 'b1'\)"):
+        peers["main"](["--corpus", str(tmp_path / "a.xml"), "--peers", "", "--itdeid-predictions",
+                       str(tmp_path / "b.jsonl"), "--out", str(tmp_path / "peers.md")])
