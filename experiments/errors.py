@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import sys
 from collections import Counter
-from datetime import datetime, timezone
 from pathlib import Path
 
 
@@ -28,12 +27,13 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent))
 sys.path.insert(0, str(ROOT))
 
-from levers import (_git, add_cache_arguments, cache_provenance, cached_fold, cached_folds, corpus_missing,  # noqa: E402
+from levers import (add_cache_arguments, cache_provenance, cached_fold, cached_folds, corpus_missing,  # noqa: E402
                     tokenized_folds)
 
 from itdeid.casing import casing_columns  # noqa: E402
 from itdeid.evaluate import overlaps_any  # noqa: E402
 from itdeid.featurize import _census, static_columns  # noqa: E402
+from itdeid.report import header  # noqa: E402
 
 
 def _case(text: str) -> str:
@@ -135,12 +135,9 @@ def main(argv=None) -> int:
     if not folds:
         print("no fold is cached for both rows", file=sys.stderr)
         return 1
-    text = (f"# Misses and false alarms by kind: {args.before} (before) and {args.after} (after)\n\n"
-            f"- command: `python experiments/errors.py {args.corpus} --levers {args.levers} "
-            f"--before {args.before} --after {args.after} --out {args.out}`\n"
-            f"- date: {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC\n- code: git {_git()}\n"
+    text = (header(f"Misses and false alarms by kind: {args.before} (before) and {args.after} (after)")
             + cache_provenance(cache, (args.before, args.after), folds) +
-            "- out-of-fold predictions of experiments/levers.py's fold caches (10-fold CV grouped by "
+            f"- out-of-fold predictions of experiments/levers.py's fold caches ({args.folds}-fold CV grouped by "
             "patient); a miss is a gold instance no prediction overlaps, a false alarm a predicted "
             "span overlapping no gold; kinds are those of the span's first token; counts only\n"
             + (f"- **folds {folds} of {args.folds} only** (those both rows have cached)\n"

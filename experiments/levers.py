@@ -23,12 +23,9 @@ from __future__ import annotations
 import argparse
 import hashlib
 import math
-import platform
-import subprocess
 import sys
 import time
 from dataclasses import replace
-from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
@@ -300,14 +297,6 @@ ROWS: dict[str, dict] = {
     "CRF_STANDINS": dict(peer="crf", stand_ins=1),
 }
 RECALLS = (0.90, 0.95, 0.97)
-
-
-def _git() -> str:
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
-                              text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 #: Parameters that act after the models are trained: rows differing only by these share a cache.
@@ -628,13 +617,8 @@ def write_report(out: Path, args, names, documents, tokenized, assignment) -> No
     pct = lambda frame: frame.set_index("row").apply(  # noqa: E731
         lambda c: c.map(lambda t: f"{t:.2g}") if c.name.startswith("threshold")
         else c if c.name.startswith("train") else (100 * c).round(2))
-    text = (f"# Issue G levers: {args.folds}-fold CV grouped by patient on {Path(args.corpus).name}\n\n"
-            f"- command: `python experiments/levers.py {args.corpus} --out {args.out} "
-            f"--rows {','.join(names)} --n-jobs {args.n_jobs}"
-            + (" --report-only --partial" if len(fold_ids) < args.folds else "") + "`\n"
-            f"- date: {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC\n"
-            f"- machine: {platform.processor() or platform.machine()}, {_cores()} cores, "
-            f"Python {platform.python_version()}\n- code: git {_git()}\n"
+    # the command as run (a hand-built one dropped --folds and --seed)
+    text = (header(f"Issue G levers: {args.folds}-fold CV grouped by patient on {Path(args.corpus).name}")
             + cache_provenance(Path(args.out) / 'cache', names, fold_ids) +
             f"- corpus: {len(documents)} documents, {len({d.patient or d.id for d in documents})} patients\n"
             + (f"- partial: {len(done)} of {len(names)} rows finished\n" if len(done) < len(names) else "")
@@ -651,11 +635,6 @@ def write_report(out: Path, args, names, documents, tokenized, assignment) -> No
             + "\n\n" + "\n".join(details))
     out.mkdir(parents=True, exist_ok=True)
     (out / ("partial.md" if len(fold_ids) < args.folds else "results.md")).write_text(text, encoding="utf-8")
-
-
-def _cores() -> int:
-    import os
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
 
 
 if __name__ == "__main__":

@@ -19,9 +19,7 @@ levers.py's own table: no threshold or setting is chosen from it.
 from __future__ import annotations
 
 import argparse
-import platform
 import sys
-from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
@@ -31,10 +29,10 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent))
 sys.path.insert(0, str(ROOT))
 
-from levers import (RECALLS, _cores, _git, add_cache_arguments, cache_provenance, cached_fold, cached_folds,  # noqa: E402
+from levers import (RECALLS, add_cache_arguments, cache_provenance, cached_fold, cached_folds,  # noqa: E402
                     corpus_missing, precision_at_recall, tokenized_folds)
 
-from itdeid.report import markdown_table, publish  # noqa: E402
+from itdeid.report import header, markdown_table, publish  # noqa: E402
 
 PAIRED_RECALLS = (0.90, 0.95)
 
@@ -121,13 +119,7 @@ def main(argv=None) -> int:
             for k in range(len(folds))]
     entries.setdefault(against, [p for p, _ in per_fold[against]])
     pooled, paired = ranking_tables(entries, gold, against)
-    text = (f"# Ranking of PHI by rows of levers.py, alone and averaged\n\n"
-            f"- command: `python experiments/rankings.py {args.corpus} --levers {args.levers} "
-            f"--rows {args.rows}" + (f" --means {args.means}" if args.means else "")
-            + f" --against {against}" + (f" --out {args.out}" if args.out else "") + "`\n"
-            f"- date: {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC\n"
-            f"- machine: {platform.processor() or platform.machine()}, {_cores()} cores, "
-            f"Python {platform.python_version()}\n- code: git {_git()}\n"
+    text = (header("Ranking of PHI by rows of levers.py, alone and averaged")
             + cache_provenance(Path(args.levers) / 'cache', rows, folds) +
             f"- folds: {folds} of {args.folds} (those every named row has cached)\n\n"
             + tables_text(pooled, paired, "Binary token precision (percent) where pooled out-of-fold recall "
