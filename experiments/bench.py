@@ -214,7 +214,10 @@ def main(argv=None):
                 rows.append({"corpus": name, "model": label, "scale": scale, "workers": workers,
                              "notes": n_notes, "tokens": n_tok, "seconds": seconds,
                              "tokens/s": n_tok / seconds,
-                             "tokens/s after startup": n_tok / max(seconds - startup[label], 1e-9),
+                             # no rate where the run took no longer than start-up: the
+                             # difference is noise, and its inverse was once 1.6e12 tokens/s
+                             "tokens/s after startup": (n_tok / (seconds - startup[label])
+                                                        if seconds > 1.1 * startup[label] else float("nan")),
                              "notes/s": n_notes / seconds, "peak RSS MiB": rss})
                 print(f"{name} {label} x{scale} workers={workers}: {seconds:.1f} s, "
                       f"{n_tok / seconds:,.0f} tokens/s, {rss:.0f} MiB", file=sys.stderr)
