@@ -49,6 +49,7 @@ from itdeid.formats import read_corpus
 from itdeid.report import header, markdown_table
 from itdeid.resources import default_model_dir
 from itdeid.tokens import tokenize
+from itdeid.errors import run_script
 # experiments/peers.py, beside this script: deid.pl's runner and the one-core pinning
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from peers import SHARED_PEERS, pinned  # noqa: E402
@@ -262,4 +263,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main, "bench.py")

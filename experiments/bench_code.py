@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from itdeid.report import header, markdown_table, publish  # noqa: E402
-from note_slice import add_note_slice, corpus_missing  # noqa: E402
+from note_slice import add_note_slice, require_corpus  # noqa: E402
 
 #: What the child process runs, in the checkout on its PYTHONPATH.
 CHILD = r"""
@@ -90,8 +90,7 @@ def main(argv=None) -> int:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
-    if corpus_missing(args.corpus):
-        return 0
+    require_corpus(args.corpus)
     if not 1 <= len(args.rev) <= 2:
         ap.error("give --rev OLD, or --rev OLD --rev NEW")
     with tempfile.TemporaryDirectory() as tmp:

@@ -30,7 +30,7 @@ from itdeid.deidentifier import load_model  # noqa: E402
 from itdeid.featurize import tokenize_document  # noqa: E402
 from itdeid.formats import read_corpus  # noqa: E402
 from itdeid.report import header, markdown_table, publish  # noqa: E402
-from note_slice import add_note_slice, corpus_missing  # noqa: E402
+from note_slice import add_note_slice, require_corpus  # noqa: E402
 
 
 def parse_value(text: str):
@@ -52,8 +52,7 @@ def main(argv=None) -> int:
     add_note_slice(ap)
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
-    if corpus_missing(args.corpus):
-        return 0
+    require_corpus(args.corpus)
     models = {str(m): load_model(m) for m in args.model}
     for spec in args.set:
         folder, _, assignment = spec.partition(":")

@@ -95,8 +95,7 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
     if not Path(args.corpus).exists():
-        print(f"corpus {args.corpus} not found; nothing to do", file=sys.stderr)
-        return 0
+        raise SystemExit(f"corpus {args.corpus} not found")
     documents = read_corpus(args.corpus)
     if args.model:
         model = load_model(args.model)

@@ -46,8 +46,9 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent))
 sys.path.insert(0, str(ROOT))
 
+from note_slice import require_corpus  # noqa: E402
 from levers import (RECALLS, add_cache_arguments, cache_report_head, cached_fold, cached_folds,  # noqa: E402
-                    corpus_missing, precision_at_recall, tokenized_folds)
+                    precision_at_recall, tokenized_folds)
 from rankings import ranking_tables, tables_text  # noqa: E402
 
 from itdeid.evaluate import whitespace_labels  # noqa: E402
@@ -125,8 +126,7 @@ def main(argv=None) -> int:
     ap.add_argument("--row", default="BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_TYPER50_SCREEN1E3_OOF")
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
-    if corpus_missing(args):
-        return 0
+    require_corpus(args.corpus)
     cache = Path(args.levers) / "cache"
     folds = cached_folds(cache, [args.row], args.folds)
     if len(folds) < 2:

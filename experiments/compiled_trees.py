@@ -82,8 +82,7 @@ def main(argv=None) -> int:
               file=sys.stderr)
         return 0
     if not Path(args.corpus).exists():
-        print(f"corpus {args.corpus} not found; nothing to do", file=sys.stderr)
-        return 0
+        raise SystemExit(f"corpus {args.corpus} not found")
     model = load_model(args.model)
     docs = [tokenize_document(d, gold=False) for d in read_corpus(args.corpus)[:args.notes]]
     table = []

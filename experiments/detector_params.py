@@ -36,7 +36,8 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent))
 sys.path.insert(0, str(ROOT))
 
-from levers import (RECALLS, add_cache_arguments, corpus_key, corpus_missing,  # noqa: E402
+from note_slice import require_corpus  # noqa: E402
+from levers import (RECALLS, add_cache_arguments, corpus_key,  # noqa: E402
                     precision_at_recall, tokenized_folds)
 
 from itdeid.featurize import tokenize_document  # noqa: E402
@@ -154,8 +155,7 @@ def main(argv=None) -> int:
     ap.add_argument("--report-only", action="store_true")
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
-    if corpus_missing(args):
-        return 0
+    require_corpus(args.corpus)
     names = args.sets.split(",")
     unknown = [n for n in names if n not in SETS]
     if unknown or "current" not in names:

@@ -27,7 +27,8 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent))
 sys.path.insert(0, str(ROOT))
 
-from levers import (add_cache_arguments, cache_provenance, cached_fold, cached_folds, corpus_missing,  # noqa: E402
+from note_slice import require_corpus  # noqa: E402
+from levers import (add_cache_arguments, cache_provenance, cached_fold, cached_folds,  # noqa: E402
                     tokenized_folds)
 
 from itdeid.casing import casing_columns  # noqa: E402
@@ -126,8 +127,7 @@ def main(argv=None) -> int:
     ap.add_argument("--after", default="R97_IDS")
     ap.add_argument("--out", default="experiments/results/errors-physionet.md")
     args = ap.parse_args(argv)
-    if corpus_missing(args):
-        return 0
+    require_corpus(args.corpus)
     tokenized, assignment = tokenized_folds(args)
     cache = Path(args.levers) / "cache"
     # the folds both rows have cached (an unfinished run's view says so in the header)

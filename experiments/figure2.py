@@ -36,6 +36,7 @@ from itdeid.learners import Learner
 from itdeid.model import decode
 from itdeid.report import header, markdown_table
 from itdeid.spans import labels_to_spans
+from itdeid.errors import run_script
 
 
 def parse_args(argv=None):
@@ -155,4 +156,4 @@ def draw(table: pd.DataFrame, name: str, folds: int, path: Path) -> bool:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main, "figure2.py")

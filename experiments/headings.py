@@ -20,6 +20,7 @@ from itdeid.formats import read_corpus
 from itdeid.iterate import heading_entropy
 from itdeid.report import header, markdown_table
 from itdeid.stats import MIN_HEADING_PATIENTS, nameable_headings
+from itdeid.errors import run_script
 
 
 def main(argv=None):
@@ -59,4 +60,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main, "headings.py")

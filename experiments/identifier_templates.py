@@ -19,6 +19,7 @@ import pandas as pd
 from itdeid.formats import read_corpus
 from itdeid.identifiers import identifier_spans
 from itdeid.report import header, markdown_table, publish
+from itdeid.errors import run_script
 
 
 def count_matches(documents) -> pd.DataFrame:
@@ -55,4 +56,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main, "identifier_templates.py")

@@ -34,6 +34,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from note_slice import require_corpus  # noqa: E402
 from itdeid.crf import CRFModel  # noqa: E402
 from itdeid.document import LABELS  # noqa: E402
 from itdeid.evaluate import evaluate  # noqa: E402
@@ -459,14 +460,6 @@ def cached_folds(cache: Path, rows, folds: int) -> list[int]:
     return [f for f in range(folds) if all((cache / cache_name(r) / f"fold{f}.npz").exists() for r in rows)]
 
 
-def corpus_missing(args) -> bool:
-    """Whether the corpus of ``args`` is not there (said on stderr: nothing to do without it)."""
-    if Path(args.corpus).exists():
-        return False
-    print(f"corpus {args.corpus} not found; nothing to do", file=sys.stderr)
-    return True
-
-
 def tokenized_folds(args):
     """The corpus of ``args`` tokenized, and levers.py's fold of each note."""
     documents = read_corpus(args.corpus)
@@ -550,9 +543,7 @@ def main(argv=None) -> int:
                     help="with --report-only: write partial.md over the folds every named row has "
                          "cached so far (an unfinished run's interim view; results.md is untouched)")
     args = ap.parse_args(argv)
-    if not Path(args.corpus).exists():
-        print(f"corpus {args.corpus} not found; nothing to do", file=sys.stderr)
-        return 0
+    require_corpus(args.corpus)
     names = [r for r in args.rows.split(",") if r]
     unknown = [r for r in names if r not in ROWS]
     if unknown:

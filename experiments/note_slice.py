@@ -4,7 +4,6 @@ their figures describe the same notes."""
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 
@@ -18,9 +17,8 @@ def add_note_slice(ap: argparse.ArgumentParser, repeats: bool = True) -> None:
         ap.add_argument("--repeats", type=int, default=3)
 
 
-def corpus_missing(corpus) -> bool:
-    """Whether ``corpus`` is not there (said on stderr: the timing scripts then do nothing)."""
-    if Path(corpus).exists():
-        return False
-    print(f"corpus {corpus} not found; nothing to do", file=sys.stderr)
-    return True
+def require_corpus(corpus) -> None:
+    """A ``SystemExit`` (status 1, one line) where ``corpus`` is not there: a script reading it
+    has failed, not succeeded with nothing to do (as it said before, with status 0)."""
+    if not Path(corpus).exists():
+        raise SystemExit(f"corpus {corpus} not found")

@@ -69,6 +69,7 @@ from itdeid.evaluate import evaluate
 from itdeid.formats import read_corpus, read_spans
 from itdeid.report import header, markdown_table
 from itdeid.tokens import tokenize
+from itdeid.errors import run_script
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -482,4 +483,4 @@ def main(argv=None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main, "peers.py")

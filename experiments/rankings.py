@@ -29,8 +29,9 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent))
 sys.path.insert(0, str(ROOT))
 
+from note_slice import require_corpus  # noqa: E402
 from levers import (RECALLS, add_cache_arguments, cache_provenance, cached_fold, cached_folds,  # noqa: E402
-                    corpus_missing, precision_at_recall, tokenized_folds)
+                    precision_at_recall, tokenized_folds)
 
 from itdeid.report import header, markdown_table, publish  # noqa: E402
 
@@ -97,8 +98,7 @@ def main(argv=None) -> int:
     ap.add_argument("--against", default=None, help="row the paired differences are taken against")
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
-    if corpus_missing(args):
-        return 0
+    require_corpus(args.corpus)
     rows = [r for r in args.rows.split(",") if r]
     means = [m for m in args.means.split(",") if m]
     against = args.against or rows[0]

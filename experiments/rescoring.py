@@ -44,8 +44,9 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent))
 sys.path.insert(0, str(ROOT))
 
+from note_slice import require_corpus  # noqa: E402
 from levers import (add_cache_arguments, cache_report_head, cached_fold, cached_folds,  # noqa: E402
-                    corpus_missing, tokenized_folds)
+                    tokenized_folds)
 from rankings import ranking_tables, tables_text  # noqa: E402
 
 from itdeid.report import publish  # noqa: E402
@@ -134,8 +135,7 @@ def main(argv=None) -> int:
     ap.add_argument("--rescorings", default=DEFAULT_RESCORINGS)
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
-    if corpus_missing(args):
-        return 0
+    require_corpus(args.corpus)
     cache = Path(args.levers) / "cache"
     folds = cached_folds(cache, [args.row], args.folds)
     if not folds:

@@ -41,7 +41,7 @@ from itdeid.recipe import RECIPE, recipe_model  # noqa: E402
 from itdeid.report import header, markdown_table, publish  # noqa: E402
 from itdeid.resubstitute import resubstituted  # noqa: E402
 from itdeid.token_batch import TokenBatch  # noqa: E402
-from note_slice import corpus_missing  # noqa: E402
+from note_slice import require_corpus  # noqa: E402
 
 #: (trees, depth) of the screening models tried.
 SIZES = ((25, 4), (50, 4), (100, 4), (50, 6))
@@ -63,8 +63,7 @@ def main(argv=None) -> int:
     ap.add_argument("--notes", type=int, default=400)
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
-    if corpus_missing(args.corpus):
-        return 0
+    require_corpus(args.corpus)
     documents = read_corpus(args.corpus)
     train = documents[:args.train]
     model = recipe_model(n_jobs=1, random_state=0).fit(train)

@@ -39,7 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from itdeid.report import header, markdown_table, publish  # noqa: E402
-from note_slice import add_note_slice, corpus_missing  # noqa: E402
+from note_slice import add_note_slice, require_corpus  # noqa: E402
 
 TIMES: dict[str, float] = defaultdict(float)
 
@@ -134,8 +134,7 @@ def main(argv=None) -> int:
                     help="a peer's whitespace tokens a second (bench.py's table), for the budget line")
     ap.add_argument("--times", type=float, default=20.0, help="how many times the peer's speed (default 20)")
     args = ap.parse_args(argv)
-    if corpus_missing(args.corpus):
-        return 0
+    require_corpus(args.corpus)
     instrument()
     from itdeid import featurize
     from itdeid.deidentifier import load_model

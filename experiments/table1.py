@@ -52,6 +52,7 @@ from itdeid.model import TokenModel
 from itdeid.report import corpus_digest, header, markdown_table
 from itdeid.spans import labels_to_spans
 from itdeid.vote import vote
+from itdeid.errors import run_script
 
 
 def parse_args(argv=None):
@@ -330,4 +331,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main, "table1.py")

@@ -34,8 +34,9 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent))
 sys.path.insert(0, str(ROOT))
 
+from note_slice import require_corpus  # noqa: E402
 from levers import (ROWS, add_cache_arguments, cache_name, cache_provenance, cached_fold, cached_folds,  # noqa: E402
-                    corpus_missing, tokenized_folds)
+                    tokenized_folds)
 
 from itdeid.document import LABELS  # noqa: E402
 from itdeid.evaluate import evaluate  # noqa: E402
@@ -62,8 +63,7 @@ def main(argv=None) -> int:
                          "(floor 0.001, as the recipe)")
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
-    if corpus_missing(args):
-        return 0
+    require_corpus(args.corpus)
     cache = Path(args.levers) / "cache" / cache_name(args.row)
     folds = cached_folds(Path(args.levers) / "cache", [args.row], args.folds)
     if not folds or "oof_phi" not in np.load(cache / f"fold{folds[0]}.npz"):

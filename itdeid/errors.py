@@ -35,3 +35,18 @@ def printable(message: str) -> str:
     and an escape sequence drives the terminal."""
     return "".join(c if c.isprintable() or c == "\t" else f"\\x{ord(c):02x}" if ord(c) < 256 else f"\\u{ord(c):04x}"
                    for c in message)
+
+
+def run_script(main, prog: str) -> None:
+    """Run the ``main`` of a script in experiments/ as itdeid's commands run: a
+    :class:`UserError` (a corpus that is not there, a file that cannot be read) is one line on
+    stderr and exit status 2, never a traceback; a non-zero status ``main`` returns is the
+    process's. A status of 0 returns normally (the scripts' tests run them in-process)."""
+    import sys
+    try:
+        code = main()
+    except UserError as error:
+        print(f"{prog}: error: {printable(str(error))}", file=sys.stderr)
+        code = 2
+    if code:
+        sys.exit(code)
