@@ -30,8 +30,9 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from itdeid.formats import read_corpus  # noqa: E402
 from itdeid.report import header, markdown_table, publish  # noqa: E402
-from note_slice import add_note_slice, require_corpus  # noqa: E402
+from note_slice import add_note_slice, require_corpus, timed_notes  # noqa: E402
 
 #: What the child process runs, in the checkout on its PYTHONPATH.
 CHILD = r"""
@@ -93,6 +94,7 @@ def main(argv=None) -> int:
     require_corpus(args.corpus)
     if not 1 <= len(args.rev) <= 2:
         ap.error("give --rev OLD, or --rev OLD --rev NEW")
+    timed_notes(read_corpus(args.corpus), args.skip, args.notes)     # the children's slice, checked
     with tempfile.TemporaryDirectory() as tmp:
         versions = {f"{git_name(r)}": checkout(r, Path(tmp) / f"v{i}") for i, r in enumerate(args.rev)}
         if len(args.rev) == 1:

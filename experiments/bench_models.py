@@ -30,7 +30,7 @@ from itdeid.deidentifier import load_model  # noqa: E402
 from itdeid.featurize import tokenize_document  # noqa: E402
 from itdeid.formats import read_corpus  # noqa: E402
 from itdeid.report import header, markdown_table, publish  # noqa: E402
-from note_slice import add_note_slice, require_corpus  # noqa: E402
+from note_slice import add_note_slice, require_corpus, timed_notes  # noqa: E402
 
 
 def parse_value(text: str):
@@ -66,7 +66,7 @@ def main(argv=None) -> int:
         ap.error("name at least one --model")
     documents = read_corpus(args.corpus)
     warm = documents[args.skip + args.notes:args.skip + args.notes + args.warm]
-    test = documents[args.skip:args.skip + args.notes]
+    test = timed_notes(documents, args.skip, args.notes)
     for model in models.values():
         model.predict_tokenized([tokenize_document(d, gold=False) for d in warm])
     seconds = {name: [] for name in models}

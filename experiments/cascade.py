@@ -33,6 +33,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "experiments"))
 
 from itdeid.context_pass import stacked_columns  # noqa: E402
 from itdeid.deidentifier import load_model  # noqa: E402
@@ -41,6 +42,7 @@ from itdeid.featurize import tokenize_document  # noqa: E402
 from itdeid.formats import read_corpus  # noqa: E402
 from itdeid.operating_point import decide  # noqa: E402
 from itdeid.report import header, markdown_table, publish  # noqa: E402
+from note_slice import timed_notes  # noqa: E402
 
 #: Tokens each side of a screened-in token that go on with it.
 REACH = 3
@@ -110,7 +112,7 @@ def main(argv=None) -> int:
         return 1
     for member in model.members_:
         member.learner_.n_jobs = 1
-    docs = [tokenize_document(d) for d in documents[args.skip:args.skip + args.notes]]
+    docs = [tokenize_document(d) for d in timed_notes(documents, args.skip, args.notes)]
     gold = np.concatenate([td.labels for td in docs]) != 0 if all(td.labels is not None for td in docs) \
         else None
     threshold = model.operating_threshold()

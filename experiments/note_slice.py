@@ -22,3 +22,14 @@ def require_corpus(corpus) -> None:
     has failed, not succeeded with nothing to do (as it said before, with status 0)."""
     if not Path(corpus).exists():
         raise SystemExit(f"corpus {corpus} not found")
+
+
+def timed_notes(documents, skip: int, notes: int) -> list:
+    """``documents[skip:skip + notes]``, the timed notes, or a ``SystemExit`` where the slice is
+    empty (a corpus of fewer than ``--skip`` notes): the scripts divided by zero, or reported
+    0 tokens/s with status 0."""
+    test = list(documents[skip:skip + notes])
+    if not test:
+        raise SystemExit(f"no notes to time: the corpus has {len(documents)}, --skip is {skip}; "
+                         "give a smaller --skip")
+    return test

@@ -41,7 +41,7 @@ from itdeid.recipe import RECIPE, recipe_model  # noqa: E402
 from itdeid.report import header, markdown_table, publish  # noqa: E402
 from itdeid.resubstitute import resubstituted  # noqa: E402
 from itdeid.token_batch import TokenBatch  # noqa: E402
-from note_slice import require_corpus  # noqa: E402
+from note_slice import require_corpus, timed_notes  # noqa: E402
 
 #: (trees, depth) of the screening models tried.
 SIZES = ((25, 4), (50, 4), (100, 4), (50, 6))
@@ -73,7 +73,7 @@ def main(argv=None) -> int:
     rows = [tokenize_document(d) for d in train] + copies
     X, keep = note_only(extractor, rows)
     y = (np.concatenate([td.labels for td in rows]) != 0).astype(np.int64)
-    test = [tokenize_document(d) for d in documents[args.skip:args.skip + args.notes]]
+    test = [tokenize_document(d) for d in timed_notes(documents, args.skip, args.notes)]
     gold = np.concatenate([td.labels for td in test]) != 0
     batch = TokenBatch(test)
     start = time.perf_counter()

@@ -39,7 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from itdeid.report import header, markdown_table, publish  # noqa: E402
-from note_slice import add_note_slice, require_corpus  # noqa: E402
+from note_slice import add_note_slice, require_corpus, timed_notes  # noqa: E402
 
 TIMES: dict[str, float] = defaultdict(float)
 
@@ -143,7 +143,7 @@ def main(argv=None) -> int:
     documents = read_corpus(args.corpus)
     model.predict_tokenized([featurize.tokenize_document(d, gold=False)
                              for d in documents[args.skip + args.notes:args.skip + args.notes + args.warm]])
-    test = documents[args.skip:args.skip + args.notes]
+    test = timed_notes(documents, args.skip, args.notes)
     best: dict[str, float] = {}
     total = float("inf")
     for _ in range(args.repeats):
