@@ -30,6 +30,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from itdeid.errors import run_script  # noqa: E402
 from itdeid.formats import read_corpus  # noqa: E402
 from itdeid.report import header, markdown_table, publish  # noqa: E402
 from note_slice import add_note_slice, require_corpus, timed_notes  # noqa: E402
@@ -125,4 +126,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_script(main, "bench_code.py")

@@ -17,6 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from itdeid import model_card                                   # noqa: E402
 from itdeid.deidentifier import load_model                      # noqa: E402
+from itdeid.errors import run_script  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -32,4 +33,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_script(main, "card_scores.py")

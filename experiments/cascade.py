@@ -42,6 +42,7 @@ from itdeid.featurize import tokenize_document  # noqa: E402
 from itdeid.formats import read_corpus  # noqa: E402
 from itdeid.operating_point import decide  # noqa: E402
 from itdeid.report import header, markdown_table, publish  # noqa: E402
+from itdeid.errors import run_script  # noqa: E402
 from note_slice import timed_notes  # noqa: E402
 
 #: Tokens each side of a screened-in token that go on with it.
@@ -151,4 +152,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_script(main, "cascade.py")

@@ -51,6 +51,7 @@ from levers import (RECALLS, add_cache_arguments, cache_report_head, cached_fold
                     precision_at_recall, tokenized_folds)
 from rankings import ranking_tables, tables_text  # noqa: E402
 
+from itdeid.errors import run_script  # noqa: E402
 from itdeid.evaluate import whitespace_labels  # noqa: E402
 from itdeid.featurize import token_offsets  # noqa: E402
 from itdeid.languages import language_values  # noqa: E402
@@ -192,4 +193,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_script(main, "ceiling.py")

@@ -34,6 +34,7 @@ from itdeid.ensemble import InnerEnsemble  # noqa: E402
 from itdeid.featurize import tokenize_document  # noqa: E402
 from itdeid.formats import read_corpus  # noqa: E402
 from itdeid.report import header, markdown_table, publish  # noqa: E402
+from itdeid.errors import run_script  # noqa: E402
 
 
 
@@ -116,4 +117,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_script(main, "compiled_trees.py")

@@ -45,6 +45,7 @@ from itdeid.model import TokenModel  # noqa: E402
 from itdeid.recipe import MEMBER  # noqa: E402
 from itdeid.report import header, markdown_table, publish  # noqa: E402
 from itdeid.resubstitute import resubstituted  # noqa: E402
+from itdeid.errors import run_script  # noqa: E402
 
 #: xgboost parameters of each set, over the current ones (``CURRENT``).
 CURRENT = dict(n_estimators=200, max_depth=6, learning_rate=0.2, colsample_bytree=0.8)
@@ -176,4 +177,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_script(main, "detector_params.py")

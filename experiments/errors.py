@@ -35,6 +35,7 @@ from itdeid.casing import casing_columns  # noqa: E402
 from itdeid.evaluate import overlaps_any  # noqa: E402
 from itdeid.featurize import _census, static_columns  # noqa: E402
 from itdeid.report import header  # noqa: E402
+from itdeid.errors import run_script  # noqa: E402
 
 
 def _case(text: str) -> str:
@@ -159,4 +160,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_script(main, "errors.py")

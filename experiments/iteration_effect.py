@@ -37,6 +37,7 @@ from itdeid.formats import read_corpus  # noqa: E402
 from itdeid.iterate import unambiguous_headings  # noqa: E402
 from itdeid.stats import MIN_HEADING_PATIENTS, nameable_headings  # noqa: E402
 from itdeid.report import corpus_digest, header, markdown_table, publish  # noqa: E402
+from itdeid.errors import run_script  # noqa: E402
 from table1 import load_fold  # noqa: E402
 
 BASE = "ITR0_VOTE_STD"
@@ -161,4 +162,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_script(main, "iteration_effect.py")

@@ -47,6 +47,7 @@ from itdeid.operating_point import decide  # noqa: E402
 from itdeid.report import code_version, corpus_digest, header, markdown_table  # noqa: E402
 from itdeid.spans import labels_to_spans  # noqa: E402
 from itdeid.synth import supplement  # noqa: E402
+from itdeid.errors import run_script  # noqa: E402
 
 _XGB = dict(learner="xgboost", trigger="token", previous="gold")
 _CONTEXT = dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"), previous="none", context_pass=True)
@@ -629,4 +630,4 @@ def write_report(out: Path, args, names, documents, tokenized, assignment) -> No
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_script(main, "levers.py")

@@ -220,4 +220,5 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from itdeid.errors import run_script      # itdeid is imported where needed (memory)
+    run_script(main, "long_note.py")

@@ -39,6 +39,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from itdeid.errors import run_script  # noqa: E402
 from itdeid.report import header, markdown_table  # noqa: E402
 
 NOTES = ROOT / "tests" / "data" / "feature-fingerprint-notes.xml"
@@ -151,4 +152,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_script(main, "provenance.py")

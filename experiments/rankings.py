@@ -34,6 +34,7 @@ from levers import (RECALLS, add_cache_arguments, cache_provenance, cached_fold,
                     precision_at_recall, tokenized_folds)
 
 from itdeid.report import header, markdown_table, publish  # noqa: E402
+from itdeid.errors import run_script  # noqa: E402
 
 PAIRED_RECALLS = (0.90, 0.95)
 
@@ -131,4 +132,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_script(main, "rankings.py")

@@ -50,6 +50,7 @@ from levers import (add_cache_arguments, cache_report_head, cached_fold, cached_
 from rankings import ranking_tables, tables_text  # noqa: E402
 
 from itdeid.report import publish  # noqa: E402
+from itdeid.errors import run_script  # noqa: E402
 
 DEFAULT_RESCORINGS = ("propagate:patient:0.3,propagate:patient:0.5,propagate:patient:0.9,"
                       "propagate:fold:0.3,propagate:fold:0.5,propagate:fold:0.9,"
@@ -173,4 +174,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_script(main, "rescoring.py")

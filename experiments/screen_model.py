@@ -41,6 +41,7 @@ from itdeid.recipe import RECIPE, recipe_model  # noqa: E402
 from itdeid.report import header, markdown_table, publish  # noqa: E402
 from itdeid.resubstitute import resubstituted  # noqa: E402
 from itdeid.token_batch import TokenBatch  # noqa: E402
+from itdeid.errors import run_script  # noqa: E402
 from note_slice import require_corpus, timed_notes  # noqa: E402
 
 #: (trees, depth) of the screening models tried.
@@ -124,4 +125,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_script(main, "screen_model.py")

@@ -39,6 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from itdeid.report import header, markdown_table, publish  # noqa: E402
+from itdeid.errors import run_script  # noqa: E402
 from note_slice import add_note_slice, require_corpus, timed_notes  # noqa: E402
 
 TIMES: dict[str, float] = defaultdict(float)
@@ -184,4 +185,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_script(main, "stage_times.py")

@@ -37,6 +37,7 @@ from itdeid.operating_point import decide  # noqa: E402
 from itdeid.report import header, markdown_table  # noqa: E402
 from itdeid.spans import labels_to_spans  # noqa: E402
 from itdeid.synth import generate  # noqa: E402
+from itdeid.errors import run_script  # noqa: E402
 
 HELDOUT = ROOT / "heldout" / "handwritten-discharge.xml"
 
@@ -116,4 +117,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_script(main, "synthetic_transfer.py")

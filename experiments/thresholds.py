@@ -43,6 +43,7 @@ from itdeid.evaluate import evaluate  # noqa: E402
 from itdeid.operating_point import MIN_THRESHOLD, decide  # noqa: E402
 from itdeid.report import header, markdown_table, publish  # noqa: E402
 from itdeid.spans import labels_to_spans  # noqa: E402
+from itdeid.errors import run_script  # noqa: E402
 
 
 def threshold_at(p_phi: np.ndarray, gold: np.ndarray, target: float, floor: float) -> float:
@@ -137,4 +138,4 @@ def _per_class_text(report: dict, target: float) -> str:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_script(main, "thresholds.py")

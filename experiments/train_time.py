@@ -27,6 +27,7 @@ from pathlib import Path
 import pandas as pd
 
 from itdeid.report import header, markdown_table, publish
+from itdeid.errors import run_script
 
 
 def parse_args(argv=None):
@@ -81,4 +82,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_script(main, "train_time.py")

@@ -39,14 +39,14 @@ def printable(message: str) -> str:
 
 def run_script(main, prog: str) -> None:
     """Run the ``main`` of a script in experiments/ as itdeid's commands run: a
-    :class:`UserError` (a corpus that is not there, a file that cannot be read) is one line on
-    stderr and exit status 2, never a traceback; a non-zero status ``main`` returns is the
-    process's. A status of 0 returns normally (the scripts' tests run them in-process)."""
+    :class:`UserError` (a corpus that is not there, a file that cannot be read, a parameter out
+    of range) is one line on stderr and exit status 2, never a traceback; a status ``main``
+    returns is the process's (a ``main`` returning None returns normally)."""
     import sys
     try:
         code = main()
     except UserError as error:
         print(f"{prog}: error: {printable(str(error))}", file=sys.stderr)
         code = 2
-    if code:
+    if code is not None:
         sys.exit(code)

@@ -40,7 +40,12 @@ def group_folds(documents: Sequence[Document], folds: int = 10, seed: int = 0) -
     for i, key in enumerate(keys):
         groups.setdefault(key, []).append(i)
     if len(groups) < folds:
-        raise ParameterError(f"{len(groups)} patients/documents cannot fill {folds} folds")
+        n = len(groups)
+        why = (f"{n} patient{'s' if n != 1 else ''} cannot fill {folds} folds (a patient's notes "
+               "stay in one fold; a note without a patient id counts as one)")
+        raise ParameterError(f"folds must be at most {n} here: {why}" if n >= 2 else
+                             f"folds cannot be made: {why}; cross-validation grouped by patient "
+                             "needs the notes of at least 2 patients")
     rng = np.random.default_rng(seed)
     names = sorted(groups)
     rng.shuffle(names)
