@@ -1,11 +1,13 @@
-"""Score a model folder on the hand-written held-out notes again and rewrite its card's held-out
-block (the rest of the card is left as the training command wrote it).
+"""Score a model folder on the hand-written held-out notes again and rewrite its card's scored
+part: the held-out report and what the results files it cites say now (cross-validation,
+speed, misses). What the training command wrote above ``## Scores`` is left as it is.
 
     python experiments/card_scores.py itdeid/models/default
 
-Run from the repository root (the held-out notes are read from experiments/heldout) after a
-change that moves the shipped model's output on purpose: tests/test_model_card.py scores the
-shipped model with the code of the day and fails while its card quotes another code's scores.
+Run from the repository root (the held-out notes and the results files are read from there)
+after a change that moves the shipped model's output on purpose, or after the cited results were
+rerun (experiments/reproduce.py ends with it): tests/test_model_card.py scores the shipped model
+with the code of the day, and checks the card quotes the results files as they are.
 """
 from __future__ import annotations
 

@@ -13,7 +13,8 @@ The held-out scores are the model's *and the code's*: a later change to how span
 moves them with the same model files (session 23's rule dropping spans of punctuation alone
 moved the shipped card's 621 predicted spans to 591). So the card says which code scored them,
 the test scores the shipped model again with the code of the day, and :func:`rescore` (run by
-``experiments/card_scores.py``) rewrites that one block when a change moves it on purpose.
+``experiments/card_scores.py``) rewrites the scored part of the card (held-out scores and the
+quoted results files) when a change or a rerun of the results moves it on purpose.
 """
 from __future__ import annotations
 
@@ -159,18 +160,26 @@ def heldout_lines(report: str | None) -> list[str]:
             "", "```", report, "```"]
 
 
+def scored_lines(heldout: str | None, target: float | None) -> list[str]:
+    """The card from its ``## Scores`` heading on: the held-out report (:func:`heldout_lines`),
+    and what the cited results files say (cross-validation at ``target``, speed, misses)."""
+    lines = ["## Scores", ""] + heldout_lines(heldout)
+    if target is not None:
+        lines += [""] + cv_lines(target)
+    lines += ["", "## Speed", ""] + speed_lines()
+    return lines + ["", "## Known weak spots", ""] + weak_spot_lines()
+
+
 def rescore(folder: Path, model) -> Path:
-    """Score ``model`` (loaded from ``folder``) on the held-out notes again and rewrite the
-    held-out block of ``folder``'s card with the result, leaving every other line as it is."""
+    """Score ``model`` (loaded from ``folder``) on the held-out notes again and rewrite
+    ``folder``'s card from its ``## Scores`` heading on (:func:`scored_lines`, the cited results
+    files as they are now), leaving what the training wrote above it as it is."""
     path = Path(folder) / "MODEL_CARD.md"
-    text = path.read_text(encoding="utf-8")
-    block = re.search(r"(?ms)^(This model on the project's [^\n]*\n\n```\n.*?^```$"
-                      r"|The held-out notes [^\n]*measured\.$)",
-                      text)
-    if block is None:
-        raise ValueError(f"{path}: no held-out block to rewrite")
-    new = "\n".join(heldout_lines(heldout_report(model)))
-    path.write_text(text[:block.start()] + new + text[block.end():], encoding="utf-8")
+    head, heading, _ = path.read_text(encoding="utf-8").partition("\n## Scores\n")
+    if not heading:
+        raise ValueError(f"{path}: no '## Scores' section to rewrite")
+    lines = scored_lines(heldout_report(model), getattr(model, "target_recall", None))
+    path.write_text(head + "\n" + "\n".join(lines) + "\n", encoding="utf-8")
     return path
 
 
@@ -192,11 +201,7 @@ def write_model_card(out: Path, name: str, settings: dict, data: dict, seconds: 
     lines += [f"- {corpus}: {text}" for corpus, text in data.items()]
     lines += ["", WHAT_IS_KEPT, "", "## Settings", "", "```"]
     lines += [f"{k} = {v!r}" for k, v in settings.items()]
-    lines += ["```", "", "## Scores", ""] + heldout_lines(heldout)
-    if target is not None:
-        lines += [""] + cv_lines(target)
-    lines += ["", "## Speed", ""] + speed_lines()
-    lines += ["", "## Known weak spots", ""] + weak_spot_lines()
+    lines += ["```", ""] + scored_lines(heldout, target)
     path = Path(out) / "MODEL_CARD.md"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path

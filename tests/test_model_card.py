@@ -35,23 +35,21 @@ def test_card_quotes_the_held_out_scores_the_code_of_the_day_gives(card):
         "run python experiments/card_scores.py itdeid/models/default")
 
 
-def test_rescore_rewrites_the_held_out_block_alone(tmp_path, monkeypatch):
+def test_rescore_rewrites_the_scored_part_alone(tmp_path, monkeypatch):
     monkeypatch.chdir(REPO)
     monkeypatch.setattr(model_card, "heldout_report", lambda model: "NEW REPORT")
     card = tmp_path / "MODEL_CARD.md"
-    for block in (["This model on the project's 12 hand-written held-out discharge notes (x), "
-                   "percent:", "", "```", "OLD", "REPORT", "```"],
-                  ["The held-out notes (`experiments/heldout`) were not found beside this run, so "
-                   "no held-out score was measured."]):
-        card.write_text("\n".join(["# card", "", "## Scores", "", *block, "", "```", "kept", "```",
-                                    "", "## Speed"]) + "\n")
-        model_card.rescore(tmp_path, model=None)
-        text = card.read_text()
-        assert "OLD" not in text and "not found" not in text
-        assert "```\nNEW REPORT\n```\n\n```\nkept\n```\n\n## Speed\n" in text
-        assert "scored " in text and "with itdeid " in text
+    head = "# card\n\n- trained: then\n\n## Settings\n\nkept\n"
+    card.write_text(head + "\n## Scores\n\nOLD REPORT\n\n## Speed\n\nold speed\n")
+    model_card.rescore(tmp_path, model=type("M", (), {"target_recall": RECIPE["target_recall"]})())
+    text = card.read_text()
+    assert text.startswith(head + "\n## Scores\n") and "OLD" not in text and "old speed" not in text
+    assert "```\nNEW REPORT\n```" in text and "scored " in text and "with itdeid " in text
+    for part in (model_card.cv_lines(RECIPE["target_recall"]), model_card.speed_lines(),
+                 model_card.weak_spot_lines()):
+        assert "\n".join(part) in text
     card.write_text("# card without scores\n")
-    with pytest.raises(ValueError, match="no held-out block"):
+    with pytest.raises(ValueError, match="no '## Scores' section"):
         model_card.rescore(tmp_path, model=None)
 
 
