@@ -1,0 +1,42 @@
+"""experiments/reproduce.py, the one command that rebuilds the cited results: its steps are the
+commands the committed results files (and the shipped card) say made them."""
+import runpy
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+reproduce = runpy.run_path(str(REPO / "experiments" / "reproduce.py"))
+
+#: The file each step writes, whose '- command:' line names the command that wrote it.
+WRITES = {"thresholds": "experiments/results/g-levers/thresholds-recipe.md",
+          "errors": "experiments/results/errors-physionet.md",
+          "peers": "experiments/results/peers.md",
+          "model": "itdeid/models/default/MODEL_CARD.md",
+          "bench": "experiments/results/bench-recipe.md"}
+
+
+def recorded_command(path: Path) -> str:
+    line = next(line for line in path.read_text(encoding="utf-8").splitlines()
+                if line.startswith("- command: `"))
+    return line[len("- command: `"):-1]
+
+
+@pytest.mark.parametrize("step", WRITES)
+def test_each_step_is_the_command_that_wrote_its_committed_file(step):
+    import shlex
+    commands = dict(reproduce["steps"](reproduce["DEFAULT_CORPUS"], 2))
+    path = REPO / WRITES[step]
+    if not path.is_file():
+        pytest.skip(f"{WRITES[step]} is not in this copy")
+    assert recorded_command(path) == shlex.join(commands[step])
+
+
+def test_dry_run_lists_the_steps_from_the_one_asked(capsys):
+    assert reproduce["main"](["--dry-run", "--from", "model"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[:3] for line in lines] == [
+        ["itdeid", "train", "--preset"], ["python", "experiments/bench.py", "--corpus"],
+        ["python", "experiments/card_scores.py", "itdeid/models/default"]]
+    with pytest.raises(SystemExit):
+        reproduce["main"](["--dry-run", "--from", "nothing"])
