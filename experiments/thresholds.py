@@ -112,7 +112,7 @@ def main(argv=None) -> int:
                          "8-way F": 100 * instances["token_8way"]["f"]})
     table = pd.DataFrame(rows)
     text = (header(f"Threshold rules on {args.row}'s out-of-fold calibration data")
-            + f"- folds: {folds} of {args.folds} (10-fold CV grouped by patient, levers.py's folds)\n"
+            + f"- folds: {folds} of {args.folds} ({args.folds}-fold CV grouped by patient, levers.py's folds)\n"
             + cache_provenance(Path(args.levers) / 'cache', [args.row], folds) + "\n"
             + "Per outer fold, the threshold is read off that fold's own training out-of-fold P(PHI) "
               "for the target recall (floor 0.001 as the recipe, or none); the held-out notes are "
@@ -125,8 +125,13 @@ def main(argv=None) -> int:
 
 def _per_class_text(report: dict, target: float) -> str:
     """The per-class token scores and entity-relaxed summary of one target's pooled evaluation."""
-    rows = [{"class": c, "token P": 100 * v["p"], "token R": 100 * v["r"], "token F": 100 * v["f"],
-             "gold tokens": v["n_gold"], "instances found": 100 * v["instances"]["r"],
+    def pct(value, defined: bool) -> str:
+        # a class with no gold (or no prediction) has no recall (or precision): 0/0 read as
+        # 100 or 0 before
+        return f"{100 * value:.2f}" if defined else "n/a"
+    rows = [{"class": c, "token P": pct(v["p"], v["n_pred"] > 0), "token R": pct(v["r"], v["n_gold"] > 0),
+             "token F": pct(v["f"], v["n_gold"] > 0 and v["n_pred"] > 0), "gold tokens": v["n_gold"],
+             "instances found": pct(v["instances"]["r"], v["instances"]["n_gold"] > 0),
              "gold instances": v["instances"]["n_gold"]}
             for c, v in report["per_class"].items() if c != "NONE"]
     relaxed = report["summary"]["entity_relaxed"]
