@@ -40,6 +40,7 @@ the token's shape and frequency (:func:`itdeid.context_pass.stacked_columns`), n
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 from typing import Sequence
 
@@ -51,7 +52,7 @@ from itdeid.document import Document
 from itdeid.context_pass import batch_stacked_columns, check_context_weight, stacked_names
 from itdeid.errors import ParameterError, UserError
 from itdeid.featurize import TokenizedDocument, tokenize_documents
-from itdeid.folds import inner_split
+from itdeid.folds import group_key, inner_split
 from itdeid.feature_format import FEATURE_FORMAT, check_feature_format
 from itdeid.model_files import checked_params, damaged, model_part, read_model_state
 from itdeid.model_out import check_kind
@@ -61,6 +62,8 @@ from itdeid.model import (NotFittedError, TokenModel, check_count, labels_in_doc
                           with_identifiers)
 from itdeid.operating_point import check_threshold, decide, loaded_threshold, threshold_for_recall
 from itdeid.token_batch import TokenBatch
+
+logger = logging.getLogger(__name__)
 
 #: Version of the ensemble.json layout.
 FORMAT = 1
@@ -260,6 +263,9 @@ class InnerEnsemble(BaseEstimator):
         draws = self._check_draws()
         fold, k = inner_split([td.document for td in docs], self.folds)
         fold = np.asarray(fold)
+        if k < self.folds:      # a member a fold, and a patient's notes in one fold
+            logger.warning("%d members instead of the %d asked: the training notes have %d "
+                           "patients", k, self.folds, len({group_key(td.document) for td in docs}))
         if len(docs) - np.bincount(fold).max() < 2:
             # each member splits its own training notes again (out-of-fold statistics): say so
             # here, in the user's numbers, not in a member's ("1 training document")

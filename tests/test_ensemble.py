@@ -363,3 +363,14 @@ def test_too_few_notes_and_a_bad_target_are_said_in_the_users_terms():
         InnerEnsemble(base, folds=5, target_recall=0.9).fit(tiny_corpus(2, seed=1))
     with pytest.raises(ValueError, match=r"^target_recall must be a number in \(0, 1\], got 1.5"):
         InnerEnsemble(base, target_recall=1.5).fit(tiny_corpus(4, seed=1))
+
+
+def test_fewer_patients_than_members_asked_is_said(caplog):
+    """--members 20 on 8 patients gave 8 members without a word."""
+    from itdeid.document import Document
+    docs = [Document(d.id, d.text, d.spans, patient=f"p{i % 3}") for i, d in enumerate(tiny_corpus(9, seed=1))]
+    base = TokenModel(n_estimators=3, n_jobs=1, previous="none")
+    with caplog.at_level("WARNING", logger="itdeid.ensemble"):
+        ensemble = InnerEnsemble(base, folds=5, target_recall=0.9).fit(docs)
+    assert len(ensemble.members_) == 3
+    assert "3 members instead of the 5 asked: the training notes have 3 patients" in caplog.text

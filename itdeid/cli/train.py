@@ -219,6 +219,9 @@ def run(args):
                        "--members 0 trains one token model (they set the ensemble or --system)")
     else:
         _refuse_unread(given, SYSTEM_OPTIONS, "they set the iterative system (--system), not the ensemble")
+        if not args.context_pass:
+            _refuse_unread(given, ("stage_refit",), "it sets the context stage, which "
+                                                    "--no-context-pass leaves out")
     # the context pass is the ensemble's stacked stage with --members, the token model's own
     # second pass without
     single_context = args.context_pass and not args.members
