@@ -299,3 +299,17 @@ def test_score_files_are_written_into_a_new_folder(tmp_path):
     scores.write_json(tmp_path / "new" / "e.json")
     scores.write_csv(tmp_path / "new2" / "e.csv")
     assert (tmp_path / "new" / "e.json").is_file() and (tmp_path / "new2" / "e.csv").is_file()
+
+
+def test_cli_refuses_plain_text_as_gold_and_warns_of_gold_without_phi(tmp_path, capsys, cli_main):
+    """A brat folder read as plain text was scored as gold with no PHI, exit 0."""
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "a.txt").write_text("Seen by Dr. Smith.\n")
+    (tmp_path / "notes" / "a.ann").write_text("T1\tDOCTOR 12 17\tSmith\n")
+    pred = tmp_path / "pred.jsonl"
+    write_jsonl_spans([Document("a", "Seen by Dr. Smith.\n", [Span(12, 17, "DOCTOR")])], pred)
+    assert cli_main(["evaluate", str(tmp_path / "notes"), str(pred)]) == 2
+    assert "read as plain text, which holds no gold annotations" in capsys.readouterr().err
+    write_i2b2_2006([Document("a", "Seen by Dr. Smith.\n", [])], tmp_path / "nophi.xml")
+    assert cli_main(["evaluate", str(tmp_path / "nophi.xml"), str(pred)]) == 0
+    assert "hold no PHI span: every predicted span counts as a false alarm" in capsys.readouterr().err

@@ -1,8 +1,11 @@
 """``itdeid evaluate GOLD PRED``: score predicted PHI spans against a gold corpus."""
 from __future__ import annotations
 
+import sys
+
+from itdeid.errors import UserError
 from itdeid.evaluate import UNITS, evaluate
-from itdeid.formats import READ_FORMATS, read_corpus, read_spans
+from itdeid.formats import READ_FORMATS, detect_format, read_corpus, read_spans
 
 #: Formats predictions may come in: any corpus format with spans, or JSON Lines spans.
 PRED_FORMATS = tuple(f for f in READ_FORMATS if f != "text") + ("jsonl",)
@@ -30,7 +33,15 @@ def add_parser(subparsers):
 
 
 def run(args):
-    gold = read_corpus(args.gold, args.gold_format)
+    fmt = detect_format(args.gold) if args.gold_format == "auto" else args.gold_format
+    gold = read_corpus(args.gold, fmt)      # first: its own errors name what the file is
+    if fmt == "text":   # a brat folder or plain notes: scored as if no note held PHI, exit 0
+        raise UserError(f"{args.gold}: read as plain text, which holds no gold annotations; give "
+                        "the annotated corpus (i2b2 2006 or 2014 XML, PhysioNet deid) or its "
+                        "--gold-format (BRAT .ann files are not read)")
+    if not any(doc.spans for doc in gold):
+        print(f"itdeid evaluate: warning: the {len(gold)} gold documents hold no PHI span: every "
+              "predicted span counts as a false alarm", file=sys.stderr)
     predicted = read_spans(args.pred, args.pred_format, gold)
     scores = evaluate(gold, predicted, unit=args.unit)
     print(scores.format())
