@@ -894,3 +894,14 @@ def test_physionet_file_in_utf8_is_warned_about(tmp_path, caplog):
     with caplog.at_level(logging.WARNING, logger="itdeid.formats"):
         read_physionet(path)
     assert not caplog.records
+
+
+def test_i2b2_2014_offsets_that_mark_no_text_say_so(tmp_path):
+    """start=5 end=5 (or reversed) was called 'outside the text' of a 31-character note."""
+    for start, end in ((5, 5), (7, 0)):
+        path = tmp_path / "1-1.xml"
+        path.write_text('<deIdi2b2><TEXT><![CDATA[Seen by Dr. Zorblatt today.]]></TEXT><TAGS>\n'
+                        f'<NAME id="P0" start="{start}" end="{end}" TYPE="DOCTOR"/>\n</TAGS></deIdi2b2>',
+                        encoding="utf-8")
+        with pytest.raises(FormatError, match=f"tag P0: offsets {start}-{end} mark no text"):
+            read_i2b2_2014(path)

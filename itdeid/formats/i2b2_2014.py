@@ -183,7 +183,10 @@ def _document_2014(source: str, data: bytes, counts: dict) -> Document:
                 start, end = _lf_offset(text, start), _lf_offset(text, end)
         except (KeyError, ValueError):
             raise FormatError(source, f"tag {tag_id}: start and end must be integers", line) from None
-        if not 0 <= start < end <= len(text):
+        if start >= end:
+            raise FormatError(source, f"tag {tag_id}: offsets {start}-{end} mark no text (the end "
+                                      "must come after the start)", line)
+        if end > len(text):
             raise FormatError(source, f"tag {tag_id}: offsets {start}-{end} are outside the text "
                                       f"({len(text)} characters){crlf}", line)
         if "text" in attrs and not _same_attribute_text(attrs["text"], text[start:end]):
