@@ -905,3 +905,11 @@ def test_i2b2_2014_offsets_that_mark_no_text_say_so(tmp_path):
                         encoding="utf-8")
         with pytest.raises(FormatError, match=f"tag P0: offsets {start}-{end} mark no text"):
             read_i2b2_2014(path)
+
+
+def test_a_file_of_the_other_i2b2_format_says_which_it_is_not(tmp_path):
+    """An i2b2 2006 file in a folder read as 2014 gave a bare 'unexpected element'."""
+    write_i2b2_2006([Document("r1", "Seen by Dr. Zorblatt.", [Span(12, 20, "DOCTOR")])], tmp_path / "more2006.xml")
+    with pytest.raises(FormatError, match=r"more2006.xml:\d+: not an i2b2 2014 XML file: its first "
+                                          r"element is not <deIdi2b2>"):
+        read_i2b2_2014(tmp_path / "more2006.xml")

@@ -27,6 +27,8 @@ _PARENT_2006 = {"ROOT": None, "RECORD": "ROOT", "TEXT": "RECORD", "PHI": "TEXT"}
 
 
 class _Handler2006(XmlHandler):
+    FORMAT, ROOT = "i2b2 2006 XML", "ROOT"
+
     def __init__(self, path):
         super().__init__(path)
         self.documents: list[Document] = []

@@ -81,6 +81,8 @@ _PATIENT_NOTE = re.compile(r"(\d+)-\d+")
 
 
 class _Handler2014(XmlHandler):
+    FORMAT, ROOT = "i2b2 2014 XML", "deIdi2b2"
+
     def __init__(self, path):
         super().__init__(path)
         self.parts = None

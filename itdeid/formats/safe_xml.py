@@ -83,10 +83,18 @@ class XmlHandler(ContentHandler):
         return FormatError(self.path, message,
                            line=self.locator.getLineNumber() if self.locator else None)
 
+    #: The format a handler reads, and the root element its files start with.
+    FORMAT, ROOT = "XML", None
+
     def unexpected(self, name: str, parent: str | None, known) -> FormatError:
         """The error for element ``name`` where it does not belong, named only when it is one
         of the format's ``known`` elements: another name may be note text (an unescaped ``<``
-        in a note), and messages never show note text."""
+        in a note), and messages never show note text. A file of another format (an i2b2 2006
+        file in a folder read as 2014) is told by its first element."""
+        if parent is None and self.ROOT:
+            return self.error(f"not an {self.FORMAT} file: its first element is not <{self.ROOT}> "
+                              "(a folder is read in one format; give files of one format, or "
+                              "--format)")
         shown = f"<{name}>" if name in known else "element"
         return self.error(f"unexpected {shown}" + (f" in <{parent}>" if parent else "")
                           + (" (an unescaped '<' in the note text?)" if parent == "TEXT" else ""))
