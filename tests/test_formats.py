@@ -322,7 +322,7 @@ def test_i2b2_2014_read_folder(folder_2014, caplog):
         assert [(s.start, s.type, s.subtype, doc.text[s.start:s.end]) for s in doc.spans] == expected
     # PROFESSION is dropped (no 2006 class), and the count logged
     assert not any(s.subtype == "PROFESSION" for doc in documents for s in doc.spans)
-    assert any("dropped 1 PROFESSION" in r.getMessage() for r in caplog.records)
+    assert any("dropped 1 PROFESSION" in r.getMessage() and r.levelname == "WARNING" for r in caplog.records)
 
 
 def test_i2b2_2014_map_and_docstring():

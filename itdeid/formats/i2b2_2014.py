@@ -237,7 +237,9 @@ def read_i2b2_2014(path) -> list[Document]:
     counts = {"dropped": 0, "merged": 0}
     documents = unique([_document_2014(source, data, counts) for source, data in sources], path)
     if counts["dropped"]:
-        logger.info("%s: dropped %d PROFESSION tags (no i2b2 2006 class)", path, counts["dropped"])
+        # a warning, not an info line: a team should see which of its annotations go unread
+        logger.warning("%s: dropped %d PROFESSION tags (no i2b2 2006 class: read as ordinary "
+                       "text)", path, counts["dropped"])
     if counts["merged"]:
         logger.warning("%s: merged %d duplicate tags", path, counts["merged"])
     return documents
