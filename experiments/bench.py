@@ -109,7 +109,7 @@ def run_deid(model: Path, folder: Path, out: Path, workers: int) -> tuple[float,
 def profile_pipeline(model_dir: Path, documents, n_notes: int) -> str:
     """The top of a cProfile of the full pipeline tagging ``n_notes`` notes in this process."""
     from itdeid.batch.tagging import tag_notes
-    from itdeid.deidentifier import load_model
+    from itdeid import load_model
     model = load_model(model_dir)
     sample = documents[:n_notes]
     profiler = cProfile.Profile()

@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from itdeid.errors import run_script  # noqa: E402
-from itdeid.deidentifier import load_model  # noqa: E402
+from itdeid import load_model  # noqa: E402
 from itdeid.featurize import tokenize_document  # noqa: E402
 from itdeid.formats import read_corpus  # noqa: E402
 from itdeid.report import header, markdown_table, publish  # noqa: E402

@@ -18,7 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from itdeid import model_card                                   # noqa: E402
-from itdeid.deidentifier import load_model                      # noqa: E402
+from itdeid import load_model                      # noqa: E402
 from itdeid.errors import run_script  # noqa: E402
 
 

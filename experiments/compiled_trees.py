@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from itdeid.context_pass import stacked_columns  # noqa: E402
-from itdeid.deidentifier import load_model  # noqa: E402
+from itdeid import load_model  # noqa: E402
 from itdeid.ensemble import InnerEnsemble  # noqa: E402
 from itdeid.featurize import tokenize_document  # noqa: E402
 from itdeid.formats import read_corpus  # noqa: E402

@@ -77,7 +77,7 @@ def long_note(chars: int, one_line: bool = False):
 def tag_one(model_dir: str, note: str, piece_chars: int, spans_file: str) -> None:
     """The child: load the model, read and tag the note, write its spans and counts."""
     from itdeid import pieces
-    from itdeid.deidentifier import load_model
+    from itdeid import load_model
     from itdeid.document import Document
     from itdeid.tokens import count_tokens
     started = time.perf_counter()

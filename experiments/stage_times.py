@@ -138,7 +138,7 @@ def main(argv=None) -> int:
     require_corpus(args.corpus)
     instrument()
     from itdeid import featurize
-    from itdeid.deidentifier import load_model
+    from itdeid import load_model
     from itdeid.formats import read_corpus
     model = load_model(args.model)
     documents = read_corpus(args.corpus)
