@@ -31,7 +31,10 @@ def group_folds(documents: Sequence[Document], folds: int = 10, seed: int = 0) -
 
     Documents are grouped by ``patient`` (a document without one is its own group); groups are
     shuffled with ``seed`` and dealt, largest first, to the fold with the fewest characters so
-    far, so folds are balanced in size and deterministic.
+    far, so folds are balanced in size and deterministic. The order is by size first, so
+    ``seed`` only orders groups of the same size: on real notes, whose patients differ in
+    characters, other seeds give the same folds (a repeated CV needs other folds by another
+    means).
     """
     if folds < 2:
         raise ParameterError(f"need at least 2 folds, got {folds}")

@@ -31,7 +31,9 @@ def add_parser(subparsers):
     p.add_argument("corpus", help="annotated corpus (any format)")
     p.add_argument("--format", default="auto", help="corpus format (default: detect)")
     p.add_argument("--folds", type=int, default=10, help="number of folds (default: 10)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the fold assignment and learners")
+    p.add_argument("--seed", type=int, default=0, help="seed of the learners, and of the fold assignment among patients of the same "
+                        "size only (folds are dealt largest patient first, so other seeds rarely "
+                        "change them)")
     p.add_argument("--rows", default=DEFAULT_ROWS,
                    help="comma-separated rows among " + ", ".join([*STANDARD_ROWS, *LEVER_ROWS, *PEER_ROWS]) +
                         " (default: the first five)")
