@@ -33,10 +33,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from itdeid.errors import run_script
 
-from itdeid.errors import run_script  # noqa: E402
+#: The repository root. Not put on ``sys.path``: the steps run the installed itdeid (``python -m
+#: itdeid``), and a test importing this file put the source tree, where ``features/`` is not
+#: inside the package, before it for every worker process started later.
+ROOT = Path(__file__).resolve().parent.parent
 
 #: The recipe's row of levers.py (itdeid/recipe.py), tagging as the shipped model does.
 RECIPE_ROW = "BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_TYPER50"

@@ -21,7 +21,14 @@ def tiny_table1(tmp_path, *extra) -> tuple[list[str], Path]:
 
 
 def run_script(name: str) -> None:
-    runpy.run_path(str(EXPERIMENTS / name), run_name="__main__")
+    """Run an experiment script as ``python experiments/NAME`` would, then take back the
+    checkout it puts first on ``sys.path``: left there, worker processes started by later tests
+    import itdeid from the source tree instead of the installed copy."""
+    path = list(sys.path)
+    try:
+        runpy.run_path(str(EXPERIMENTS / name), run_name="__main__")
+    finally:
+        sys.path[:] = path
 
 
 def test_table1_script(tmp_path, monkeypatch):
@@ -44,7 +51,7 @@ def test_table1_trained_on_one_corpus_tested_on_another(tmp_path, monkeypatch):
     monkeypatch.setattr(sys, "argv", ["table1.py", "--corpus", str(tmp_path / "train.xml"), "--test",
                                       str(tmp_path / "test.xml"), "--iterations", "1", "--n-estimators",
                                       "3", "--n-jobs", "1", "--peers", "RULES", "--out", str(out)])
-    runpy.run_path(str(EXPERIMENTS / "table1.py"), run_name="__main__")
+    run_script("table1.py")
     table = (out / "table1.md").read_text()
     assert "tested on 4 documents" in table and "trained on train, tested on test" in table
     assert "| ITR1_VOTE_STD |" in table and "| RULES | peer |" in table and "; RULES " in table
@@ -67,18 +74,18 @@ def test_table1_resumes_from_fold_checkpoints(tmp_path, monkeypatch):
     first = (out / "table1.csv").read_text()
     (out / "folds" / "fold-1.npz").unlink()                   # as if killed during fold 2
     stamp = (out / "folds" / "fold-0.npz").stat().st_mtime_ns
-    runpy.run_path(str(EXPERIMENTS / "table1.py"), run_name="__main__")
+    run_script("table1.py")
     assert (out / "folds" / "fold-0.npz").stat().st_mtime_ns == stamp   # fold 1 not redone
     assert (out / "table1.csv").read_text() == first
     monkeypatch.setattr(sys, "argv", argv[:-2] + ["--seed", "3", "--out", str(out)])
     with pytest.raises(SystemExit, match="other settings"):
-        runpy.run_path(str(EXPERIMENTS / "table1.py"), run_name="__main__")
+        run_script("table1.py")
     # the same path and size, other gold: an edited corpus resumed on the old one's folds
     corpus = tmp_path / "tiny.xml"
     corpus.write_text(corpus.read_text().replace('TYPE="PHONE"', 'TYPE="ID"'))
     monkeypatch.setattr(sys, "argv", argv)
     with pytest.raises(SystemExit, match="other settings"):
-        runpy.run_path(str(EXPERIMENTS / "table1.py"), run_name="__main__")
+        run_script("table1.py")
 
 
 def test_table1_peers_join_finished_folds_without_redoing_them(tmp_path, monkeypatch):
@@ -91,7 +98,7 @@ def test_table1_peers_join_finished_folds_without_redoing_them(tmp_path, monkeyp
     before = pd.read_csv(out / "table1.csv").set_index("row")
     seconds = (out / "folds" / "seconds.json").read_text()
     monkeypatch.setattr(sys, "argv", argv + ["--peers", "RULES,CRF"])
-    runpy.run_path(str(EXPERIMENTS / "table1.py"), run_name="__main__")
+    run_script("table1.py")
     after = pd.read_csv(out / "table1.csv").set_index("row")
     assert {"RULES", "CRF"} <= set(after.index)
     pd.testing.assert_frame_equal(after.drop(index=["RULES", "CRF"]), before)
@@ -102,7 +109,7 @@ def test_table1_peers_join_finished_folds_without_redoing_them(tmp_path, monkeyp
     assert "; RULES" in (out / "table1.md").read_text()
     monkeypatch.setattr(sys, "argv", argv + ["--peers", "BOGUS"])
     with pytest.raises(SystemExit, match="unknown peers BOGUS"):
-        runpy.run_path(str(EXPERIMENTS / "table1.py"), run_name="__main__")
+        run_script("table1.py")
 
 
 def test_iteration_effect_script_counts_what_a_table1_run_changed(tmp_path, monkeypatch):
@@ -133,7 +140,7 @@ def test_figure2_script(tmp_path, monkeypatch):
     out = tmp_path / "f2"
     monkeypatch.setattr(sys, "argv", ["figure2.py", "--corpus", str(tmp_path / "tiny.xml"), "--folds", "2",
                                       "--n-estimators", "2", "--n-jobs", "1", "--out", str(out)])
-    runpy.run_path(str(EXPERIMENTS / "figure2.py"), run_name="__main__")
+    run_script("figure2.py")
     import pandas as pd
     steps = pd.read_csv(out / "figure2.csv")
     from itdeid.featurize import GROUPS
@@ -145,7 +152,7 @@ def test_headings_script(tmp_path, monkeypatch, capsys):
     write_i2b2_2006(tiny_corpus(12, seed=6), tmp_path / "tiny.xml")
     out = tmp_path / "h.md"
     monkeypatch.setattr(sys, "argv", ["headings.py", "--corpus", str(tmp_path / "tiny.xml"), "--out", str(out)])
-    runpy.run_path(str(EXPERIMENTS / "headings.py"), run_name="__main__")
+    run_script("headings.py")
     text = out.read_text()
     assert "unambiguous (entropy < 0.1, >= 5 PHI tokens)" in text and "- code:" in text
 
@@ -171,7 +178,7 @@ def test_bench_script(tmp_path, monkeypatch):
                                       str(tmp_path / "model"), "--scales", "1", "2", "--workers", "2",
                                       "--profile", "--profile-notes", "3", "--cv-results", str(cv), str(t1),
                                       "--deid", "", "--out", str(out)])
-    runpy.run_path(str(EXPERIMENTS / "bench.py"), run_name="__main__")
+    run_script("bench.py")
     text = out.read_text()
     assert "- machine:" in text and "- command:" in text
     for label in ("| tiny | full pipeline | 1 | 1 | 12 |", "| tiny | full pipeline | 1 | 2 | 12 |",

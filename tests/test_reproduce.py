@@ -40,3 +40,13 @@ def test_dry_run_lists_the_steps_from_the_one_asked(capsys):
         ["python", "experiments/card_scores.py", "itdeid/models/default"]]
     with pytest.raises(SystemExit):
         reproduce["main"](["--dry-run", "--from", "nothing"])
+
+
+def test_importing_the_script_leaves_sys_path_alone():
+    """reproduce.py put the checkout first on sys.path when a test imported it, and the batch
+    tests' worker processes then imported itdeid from the source tree (no features/ inside):
+    CI's installed copy failed every multi-worker test."""
+    import sys
+    before = list(sys.path)
+    runpy.run_path(str(REPO / "experiments" / "reproduce.py"))
+    assert sys.path == before
