@@ -56,9 +56,12 @@ def preset_corpus(name: str, physionet: str | os.PathLike | None = None) -> tupl
             raise UserError(f"{path}: no PhysioNet deid split here (id.text); the {name!r} preset "
                             "trains on it: pass --physionet FOLDER")
         documents = read_corpus(path, "physionet")
+        # the folder as given: the preset is meant for the shared split, and the card says what
+        # was read rather than claiming any folder passed as --physionet is it
         data["physionet"] = (f"{len(documents)} nursing notes of "
-                             f"{len({d.patient for d in documents})} patients from the PhysioNet "
-                             "deid 1.1 gold standard (GPL 2.0), the project's shared developer split")
+                             f"{len({d.patient for d in documents})} patients read from `{path}` "
+                             "(`--physionet`), meant to be the project's shared developer split "
+                             "of the PhysioNet deid 1.1 gold standard (GPL 2.0)")
     if recipe["records"]:
         documents = documents + generate(recipe["records"], seed=recipe["seed"])
         data["corpus"] = (f"{recipe['records']} records from `itdeid synth --records "

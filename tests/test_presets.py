@@ -45,7 +45,7 @@ def test_default_preset_is_the_recipe_on_the_shared_split(physionet_dir):
     from itdeid.recipe import RECIPE
     documents, calibrate, data = presets.preset_corpus("default", physionet_dir)
     assert sum(calibrate) == 1422 and len(documents) == 1422 + RECIPE["synthetic"]
-    assert "GPL 2.0" in data["physionet"]
+    assert "GPL 2.0" in data["physionet"] and f"read from `{physionet_dir}`" in data["physionet"]
 
 
 @pytest.mark.parametrize("option", [["--n-estimators", "200"], ["--no-context-pass"], ["--seed", "3"],
