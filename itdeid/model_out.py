@@ -42,7 +42,7 @@ def check_out(folder) -> Path:
     if entries and not any(name in entries for name in MODEL_STATE_FILES):
         raise UserError(f"{folder}: holds files and is not a model folder; give a new or empty "
                         "folder (a model folder is replaced whole)")
-    foreign = sorted(name for name in entries if not _MODEL_PART.fullmatch(name) and name != CARD)
+    foreign = sorted(name for name in entries if name != CARD and not _is_model_part(folder / name))
     if foreign:
         raise UserError(f"{folder}: a model folder that also holds other files ({foreign[0]}"
                         f"{', ...' if len(foreign) > 1 else ''}), which replacing the model would "
@@ -69,23 +69,38 @@ def check_kind(folder, state_file: str) -> Path:
     return folder
 
 
-#: The entries of a model folder that a model's ``save`` writes (state, learners, the folders of
-#: members, stages and steps, a system's models, the CRF's file, the digests).
-_MODEL_PART = re.compile(r"(model|ensemble|deidentifier|crf)\.json|learner\..+|model\.crfsuite"
-                         r"|(member|context|itr\d+)-.+|context|detector|typer|SHA256SUMS")
+#: The files a model's ``save`` writes, by name (state, learners, the CRF's model, the digests).
+_MODEL_FILES = frozenset({"model.json", "ensemble.json", "deidentifier.json", "crf.json",
+                          "model.crfsuite", "learner.ubj.gz", "learner.ubj", "learner.json",
+                          model_digests.FILE})
+#: The folders it writes: an ensemble's members and stage models, a system's models, a token
+#: model's second pass, a two-step learner's steps.
+_MODEL_FOLDER = re.compile(r"member-\d+|context-\d+|itr\d+-(token|phrase|ngram)|context|detector|typer")
+
+
+def _is_model_part(path: Path) -> bool:
+    """Whether ``path`` is something a model's ``save`` wrote: a model file by its name, or a
+    model folder by its name whose every entry is one. A broader rule (any ``learner.*``, any
+    ``context/``) deleted a team's ``learner.log`` and the notes in its own ``context/``
+    folder with the old model."""
+    if path.is_symlink():
+        return False
+    if path.is_dir():
+        return bool(_MODEL_FOLDER.fullmatch(path.name)) and all(map(_is_model_part, path.iterdir()))
+    return path.name in _MODEL_FILES
 
 
 def _remove_model_parts(folder: Path) -> None:
-    """Remove the parts of the model of the same kind that ``folder`` holds, before a new one is
-    saved there: a new model with fewer members, or without a context learner, left the old
-    one's (a ``member-4/`` of a model trained on other notes). Other files (a card) stay."""
-    for entry in os.scandir(folder):
-        if not _MODEL_PART.fullmatch(entry.name):
-            continue
-        if entry.is_dir(follow_symlinks=False):
-            shutil.rmtree(entry.path)
-        else:
-            os.unlink(entry.path)
+    """Remove the parts of the model of the same kind that ``folder`` holds, and its card,
+    before a new one is saved there: a new model with fewer members, or without a context
+    learner, left the old one's (a ``member-4/`` of a model trained on other notes), and the
+    old card described another model. Anything else (a team's own files) stays."""
+    for entry in Path(folder).iterdir():
+        if entry.name == CARD or _is_model_part(entry):
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry)
+            else:
+                entry.unlink()
 
 
 @contextmanager
@@ -147,8 +162,11 @@ def _running(pid: int) -> bool:
 
 
 def _not_a_file(folder) -> Path:
-    """``folder`` as a Path, refused when something other than a folder stands there."""
-    folder = Path(folder)
+    """``folder`` as an absolute Path with its links followed, refused when something other
+    than a folder stands there. ``--out .`` had no name to put the fresh folder beside (the
+    swap failed after the whole training), and a link given as ``--out`` was replaced by a
+    folder while its target kept the old model."""
+    folder = Path(folder).resolve()
     if os.path.lexists(folder) and not folder.is_dir():
         raise UserError(f"{folder}: exists and is not a folder; give a folder to save the model in")
     return folder

@@ -85,8 +85,8 @@ def test_a_save_over_a_model_of_the_same_kind_replaces_it_whole(tmp_path):
     (folder / "notes.txt").write_text("the team's own file\n")
     assert (folder / "member-2").is_dir() and (folder / "SHA256SUMS").is_file()
     ensemble(2).save(folder)
-    assert sorted(p.name for p in folder.iterdir()) == [
-        "MODEL_CARD.md", "ensemble.json", "member-0", "member-1", "notes.txt"]
+    assert sorted(p.name for p in folder.iterdir()) == [   # the old card described the old model
+        "ensemble.json", "member-0", "member-1", "notes.txt"]
     assert len(load_model(folder).members_) == 2
 
 
@@ -96,7 +96,9 @@ def test_retraining_into_a_model_folder_holding_other_files_is_refused(tmp_path)
     from itdeid.model_out import check_out
     folder = tmp_path / "model"
     folder.mkdir()
-    for name in ("ensemble.json", "member-0", "context-0", "MODEL_CARD.md", "SHA256SUMS"):
+    for name in ("ensemble.json", "MODEL_CARD.md", "SHA256SUMS", "member-0/model.json",
+                 "member-0/detector/learner.ubj.gz", "context-0/learner.ubj.gz"):
+        (folder / name).parent.mkdir(exist_ok=True)
         (folder / name).write_text("x")
     assert check_out(folder) == folder
     (folder / "NOTES.txt").write_text("ours")
@@ -104,3 +106,41 @@ def test_retraining_into_a_model_folder_holding_other_files_is_refused(tmp_path)
         with replacing(folder):
             pass
     assert (folder / "NOTES.txt").read_text() == "ours"
+
+
+def test_a_team_file_named_like_a_model_part_is_neither_deleted_nor_replaced(tmp_path):
+    """learner.log, member-roster.csv and a context/ folder of notes were deleted with the old
+    model by train and by save."""
+    from helpers import tiny_corpus
+
+    from itdeid.errors import UserError
+    from itdeid.model import TokenModel
+    corpus = tiny_corpus(8, seed=4)
+    folder = tmp_path / "m"
+    model = TokenModel(n_estimators=3, n_jobs=1).fit(corpus)
+    model.save(folder)
+    for name in ("learner.log", "member-roster.csv"):
+        (folder / name).write_text("ours")
+    (folder / "context").mkdir()
+    (folder / "context" / "mine.txt").write_text("ours")
+    model.save(folder)                                  # the API: the model replaced, ours kept
+    assert (folder / "learner.log").read_text() == "ours" and (folder / "context" / "mine.txt").exists()
+    with pytest.raises(UserError, match="also holds other files"):
+        with replacing(folder):
+            pass
+    assert (folder / "member-roster.csv").read_text() == "ours"
+
+
+def test_out_dot_and_a_link_are_the_folders_they_name(tmp_path, monkeypatch):
+    """--out . trained in full then failed ('Device or resource busy') leaving ..new-PID
+    behind; a link given as --out was replaced by a folder."""
+    (tmp_path / "here").mkdir()
+    monkeypatch.chdir(tmp_path / "here")
+    with replacing(".") as fresh:
+        (fresh / "model.json").write_text("new")
+    assert (tmp_path / "here" / "model.json").read_text() == "new"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["here"]
+    (tmp_path / "link").symlink_to(tmp_path / "here")
+    with replacing(tmp_path / "link") as fresh:
+        (fresh / "model.json").write_text("newer")
+    assert (tmp_path / "link").is_symlink() and (tmp_path / "here" / "model.json").read_text() == "newer"
