@@ -90,6 +90,17 @@ def _is_model_part(path: Path) -> bool:
     return path.name in _MODEL_FILES
 
 
+def model_files(folder) -> list[Path]:
+    """The files of the model in ``folder``: what its ``save`` wrote (:func:`_is_model_part`),
+    its digests and card left out. What tags the notes, so a run's resume can tell a retrained
+    model from one whose card was rewritten, whose digests were added or beside which a
+    ``.DS_Store`` appeared (each refused a resume before)."""
+    folder = Path(folder)
+    return [path for entry in folder.iterdir() if _is_model_part(entry)
+            for path in ([entry] if entry.is_file() else sorted(entry.rglob("*")))
+            if path.is_file() and path.name != model_digests.FILE]
+
+
 def _remove_model_parts(folder: Path) -> None:
     """Remove the parts of the model of the same kind that ``folder`` holds, and its card,
     before a new one is saved there: a new model with fewer members, or without a context

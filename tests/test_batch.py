@@ -1215,3 +1215,22 @@ def test_a_run_from_another_folder_does_not_replace_outputs_of_the_same_name(tmp
     (tmp_path / "A").rename(tmp_path / "moved")           # the same notes elsewhere: still done
     assert deid(tmp_path / "moved", "--out", out, model=model_dir) == 0
     assert "0 files done, 1 skipped" in capsys.readouterr().out
+
+
+def test_a_rescored_card_or_a_stray_file_beside_the_model_does_not_stop_a_resume(tmp_path, model_dir, capsys):
+    """The run's model fingerprint hashed every file of the folder: card_scores.py rewriting
+    the card, a .DS_Store or SHA256SUMS refused a resume ('--model: another one')."""
+    import shutil
+    model = tmp_path / "model"
+    shutil.copytree(model_dir, model)
+    write_notes(tmp_path / "in", 2)
+    out = tmp_path / "out"
+    assert deid(tmp_path / "in", "--out", out, model=model) == 0
+    (model / "MODEL_CARD.md").write_text("# rescored\n")
+    (model / ".DS_Store").write_bytes(b"\0")
+    assert deid(tmp_path / "in", "--out", out, model=model) == 0
+    capsys.readouterr()
+    with open(model / "model.json", "a") as handle:       # the model itself changed
+        handle.write(" ")
+    assert deid(tmp_path / "in", "--out", out, model=model) == 2
+    assert "--model: another one" in capsys.readouterr().err

@@ -102,11 +102,11 @@ def file_sha256(path) -> str | None:
     return digest.hexdigest()
 
 
-def folder_sha256(folder: Path) -> str:
-    """sha256 of every file of a folder (relative names and contents): equal for a moved copy,
-    different after any file is changed, added or removed."""
+def folder_sha256(folder: Path, files=None) -> str:
+    """sha256 of every file of a folder (relative names and contents), or of ``files`` of it:
+    equal for a moved copy, different after any file is changed, added or removed."""
     digest = hashlib.sha256()
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+    for path in sorted(files if files is not None else (p for p in folder.rglob("*") if p.is_file())):
         digest.update(path.relative_to(folder).as_posix().encode("utf-8", "surrogateescape") + b"\0")
         _update_from_file(digest, path)
     return digest.hexdigest()

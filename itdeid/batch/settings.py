@@ -70,9 +70,11 @@ def _is_model_dir(folder: Path) -> bool:
 
 
 def model_fingerprint(folder: Path) -> str:
-    """sha256 of every file of a model folder (names and contents), so a retrained or edited
-    model redoes the inputs, while a moved one does not."""
-    return folder_sha256(folder)
+    """sha256 of the model's own files (names and contents, :func:`itdeid.model_out.model_files`),
+    so a retrained or edited model redoes the inputs, while a moved one does not, nor one whose
+    card was rescored or beside which another file appeared."""
+    from itdeid.model_out import model_files
+    return folder_sha256(folder, model_files(folder))
 
 
 def default_key_path(out: Path) -> Path:
