@@ -16,6 +16,7 @@ damage, not a seal against someone who can rewrite the folder.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from pathlib import Path, PurePosixPath
 
@@ -25,7 +26,7 @@ FILE = "SHA256SUMS"
 #: Files of a model folder the digests leave out: the list itself, and the card (documentation).
 UNLISTED = (FILE, "MODEL_CARD.md")
 
-_LINE = re.compile(r"([0-9a-f]{64}) [ *](.+)")
+_LINE = re.compile(r"([0-9a-fA-F]{64}) [ *](.+)")
 
 
 def digest(path: Path) -> str:
@@ -49,17 +50,25 @@ def write(folder) -> Path:
 
 def check(folder) -> None:
     """Refuse (:class:`UserError`, naming the file) a model folder whose ``SHA256SUMS`` lists a
-    file that is missing or differs; a folder without the list passes."""
+    file that is missing or differs; a folder without the list passes. The list is read as
+    ``sha256sum -c`` reads it (blank and ``#`` lines skipped, digests in either case, a
+    byte-order mark or CRLF line ends allowed), and a JSON file whose only change is CRLF line
+    ends (git's autocrlf, a Windows editor) is the same model and passes."""
     from itdeid.model_files import model_part
     folder = Path(folder)
     listed = folder / FILE
-    if not listed.is_file():
+    if not os.path.lexists(listed):
         return
     try:
-        lines = listed.read_text(encoding="utf-8").splitlines()
+        lines = listed.read_text(encoding="utf-8-sig").splitlines()
     except (OSError, UnicodeDecodeError) as error:
         raise UserError(f"{listed}: cannot read ({getattr(error, 'strerror', None) or type(error).__name__})") from None
-    for number, line in enumerate(lines, 1):
+    entries = [(number, line.strip()) for number, line in enumerate(lines, 1)
+               if line.strip() and not line.lstrip().startswith("#")]
+    if not entries:     # a copy cut short, not a model without digests
+        raise UserError(f"{listed}: lists no file; the model folder is incomplete (copy the "
+                        "whole folder again)")
+    for number, line in entries:
         match = _LINE.fullmatch(line)
         name = PurePosixPath(match.group(2)) if match else None
         if name is None or name.is_absolute() or ".." in name.parts or str(name) in UNLISTED:
@@ -68,7 +77,16 @@ def check(folder) -> None:
         if not path.is_file():
             raise UserError(f"{path}: listed in {FILE} but missing; the model folder is incomplete "
                             "(copy the whole folder again)")
-        if digest(path) != match.group(1):
+        if not _matches(path, match.group(1).lower()):
             raise UserError(f"{path}: differs from its digest in {FILE}; the model folder is "
                             "damaged or mixed with another model's files (copy the whole folder "
                             "again, or retrain)")
+
+
+def _matches(path: Path, expected: str) -> bool:
+    if digest(path) == expected:
+        return True
+    if path.suffix != ".json":
+        return False
+    data = path.read_bytes()
+    return b"\r\n" in data and hashlib.sha256(data.replace(b"\r\n", b"\n")).hexdigest() == expected

@@ -315,3 +315,33 @@ def test_a_folder_that_differs_from_its_digests_is_refused_naming_the_file(saved
     (folder / "SHA256SUMS").unlink()        # a folder without digests loads as before
     if damage == "member from another model":
         load_model(folder)
+
+
+def test_digests_are_read_as_sha256sum_reads_them(saved_ensemble, tmp_path):
+    """A trailing blank line, upper-case digests, a byte-order mark or a comment (each passing
+    sha256sum -c), and JSON converted to CRLF line ends (git autocrlf) were refused; an empty
+    list (a copy cut short) or a folder in its place turned the check off."""
+    folder = _with_digests(saved_ensemble, tmp_path)
+    listed = folder / "SHA256SUMS"
+    original = listed.read_text()
+    for variant in (original + "\n", original.upper().replace("  MEMBER", "  member").replace(
+            "  ENSEMBLE.JSON", "  ensemble.json").replace("/MODEL.JSON", "/model.json")
+            .replace("/LEARNER.UBJ.GZ", "/learner.ubj.gz").replace("/DETECTOR/", "/detector/")
+            .replace("/TYPER/", "/typer/").replace("  CONTEXT-", "  context-"),
+            "\ufeff" + original, "# written by itdeid train\n" + original):
+        listed.write_text(variant, encoding="utf-8")
+        load_model(folder)
+    listed.write_text(original)
+    from itdeid import model_digests
+    state = folder / "ensemble.json"
+    state.write_text(json.dumps(json.loads(state.read_text()), indent=1))    # lines to convert
+    model_digests.write(folder)
+    state.write_bytes(state.read_bytes().replace(b"\n", b"\r\n"))
+    load_model(folder)                                  # only line ends changed: the same model
+    for damage in ("empty", "folder"):
+        listed.unlink()
+        listed.write_text("") if damage == "empty" else listed.mkdir()
+        with pytest.raises(UserError, match="SHA256SUMS: (lists no file|cannot read)"):
+            load_model(folder)
+        if damage == "folder":
+            listed.rmdir()
