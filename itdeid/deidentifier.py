@@ -80,8 +80,9 @@ class Deidentifier(BaseEstimator):
     """
 
     #: Parameters that act when the model tags, free to change after fit (the vote rule (``itdeid
-    #: deid --vote``), standardization, the templates; :mod:`itdeid.fitted_params`).
-    RUNTIME_PARAMS = ("vote", "standardize", "identifiers")
+    #: deid --vote``), standardization, the templates, the members' threads and device in
+    #: ``model_params``; :mod:`itdeid.fitted_params`).
+    RUNTIME_PARAMS = ("vote", "standardize", "identifiers", "n_jobs", "device")
 
     def __init__(self, triggers: Sequence[str] = ("token", "phrase", "ngram"), iterations: int = 2,
                  vote: str = "two_of_three", standardize: bool = True, spread: str = "document",

@@ -21,9 +21,16 @@ from itdeid.errors import ParameterError
 
 def _values(estimator) -> dict:
     """The parameters of ``estimator`` (nested ones too), estimators themselves left out: their
-    own parameters are there as ``name__param``."""
-    return {name: value for name, value in estimator.get_params(deep=True).items()
-            if not isinstance(value, BaseEstimator)}
+    own parameters are there as ``name__param``; so are the entries of a dict of parameters
+    (a system's ``model_params``), whose ``n_jobs`` may change as an estimator's does."""
+    values = {}
+    for name, value in estimator.get_params(deep=True).items():
+        if isinstance(value, dict):
+            values.update({f"{name}__{key}": item for key, item in value.items()})
+            values[name] = sorted(value)            # an entry added or removed is a change too
+        elif not isinstance(value, BaseEstimator):
+            values[name] = value
+    return values
 
 
 def remember(estimator) -> None:
