@@ -25,6 +25,7 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "experiments"))      # note_slice, beside this script
 
 from itdeid.errors import run_script  # noqa: E402
 from itdeid import load_model  # noqa: E402

@@ -33,6 +33,7 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "experiments"))      # note_slice, beside this script
 
 from note_slice import require_corpus  # noqa: E402
 from itdeid.crf import CRFModel  # noqa: E402
@@ -585,6 +586,9 @@ def write_report(out: Path, args, names, documents, tokenized, assignment) -> No
     if getattr(args, "partial", False):
         fold_ids = [f for f in fold_ids if all(cached(n, f) for n in names)]
     done = [n for n in names if fold_ids and all(cached(n, f) for f in fold_ids)]
+    if not done and args.report_only:   # an empty table over the committed one, status 0 before
+        raise SystemExit(f"no row of {', '.join(names)} has its {args.folds} folds cached in "
+                         f"{cache} (another --folds?); nothing to report")
     main_rows, rank_rows, class_rows, details = [], [], [], []
     for name in done:
         scores, per_fold_f, thresholds, seconds, p_phi, gold = row_scores(

@@ -64,6 +64,8 @@ def main(argv=None) -> int:
                          "(floor 0.001, as the recipe)")
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
+    if args.row not in ROWS:
+        ap.error(f"unknown row {args.row!r}; see experiments/levers.py's ROWS")
     require_corpus(args.corpus)
     cache = Path(args.levers) / "cache" / cache_name(args.row)
     folds = cached_folds(Path(args.levers) / "cache", [args.row], args.folds)

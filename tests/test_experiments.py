@@ -257,3 +257,7 @@ def test_levers_refuses_a_fold_cache_of_other_folds_or_notes(tmp_path, monkeypat
     for corpus, options in (("tiny.xml", ["--folds", "3"]), ("other.xml", ["--folds", "2", "--report-only"])):
         assert "fold0.npz: computed from other notes or folds" in str(levers(corpus, *options))
     assert levers("tiny.xml", "--folds", "2", "--report-only") == 0
+    results = (tmp_path / "lv" / "results.md").read_text()
+    # a report over folds no row has cached wrote an empty table over this one, status 0
+    assert "has its 3 folds cached" in str(levers("tiny.xml", "--folds", "3", "--report-only"))
+    assert (tmp_path / "lv" / "results.md").read_text() == results
