@@ -329,6 +329,10 @@ def set_threshold(model, threshold: float | None):
         threshold = check_threshold(threshold)
     except ValueError as error:
         raise UserError(str(error)) from None
+    if not isinstance(model, Deidentifier) and "threshold" not in model.get_params():
+        # the CRF peer tags by its best label sequence: a threshold was ignored without a word
+        raise UserError(f"a {type(model).__name__} tags with no P(PHI) threshold; --threshold "
+                        "applies to the models itdeid train writes")
     for member in (m for ms in model.models_ for m in ms) if isinstance(model, Deidentifier) else [model]:
         member.threshold = threshold
     return model

@@ -107,3 +107,10 @@ def test_bad_parameters_and_a_corpus_without_phi_are_refused_at_fit():
             CRFModel(**params).fit(corpus)
     with pytest.raises(UserError, match="no gold PHI"):
         CRFModel().fit([Document(d.id, d.text, []) for d in corpus])
+
+
+def test_a_threshold_for_the_crf_is_refused_not_ignored():
+    from itdeid.deidentifier import set_threshold
+    crf = CRFModel(max_iterations=5).fit(tiny_corpus(6))
+    with pytest.raises(UserError, match="a CRFModel tags with no P\\(PHI\\) threshold"):
+        set_threshold(crf, 0.5)
