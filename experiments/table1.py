@@ -187,7 +187,9 @@ def cross_validated(args, documents, tokenized, out: Path, model_params) -> tupl
     saved.setdefault("previous", "gold")        # checkpoints written before the option existed
     saved.setdefault("corpus_digest", settings["corpus_digest"])     # and before the digest
     if saved != settings:
-        sys.exit(f"table1: {checkpoints} holds folds of other settings; delete it to start over")
+        changed = ", ".join(sorted(k for k in set(saved) | set(settings) if saved.get(k) != settings.get(k)))
+        sys.exit(f"table1: {checkpoints} holds folds of other settings ({changed} differ); delete "
+                 "it to start over")
     settings_path.write_text(json.dumps(settings, indent=1), encoding="utf-8")
     seconds_path = checkpoints / "seconds.json"
     fold_seconds = json.loads(seconds_path.read_text()) if seconds_path.exists() else {}
