@@ -82,7 +82,10 @@ def main(argv=None) -> int:
     ap.add_argument("--from", dest="start", default=None, metavar="STEP",
                     help="start at this step (levers, thresholds, errors, predictions, peers, "
                          "model, bench, card)")
-    ap.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
+    ap.add_argument("--dry-run", action="store_true",
+                    help="print the commands, run nothing (as their results files record them; "
+                         "run them in the environment itdeid is installed in, whose python this "
+                         "script uses for every step)")
     args = ap.parse_args(argv)
     plan = steps(args.corpus, args.n_jobs)
     names = [name for name, _ in plan]

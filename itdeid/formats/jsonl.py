@@ -18,7 +18,7 @@ def read_jsonl_spans(path, original_offsets: bool = False,
                      lengths: dict[str, int] | None = None) -> dict[str, list[Span]]:
     """Spans from JSON Lines ``{"doc": .., "start": .., "end": .., "type": ..}`` (other keys
     allowed; ``subtype`` is kept), keyed by document id in first-seen order, each list sorted,
-    duplicates merged and overlaps dropped as the corpus readers do. Blank lines and a leading
+    duplicates merged and overlaps joined as the corpus readers do. Blank lines and a leading
     byte-order mark are skipped. With ``original_offsets``, a redact sidecar's records are read
     at their ``original_start``/``original_end`` (offsets into the original note, where gold
     spans lie) rather than at their offsets into the redacted text. ``lengths``, when given,
@@ -57,7 +57,7 @@ def read_jsonl_spans(path, original_offsets: bool = False,
         if not all(type(value) is int for value in (start, end)) or not 0 <= start < end:
             raise FormatError(path, "start and end must be integers with 0 <= start < end", number)
         spans.setdefault(doc, []).append(Span(start, end, span_type, subtype))
-    # the gold readers' rule: identical spans merged, overlapping ones dropped with a warning
+    # the gold readers' rule: identical spans merged, overlapping ones joined with a warning
     # (a span counted twice would count twice at entity level)
     cleaned = {doc: clean_spans(doc_spans, path, doc) for doc, doc_spans in spans.items()}
     merged = sum(n for _, n in cleaned.values())
