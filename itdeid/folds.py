@@ -68,9 +68,12 @@ def inner_split(documents: Sequence[Document], folds: int) -> tuple[np.ndarray, 
     the number of parts: grouped by patient, or by document when fewer than two patients
     (then nothing can be held out by patient)."""
     if len(documents) < 2:
+        # the count can be a nested split's (a system's out-of-fold votes train models whose
+        # own out-of-fold features split their notes again), so say what it is
         raise UserError(f"{len(documents)} training document cannot be split for the inner "
                         "cross-validation that chooses the operating point and the out-of-fold "
-                        "features: give at least 2")
+                        "features (it may be a split inside another, of a model trained on part "
+                        "of the corpus): give more notes or patients")
     keys = set(_group_keys(documents))
     if len(keys) >= 2:
         k = max(2, min(folds, len(keys)))
