@@ -16,7 +16,10 @@ jsonl      spans only, one ``{"doc": .., "start": .., "end": .., "type": ..}`` a
 =========  =====================================================================================
 
 Every reader keeps the note text exactly as stored (line ends included; a byte-order mark is not
-text), returns spans sorted by offset, refuses duplicate document ids, and reports bad input as
+text), except where the format itself says otherwise: an XML parser reads a literal CRLF in an
+i2b2 file as LF, as XML's end-of-line handling asks (a CR written as ``&#13;`` is kept; an i2b2
+2014 file whose offsets count CRLF as two characters is read at the right offsets, with a
+warning). Every reader returns spans sorted by offset, refuses duplicate document ids, and reports bad input as
 :class:`FormatError` naming the file and line (never the note's text). XML is parsed with
 defusedxml, DTDs refused, so an entity-expansion bomb cannot be fed in. Writers write to a
 temporary file and ``os.replace`` it, so a crash never leaves half a file; the files they write
