@@ -422,34 +422,34 @@ def test_i2b2_2014_malformed_xml(tmp_path):
         read_corpus(path)
 
 
-def test_i2b2_2014_duplicate_and_overlapping_tags(tmp_path, caplog):
-    text = "Dr Ann Bo"
-    tags = ('<NAME id="P0" start="3" end="9" text="Ann Bo" TYPE="DOCTOR" comment=""/>\n'
-            '<NAME id="P1" start="3" end="9" text="Ann Bo" TYPE="DOCTOR" comment=""/>\n'
-            '<NAME id="P2" start="7" end="9" text="Bo" TYPE="PATIENT" comment=""/>\n')
+def _one_2014_note(tmp_path, caplog, text: str, tags: str):
+    """The document of an i2b2 2014 file of ``text`` and ``tags``, read with warnings logged."""
     path = tmp_path / "1-1.xml"
     path.write_text(f"<deIdi2b2><TEXT><![CDATA[{text}]]></TEXT><TAGS>\n{tags}</TAGS></deIdi2b2>",
                     encoding="utf-8")
     with caplog.at_level(logging.WARNING, logger="itdeid.formats"):
         (doc,) = read_i2b2_2014(path)
+    return doc
+
+
+def test_i2b2_2014_duplicate_and_overlapping_tags(tmp_path, caplog):
+    doc = _one_2014_note(tmp_path, caplog, "Dr Ann Bo",
+                         '<NAME id="P0" start="3" end="9" text="Ann Bo" TYPE="DOCTOR" comment=""/>\n'
+                         '<NAME id="P1" start="3" end="9" text="Ann Bo" TYPE="DOCTOR" comment=""/>\n'
+                         '<NAME id="P2" start="7" end="9" text="Bo" TYPE="PATIENT" comment=""/>\n')
     assert [(s.start, s.end, s.type) for s in doc.spans] == [(3, 9, "DOCTOR")]
     messages = " ".join(r.getMessage() for r in caplog.records)
     assert "merged 1" in messages and "overlaps" in messages
     assert "Ann" not in messages
 
 
-
 def test_overlapping_tags_are_joined_so_every_annotated_word_stays_phi(tmp_path, caplog):
     """The dropped span's words outside the kept one became ordinary text, and a model trained
     on the notes stored them (a city only ever annotated: issue F's rule)."""
-    text = "Patient Zorvath Pennyfeather Quorbischville seen."
-    tags = ('<NAME id="P0" start="8" end="28" text="Zorvath Pennyfeather" TYPE="PATIENT" comment=""/>\n'
-            '<LOCATION id="P1" start="16" end="43" text="Pennyfeather Quorbischville" TYPE="CITY" comment=""/>\n')
-    path = tmp_path / "1-1.xml"
-    path.write_text(f"<deIdi2b2><TEXT><![CDATA[{text}]]></TEXT><TAGS>\n{tags}</TAGS></deIdi2b2>",
-                    encoding="utf-8")
-    with caplog.at_level(logging.WARNING, logger="itdeid.formats"):
-        (doc,) = read_i2b2_2014(path)
+    doc = _one_2014_note(
+        tmp_path, caplog, "Patient Zorvath Pennyfeather Quorbischville seen.",
+        '<NAME id="P0" start="8" end="28" text="Zorvath Pennyfeather" TYPE="PATIENT" comment=""/>\n'
+        '<LOCATION id="P1" start="16" end="43" text="Pennyfeather Quorbischville" TYPE="CITY" comment=""/>\n')
     assert [(s.start, s.end, s.type) for s in doc.spans] == [(8, 43, "PATIENT")]
     assert "span 16-43 overlaps span 8-28; both are PHI, joined as 8-43 PATIENT" in caplog.text
     assert "Quorbischville" not in caplog.text
