@@ -21,6 +21,7 @@ from pathlib import Path
 
 from itdeid import model_digests
 from itdeid.errors import UserError
+from itdeid.learners import KNOWN_FILES
 
 #: Files whose presence makes a folder a model folder that a new model may replace (``crf.json``:
 #: the CRF peer's, which :func:`~itdeid.deidentifier.load_model` reads too).
@@ -70,9 +71,7 @@ def check_kind(folder, state_file: str) -> Path:
 
 
 #: The files a model's ``save`` writes, by name (state, learners, the CRF's model, the digests).
-_MODEL_FILES = frozenset({"model.json", "ensemble.json", "deidentifier.json", "crf.json",
-                          "model.crfsuite", "learner.ubj.gz", "learner.ubj", "learner.json",
-                          model_digests.FILE})
+_MODEL_FILES = frozenset(MODEL_STATE_FILES) | KNOWN_FILES | {"model.crfsuite", model_digests.FILE}
 #: The folders it writes: an ensemble's members and stage models, a system's models, a token
 #: model's second pass, a two-step learner's steps.
 _MODEL_FOLDER = re.compile(r"member-\d+|context-\d+|itr\d+-(token|phrase|ngram)|context|detector|typer")
