@@ -30,11 +30,8 @@ _LINE = re.compile(r"([0-9a-fA-F]{64}) [ *](.+)")
 
 
 def digest(path: Path) -> str:
-    sha = hashlib.sha256()
     with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            sha.update(block)
-    return sha.hexdigest()
+        return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 def write(folder) -> Path:
@@ -84,9 +81,10 @@ def check(folder) -> None:
 
 
 def _matches(path: Path, expected: str) -> bool:
-    if digest(path) == expected:
-        return True
-    if path.suffix != ".json":
-        return False
-    data = path.read_bytes()
+    try:
+        if digest(path) == expected:
+            return True
+        data = path.read_bytes() if path.suffix == ".json" else b""
+    except OSError as error:
+        raise UserError(f"{path}: cannot read ({error.strerror or type(error).__name__})") from None
     return b"\r\n" in data and hashlib.sha256(data.replace(b"\r\n", b"\n")).hexdigest() == expected
