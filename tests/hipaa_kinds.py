@@ -58,7 +58,8 @@ NOTES = [
     ["Interpreter present for ", ("\u738b\u4f1f", "PATIENT", "name in a script without letter case"),
      " ; his wife ", ("\u674e\u5a1c", "PATIENT", "name in a script without letter case"),
      " and son ", ("\uae40\ubbfc\uc218", "PATIENT", "name in a script without letter case"),
-     " signed the consent .\n"],
+     " signed the consent ; name reading ", ("\uff94\uff8f\uff80\uff9e \uff8a\uff85\uff7a", "PATIENT",
+                                              "name in a script without letter case"), " .\n"],
 ]
 
 #: Text with no PHI at all that the templates must not touch.
