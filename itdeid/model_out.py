@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import stat
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -57,7 +58,11 @@ def check_kind(folder, state_file: str) -> Path:
     kind's state, which :func:`~itdeid.deidentifier.load_model` would find first or instead; an
     old model of the same kind is removed (the new one replaces it whole), and so are digests
     (``SHA256SUMS``) that would no longer describe the folder. Every model's ``save`` calls it;
-    ``itdeid train`` saves into a fresh folder anyway."""
+    ``itdeid train`` saves into a fresh folder anyway. A link is refused: a member folder
+    linked elsewhere was followed, and the save overwrote another model's files."""
+    if os.path.islink(folder):
+        raise UserError(f"{folder}: a link; a model is saved into a folder of its own, not "
+                        "through a link to another")
     folder = _not_a_file(folder)
     others = [name for name in MODEL_STATE_FILES if name != state_file and (folder / name).exists()]
     if others:
@@ -90,14 +95,19 @@ def _is_model_part(path: Path) -> bool:
 
 
 def model_files(folder) -> list[Path]:
-    """The files of the model in ``folder``: what its ``save`` wrote (:func:`_is_model_part`),
-    its digests and card left out. What tags the notes, so a run's resume can tell a retrained
-    model from one whose card was rewritten, whose digests were added or beside which a
-    ``.DS_Store`` appeared (each refused a resume before)."""
-    folder = Path(folder)
-    return [path for entry in folder.iterdir() if _is_model_part(entry)
-            for path in ([entry] if entry.is_file() else sorted(entry.rglob("*")))
-            if path.is_file() and path.name != model_digests.FILE]
+    """The files of the model in ``folder``: those named as a model's ``save`` names them, in
+    the folder or in its model folders (``member-K/``, ``detector/``...), however many other
+    files lie beside them; its digests and card left out. What tags the notes, so a run's
+    resume can tell a retrained model from one whose card was rewritten, whose digests were
+    added or beside which a ``.DS_Store`` appeared, even inside a member folder (each refused a
+    resume before, or let a changed member's model resume when it held a stray file)."""
+    files = []
+    for entry in sorted(Path(folder).iterdir()):
+        if entry.is_dir() and _MODEL_FOLDER.fullmatch(entry.name):
+            files += model_files(entry)
+        elif entry.is_file() and entry.name in _MODEL_FILES and entry.name != model_digests.FILE:
+            files.append(entry)
+    return files
 
 
 def _remove_model_parts(folder: Path) -> None:
@@ -119,10 +129,15 @@ def replacing(folder):
     its files (:mod:`itdeid.model_digests`) and takes the place of ``folder`` (whose old contents
     are removed), on an error it is removed and ``folder`` is left as it was."""
     folder = check_out(folder)
+    if Path.cwd().resolve().is_relative_to(folder):
+        # the swap moves the folder away: a shell in it was left in a deleted folder
+        raise UserError(f"{folder}: the working folder is inside it, and the model folder is "
+                        "replaced whole; run from outside it")
     folder.parent.mkdir(parents=True, exist_ok=True)
     _remove_leftovers(folder)
     fresh = folder.parent / f".{folder.name}.new-{os.getpid()}"
     fresh.mkdir()
+    _keep_mode(folder, fresh)
     try:
         yield fresh
         model_digests.write(fresh)
@@ -137,6 +152,20 @@ def replacing(folder):
     os.replace(fresh, folder)
     if old is not None:
         shutil.rmtree(old, ignore_errors=True)
+
+
+def _keep_mode(old: Path, fresh: Path) -> None:
+    """Give ``fresh`` the permissions and group of the folder it replaces: a team's 2750
+    (group-only, setgid) model folder came back 755 after a retraining."""
+    try:
+        status = os.stat(old)
+    except FileNotFoundError:
+        return
+    try:
+        os.chown(fresh, -1, status.st_gid)
+    except OSError:
+        pass                                # not the group's member: the mode still applies
+    os.chmod(fresh, stat.S_IMODE(status.st_mode))
 
 
 def _remove_leftovers(folder: Path) -> None:

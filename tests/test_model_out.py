@@ -131,16 +131,62 @@ def test_a_team_file_named_like_a_model_part_is_neither_deleted_nor_replaced(tmp
     assert (folder / "member-roster.csv").read_text() == "ours"
 
 
-def test_out_dot_and_a_link_are_the_folders_they_name(tmp_path, monkeypatch):
+def test_out_dot_is_refused_before_training_and_a_link_is_the_folder_it_names(tmp_path, monkeypatch):
     """--out . trained in full then failed ('Device or resource busy') leaving ..new-PID
-    behind; a link given as --out was replaced by a folder."""
+    behind, and a swap would leave the shell in a deleted folder; a link given as --out was
+    replaced by a folder."""
+    from itdeid.errors import UserError
     (tmp_path / "here").mkdir()
     monkeypatch.chdir(tmp_path / "here")
-    with replacing(".") as fresh:
-        (fresh / "model.json").write_text("new")
-    assert (tmp_path / "here" / "model.json").read_text() == "new"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["here"]
+    with pytest.raises(UserError, match="the working folder is inside it"):
+        with replacing("."):
+            pytest.fail("began training")
+    monkeypatch.chdir(tmp_path)
     (tmp_path / "link").symlink_to(tmp_path / "here")
     with replacing(tmp_path / "link") as fresh:
         (fresh / "model.json").write_text("newer")
     assert (tmp_path / "link").is_symlink() and (tmp_path / "here" / "model.json").read_text() == "newer"
+
+
+def test_a_retrained_folder_keeps_its_permissions(tmp_path):
+    """A team's 2750 model folder came back 755."""
+    import stat
+    folder = tmp_path / "m"
+    folder.mkdir()
+    (folder / "model.json").write_text("old")
+    folder.chmod(0o2750)
+    with replacing(folder) as fresh:
+        (fresh / "model.json").write_text("new")
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o2750
+
+
+def test_a_save_through_a_linked_member_folder_is_refused(tmp_path):
+    """The save followed member-0 -> another model's member and overwrote it."""
+    from helpers import tiny_corpus
+
+    from itdeid.ensemble import InnerEnsemble
+    from itdeid.errors import UserError
+    from itdeid.model import TokenModel
+    ensemble = InnerEnsemble(TokenModel(n_estimators=3, n_jobs=1, previous="none"), folds=2,
+                             target_recall=0.9).fit(tiny_corpus(10, seed=4))
+    ensemble.save(tmp_path / "other")
+    before = (tmp_path / "other" / "member-0" / "model.json").read_bytes()
+    (tmp_path / "new").mkdir()
+    (tmp_path / "new" / "member-0").symlink_to(tmp_path / "other" / "member-0")
+    with pytest.raises(UserError, match="member-0: a link"):
+        ensemble.save(tmp_path / "new")
+    assert (tmp_path / "other" / "member-0" / "model.json").read_bytes() == before
+
+
+def test_model_files_are_the_models_own_wherever_other_files_lie(tmp_path):
+    """A .DS_Store inside member-0 took the member's files out of a run's model fingerprint:
+    a changed member then resumed the run, and a Finder visit refused it."""
+    from itdeid.model_out import model_files
+    for name in ("ensemble.json", "SHA256SUMS", "MODEL_CARD.md", ".DS_Store", "member-0/model.json",
+                 "member-0/.DS_Store", "member-0/detector/learner.ubj.gz", "member-0/detector/notes.txt",
+                 "context-0/learner.ubj.gz", "mine/model.json"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x")
+    assert [p.relative_to(tmp_path).as_posix() for p in model_files(tmp_path)] == [
+        "context-0/learner.ubj.gz", "ensemble.json", "member-0/detector/learner.ubj.gz",
+        "member-0/model.json"]
