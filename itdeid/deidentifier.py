@@ -79,9 +79,9 @@ class Deidentifier(BaseEstimator):
     random_state : int, default 0
     """
 
-    #: Parameters that act when the model tags, free to change after fit (the vote rule (``itdeid
-    #: deid --vote``), standardization, the templates, the members' threads and device in
-    #: ``model_params``; :mod:`itdeid.fitted_params`).
+    #: Parameters free to change after fit (:mod:`itdeid.fitted_params`): those that act when the
+    #: model tags (the vote rule, ``itdeid deid --vote``; standardization; the templates), and the
+    #: members' threads and device in ``model_params``, which only training reads.
     RUNTIME_PARAMS = ("vote", "standardize", "identifiers", "n_jobs", "device")
 
     def __init__(self, triggers: Sequence[str] = ("token", "phrase", "ngram"), iterations: int = 2,
@@ -329,7 +329,8 @@ def set_threshold(model, threshold: float | None):
         threshold = check_threshold(threshold)
     except ValueError as error:
         raise UserError(str(error)) from None
-    if not isinstance(model, Deidentifier) and "threshold" not in model.get_params():
+    if (threshold is not None and not isinstance(model, Deidentifier)
+            and "threshold" not in model.get_params()):
         # the CRF peer tags by its best label sequence: a threshold was ignored without a word
         raise UserError(f"a {type(model).__name__} tags with no P(PHI) threshold; --threshold "
                         "applies to the models itdeid train writes")

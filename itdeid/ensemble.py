@@ -164,9 +164,9 @@ class InnerEnsemble(BaseEstimator):
         P(PHI) of the members' mean alone (so experiments can blend at another weight).
     """
 
-    #: Parameters that act when the model tags, free to change after fit (a threshold or screen
-    #: over the learned ones, the templates, joining gaps, the members' threads;
-    #: :mod:`itdeid.fitted_params`).
+    #: Parameters free to change after fit (:mod:`itdeid.fitted_params`): a threshold or screen
+    #: over the learned ones, the templates and joining gaps, which act when the model tags, and
+    #: the members' threads and device, which only training reads.
     RUNTIME_PARAMS = ("threshold", "screen", "identifiers", "join_gaps", "n_jobs", "device")
 
     def __init__(self, base: TokenModel | None = None, folds: int = 5,

@@ -9,8 +9,9 @@ features (the folder was then refused as damaged), a system's ``iterations`` rai
 ``KeyError``, and its ``triggers`` put each fitted model under another trigger's name without a
 word. So :func:`remember` keeps the parameters at the end of ``fit`` and ``load``, and
 :func:`check_unchanged` refuses to tag or save after one of them changed, naming it. The
-parameters an estimator lists in ``RUNTIME_PARAMS`` (threads, a threshold or screen that
-overrides the learned one, the vote rule) act at tagging time and may change freely.
+parameters an estimator lists in ``RUNTIME_PARAMS`` may change freely: a threshold or screen
+that overrides the learned one and the vote rule act at tagging time, and the threads and
+device only at the next ``fit`` (the trees keep their own for tagging).
 """
 from __future__ import annotations
 
@@ -19,15 +20,19 @@ from sklearn.base import BaseEstimator
 from itdeid.errors import ParameterError
 
 
+#: How a value absent from a dict of parameters is shown.
+ABSENT = "absent"
+
+
 def _values(estimator) -> dict:
     """The parameters of ``estimator`` (nested ones too), estimators themselves left out: their
     own parameters are there as ``name__param``; so are the entries of a dict of parameters
-    (a system's ``model_params``), whose ``n_jobs`` may change as an estimator's does."""
+    (a system's ``model_params``, None read as empty), whose ``n_jobs`` may change as an
+    estimator's does."""
     values = {}
     for name, value in estimator.get_params(deep=True).items():
-        if isinstance(value, dict):
-            values.update({f"{name}__{key}": item for key, item in value.items()})
-            values[name] = sorted(value)            # an entry added or removed is a change too
+        if isinstance(value, dict) or (value is None and name == "model_params"):
+            values.update({f"{name}__{key}": item for key, item in (value or {}).items()})
         elif not isinstance(value, BaseEstimator):
             values[name] = value
     return values
@@ -47,7 +52,8 @@ def check_unchanged(estimator) -> None:
         return
     runtime = getattr(estimator, "RUNTIME_PARAMS", ())
     now = _values(estimator)
-    for name, value in before.items():
-        if name not in runtime and name.rsplit("__", 1)[-1] not in runtime and now.get(name) != value:
-            raise ParameterError(f"{name} was changed after fit ({value!r} -> {now.get(name)!r}): "
-                                 "the fitted model still has the old value; fit again, or set it back")
+    for name in list(before) + [n for n in now if n not in before]:     # an entry added too
+        was, is_ = before.get(name, ABSENT), now.get(name, ABSENT)
+        if name not in runtime and name.rsplit("__", 1)[-1] not in runtime and was != is_:
+            raise ParameterError(f"{name} was changed after fit ({was!r} -> {is_!r}): the "
+                                 "fitted model still has the old value; fit again, or set it back")

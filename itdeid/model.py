@@ -255,8 +255,9 @@ class TokenModel(BaseEstimator):
         The threshold learned for ``target_recall`` (None without one).
     """
 
-    #: Parameters that act when the model tags, free to change after fit (threads, a threshold over
-    #: the learned one, the identifier templates; :mod:`itdeid.fitted_params`).
+    #: Parameters free to change after fit (:mod:`itdeid.fitted_params`): a threshold over the
+    #: learned one and the identifier templates, which act when the model tags, and the threads
+    #: and device, which only training reads.
     RUNTIME_PARAMS = ("n_jobs", "device", "threshold", "identifiers")
 
     def __init__(self, trigger: str = "token", learner: str = "xgboost", groups: Sequence[str] = GROUPS,

@@ -114,3 +114,4 @@ def test_a_threshold_for_the_crf_is_refused_not_ignored():
     crf = CRFModel(max_iterations=5).fit(tiny_corpus(6))
     with pytest.raises(UserError, match="a CRFModel tags with no P\\(PHI\\) threshold"):
         set_threshold(crf, 0.5)
+    assert set_threshold(crf, None) is crf          # no override: nothing to refuse

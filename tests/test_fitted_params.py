@@ -45,7 +45,10 @@ def test_a_system_changed_after_fit_says_so(corpus):
             system.set_params(**change).predict(corpus)
         system.set_params(iterations=1, triggers=("token", "phrase", "ngram"), vote="two_of_three")
     system.set_params(vote="recall_first").predict(corpus)      # itdeid deid --vote
-    # the members' threads may change, as a token model's do (they were refused as a whole dict)
-    system.set_params(model_params=dict(system.model_params, n_jobs=2)).predict(corpus)
+    # the members' threads may change, as a token model's do (they were refused as a whole
+    # dict), and a device added; any other entry added or changed is named
+    system.set_params(model_params=dict(system.model_params, n_jobs=2, device="cpu")).predict(corpus)
+    with pytest.raises(ParameterError, match=r"^model_params__bogus was changed after fit \('absent' -> 1\)"):
+        system.set_params(model_params=dict(system.model_params, bogus=1)).predict(corpus)
     with pytest.raises(ParameterError, match=r"^model_params__n_estimators was changed after fit \(3 -> 9\)"):
         system.set_params(model_params=dict(system.model_params, n_estimators=9)).predict(corpus)
