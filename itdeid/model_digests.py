@@ -65,18 +65,31 @@ def check(folder) -> None:
     if not entries:     # a copy cut short, not a model without digests
         raise UserError(f"{listed}: lists no file; the model folder is incomplete (copy the "
                         "whole folder again)")
+    names = set()
     for number, line in entries:
         match = _LINE.fullmatch(line)
         name = PurePosixPath(match.group(2)) if match else None
         if name is None or name.is_absolute() or ".." in name.parts or str(name) in UNLISTED:
             raise UserError(f"{listed}:{number}: not a line 'DIGEST  FILE' of this model folder")
         path = model_part(folder, str(name))
+        names.add(name.as_posix())
         if not path.is_file():
             raise UserError(f"{path}: listed in {FILE} but missing; the model folder is incomplete "
                             "(copy the whole folder again)")
         if not _matches(path, match.group(1).lower()):
             raise UserError(f"{path}: differs from its digest in {FILE}; the model folder is "
                             "damaged or mixed with another model's files (copy the whole folder "
+                            "again, or retrain)")
+    _check_all_listed(folder, names)
+
+
+def _check_all_listed(folder: Path, names: set[str]) -> None:
+    """Refuse a model file the list leaves out: a line removed left its file unchecked."""
+    from itdeid.model_out import model_files       # here: model_out imports this module
+    for path in model_files(folder):
+        if path.relative_to(folder).as_posix() not in names:
+            raise UserError(f"{path}: a model file {FILE} does not list (a line removed, or a "
+                            "file added); the model folder is damaged (copy the whole folder "
                             "again, or retrain)")
 
 

@@ -292,7 +292,8 @@ def test_a_trained_folder_lists_its_files_digests_as_sha256sum_does(saved_ensemb
     load_model(folder)
 
 
-@pytest.mark.parametrize("damage", ["member from another model", "file missing", "line outside"])
+@pytest.mark.parametrize("damage", ["member from another model", "file missing", "line outside",
+                                    "line removed"])
 def test_a_folder_that_differs_from_its_digests_is_refused_naming_the_file(saved_ensemble, tmp_path,
                                                                          damage):
     """Each of these is a well-formed model that loaded and tagged with trees other than the
@@ -305,10 +306,15 @@ def test_a_folder_that_differs_from_its_digests_is_refused_naming_the_file(saved
     elif damage == "file missing":
         member.unlink()
         expected = f"{member}: listed in SHA256SUMS but missing"
-    else:
+    elif damage == "line outside":
         with open(folder / "SHA256SUMS", "a") as handle:
             handle.write("0" * 64 + "  ../elsewhere.json\n")
         expected = f"{folder / 'SHA256SUMS'}:6: not a line"
+    else:                   # the file then went unchecked
+        listed = folder / "SHA256SUMS"
+        listed.write_text("".join(line for line in listed.read_text().splitlines(keepends=True)
+                                  if not line.endswith("member-1/model.json\n")))
+        expected = f"{member}: a model file SHA256SUMS does not list"
     with pytest.raises(UserError, match="^" + expected.replace("(", r"\(")) as error:
         load_model(folder)
     assert "\n" not in str(error.value)
