@@ -7,7 +7,8 @@ one by one, so part of the PHI stayed in the output:
 
 - typographic look-alikes of ASCII punctuation: a hyphen (U+2010), a non-breaking hyphen, an
   en dash or a minus sign (U+2212) for '-', a fraction or division slash for '/', a no-break or
-  thin space for ' '. The tokenizer keeps digit groups joined by ASCII '/ - .' whole and the
+  thin space for ' '; and the full-width forms East Asian input methods type ('０３／１４／２０１９',
+  '：', '。'), which spans took in as the letters of a name beside them. The tokenizer keeps digit groups joined by ASCII '/ - .' whole and the
   templates are written for ASCII, so '2019‐03‐14' came out as '[**DATE**]‐14' and an SSN with
   en dashes as '[**ID**]–45–[**ID**]';
 - invisible characters (zero-width space and joiners, word joiner, soft hyphen, byte-order mark,
@@ -38,9 +39,13 @@ _DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d"
 _SLASHES = "\u2044\u2215\u29f8\uff0f"
 _SPACES = "\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000"
 
+#: The full-width forms of ASCII (U+FF01-FF5E: '０３／１４', '（６１７）') and the ideographic
+#: full stop and comma, which East Asian input methods type: one for one to ASCII.
+_FULL_WIDTH = {**{chr(0xFF01 + k): chr(0x21 + k) for k in range(0x5E)}, "\u3002": ".", "\u3001": ","}
+
 #: ``str.translate`` table: each look-alike to its ASCII character.
-LOOKALIKES = str.maketrans({**dict.fromkeys(_DASHES, "-"), **dict.fromkeys(_SLASHES, "/"),
-                            **dict.fromkeys(_SPACES, " ")})
+LOOKALIKES = str.maketrans({**_FULL_WIDTH, **dict.fromkeys(_DASHES, "-"),
+                            **dict.fromkeys(_SLASHES, "/"), **dict.fromkeys(_SPACES, " ")})
 #: Characters that show nothing (Unicode's default-ignorable ones that occur in pasted text).
 INVISIBLE = "\u00ad\u034f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufe00-\ufe0f\ufeff"
 #: Blocks of combining marks: Latin, Cyrillic, Hebrew and Arabic accents and points,

@@ -102,3 +102,16 @@ def test_twin_notes_score_alike():
         summary = evaluate([gold], {"1": [Span(start, start + 10, "DATE")]}).to_dict()["summary"]
         scores.append(round(summary["binary_token"]["r"], 4))
     assert scores[0] == scores[1] == scores[2] == round(1 / 3, 4)
+
+
+def test_full_width_forms_are_read_as_ascii_and_left_out_of_names():
+    """'２０１９／０３／１４' was no date to the templates, and a name's span took in the
+    full-width colon and comma beside it ('：王伟，')."""
+    from itdeid import load_model
+    from itdeid.outputs import render
+    text = "Patient\uff1a\u738b\u4f1f\uff0cseen \uff12\uff10\uff11\uff19\uff0f\uff10\uff13\uff0f\uff11\uff14\u3002"
+    read, starts = model_text(text)
+    assert read == "Patient:\u738b\u4f1f,seen 2019/03/14." and starts is None
+    note = Document("fw", text)
+    redacted = render(note, load_model().predict([note])[0], "redact")[".txt"].decode()
+    assert redacted == "Patient\uff1a[**PATIENT**]\uff0cseen [**DATE**]\u3002"
