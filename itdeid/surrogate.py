@@ -349,24 +349,28 @@ _DATE_PATTERNS = tuple(re.compile(p, re.IGNORECASE) for p in (
     # a two-digit year after the day, not a clock's hour: 'Dec 31 99', 'Dec. 31st, 99'
     _B + _WD_OPT + _MON + r"[\s-]*" + _DAY + r"(?:\s*,\s*|\s+)(?P<y>\d{2})(?![^\W_]|:)",
     _B + _WD_OPT + _DAY + r"(?:\s+of)?[\s-]*" + _MON + r"(?:\s*,\s*|[\s-]+)?" + _YEAR + _E,
-    _B + r"(?P<y>\d{4})(?P<s>[-/.])(?P<m>\d{1,2})(?P=s)(?P<d>\d{1,2})(?:(?=T\d)|" + _E + ")",   # ISO 'T10:30'
+    _B + _WD_OPT + r"(?P<y>\d{4})(?P<s>[-/.])(?P<m>\d{1,2})(?P=s)(?P<d>\d{1,2})(?:(?=T\d)|" + _E + ")",   # ISO 'T10:30'
     _B + r"(?P<y>\d{4})(?P<s>[-/])(?P<m>0[1-9]|1[0-2])" + _E,                           # '2019-03'
     _B + r"(?P<y>\d{4})\s+" + _MON + r"\s+" + _DAY + _E,                                # '2019 March 7'
-    _B + r"(?P<m>\d{1,2})(?P<s>[-/.])(?P<d>\d{1,2})(?P=s)(?P<y>\d{4}|\d{2})" + _E,
+    _B + _WD_OPT + r"(?P<m>\d{1,2})(?P<s>[-/.])(?P<d>\d{1,2})(?P=s)(?P<y>\d{4}|\d{2})" + _E,
     _B + r"(?P<y>\d{4})(?P<m>\d{2})(?P<d>\d{2})" + _E,
     _B + _WD_OPT + _MON + r"[\s-]*(?:the\s+)?" + _DAY + _E,
     _B + _WD_OPT + _DAY + r"(?:\s+of)?[\s-]*" + _MON + _E,
     _B + _MON + r"(?:\s*,\s*|[\s-]+)?" + _YEAR + _E,
     _B + _MON + r"\s+(?P<y>\d{2})" + _E,            # 'Dec 99': a number no day can be
-    _B + _WDAY + r",?\s+(?:the\s+)?" + _DAY + _E,    # 'Tuesday the 7th': a weekday and its day
+    # 'Tuesday the 7th': a weekday and its day ('Friday 3/8' is a weekday and a month/day)
+    _B + _WDAY + r",?\s+(?:the\s+)?" + _DAY + r"(?![/.-]\d)" + _E,
     _B + r"(?P<m>\d{1,2})(?P<s>[-/])(?P<y>\d{4})" + _E,
-    _B + r"(?P<m>\d{1,2})/(?P<d>\d{1,2})" + _E,
+    _B + _WD_OPT + r"(?P<m>\d{1,2})/(?P<d>\d{1,2})" + _E,
     _B + r"(?P<m>\d{1,2})/(?P<y>\d{2})" + _E,
     r"['’](?P<y>\d{2})" + _E,
     _B + r"(?P<y>1[6-9]\d\d|20\d\d|21\d\d)" + _E,   # a year alone; '0830', '2300' are clock times
     _B + _MON + _E,
     _B + _WDAY + _E,
 ))
+#: A weekday written just before a date span (on its line, a comma at most between): replaced
+#: with the date, as the weekday of the shifted date.
+_WEEKDAY_BEFORE = re.compile(_B + _WDAY + r",?[ \t]*$", re.IGNORECASE)
 #: Shapes only read as a date when they are the whole span: a bare two-digit number is a year
 #: (PhysioNet's DateYear "92" of "MI '92", the apostrophe outside the span), an ordinal a day.
 _WHOLE_DATE_PATTERNS = (re.compile(r"(?P<y>\d{2})"),
@@ -666,6 +670,10 @@ class Surrogates:
         patient = document.patient or document.id
         pieces, new_spans, position, shift = [], [], 0, 0
         for span in spans:
+            if span.type == "DATE":     # 'Monday 3/4/2019' with the date alone tagged: the kept
+                weekday = _WEEKDAY_BEFORE.search(document.text, position, span.start)  # weekday
+                if weekday:             # told the real date's, and the shift mod 7, beside it
+                    span = Span(weekday.start(), span.end, span.type, span.subtype)
             original = document.text[span.start:span.end]
             unparsed = self.unparsed_dates
             new = self.surrogate(patient, span.type, original)

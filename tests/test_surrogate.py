@@ -403,3 +403,19 @@ def test_a_name_inside_a_date_or_age_span_is_replaced_as_a_name():
     assert surrogates.surrogate("p", "DATE", "Tuesday, March 14th, 2019").startswith(("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"))
     assert surrogates.surrogate("p", "AGE", "92 yo").endswith(" yo")
     assert surrogates.surrogate("p", "DATE", "admitted 3/14").startswith("admitted ")
+
+
+def test_a_weekday_beside_a_date_moves_with_it():
+    """'Seen Monday 3/4/2019' with the date alone tagged kept 'Monday' beside the shifted date,
+    telling the real date's weekday (and so the shift mod 7); with the weekday inside the span,
+    'Monday 3/4/2019' was read as 'Monday 3' and came out '15/5/2018'."""
+    surrogates = Surrogates(b"k" * 32)
+    text = "Seen Monday 3/4/2019. Follow-up Friday, 3/8/2019 at 10:30. Sunday walk 3/9."
+    spans = [Span(text.index(d), text.index(d) + len(d), "DATE") for d in ("3/4/2019", "3/8/2019", "3/9")]
+    new, _ = surrogates.replace(Document("d", text, patient="p1"), spans)
+    offset = dt.timedelta(days=surrogates.date_offset("p1"))
+    first, second = dt.date(2019, 3, 4) + offset, dt.date(2019, 3, 8) + offset
+    assert new.startswith(f"Seen {first:%A} {first.month}/{first.day}/{first.year}. Follow-up "
+                          f"{second:%A}, {second.month}/{second.day}/{second.year} at 10:30. ")
+    assert "Sunday walk" in new                         # a word apart: not the date's weekday
+    assert surrogates.surrogate("p1", "DATE", "Mon 2019-03-04") == f"{first:%a} {first:%Y-%m-%d}"
