@@ -1,8 +1,9 @@
 """Fixed-shape identifiers (issue G, item 6): every HIPAA kind with a shape, in running text,
 is found by the templates of features/identifiers.json, and nothing in the distractors is."""
+import numpy as np
 import pytest
 
-from itdeid.document import Document
+from itdeid.document import LABELS, Document
 from itdeid.identifiers import identifier_spans, identifier_templates
 from itdeid.model import TokenModel
 
@@ -83,3 +84,21 @@ def test_the_town_of_an_address_line_is_its_words_before_the_state_and_zip():
     text = "moved to South Boston, MA 02127 last year; BP 120/80, MA 02134 is not a town"
     towns = [(text[s.start:s.end], s.type) for s, kind in identifier_spans(text) if kind == "city"]
     assert towns == [("South Boston", "LOCATION")]
+
+
+def test_a_fixed_shape_template_gives_its_class_where_the_model_gave_another():
+    """The house number of '42 Beacon Street' typed DATE by the model kept its class, and the
+    surrogates wrote it back shifted like a year, '41 Beacon Street'."""
+    from itdeid.identifiers import LABEL_CODE, apply_identifiers
+    from itdeid.tokens import tokenize
+    text = "Lives at 42 Beacon Street . Dr. \u738b\u4f1f saw her ."
+    tokens = tokenize(text)
+    starts = np.array([t.start for t in tokens])
+    ends = np.array([t.end for t in tokens])
+    words = [t.text for t in tokens]
+    codes = np.zeros(len(tokens), dtype=np.int64)
+    codes[words.index("42")] = LABEL_CODE["DATE"]
+    codes[words.index("\u738b\u4f1f")] = LABEL_CODE["DOCTOR"]
+    labelled = apply_identifiers(text, starts, ends, codes)
+    assert [LABELS[c] for c in labelled[words.index("42"):words.index("Street") + 1]] == ["LOCATION"] * 3
+    assert LABELS[labelled[words.index("\u738b\u4f1f")]] == "DOCTOR"    # a name guess: the model's class
