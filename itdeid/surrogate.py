@@ -279,6 +279,17 @@ _NAME_TOKEN = re.compile(
     rf"|(?P<word>{_LETTERS}+(?:['’]{_LETTERS}+)*(?:-{_LETTERS}+(?:['’]{_LETTERS}+)*)*)")
 
 
+#: A possessive ending alone, tagged apart from its name ("'s").
+_POSSESSIVE_ALONE = re.compile(r"['’]?[sS]")
+_POSSESSIVE = re.compile(r"(.+?)(['’][sS])")
+
+
+def _possessive(word: str) -> tuple[str, str]:
+    """('Okonkwo', "'s") for "Okonkwo's", (word, '') for a word with no possessive ending."""
+    match = _POSSESSIVE.fullmatch(word)
+    return (match.group(1), match.group(2)) if match else (word, "")
+
+
 def _kept(text: str, token: re.Match) -> bool:
     """Whether a name word is a title, degree or generational suffix, or a surname's particle
     written in lower case ('van der Berg'), kept as written."""
@@ -307,8 +318,9 @@ def _name_roles(text: str, words: list[re.Match]) -> list[str]:
     lexicon = _words()
 
     def only(word: str, names: frozenset, others: frozenset) -> bool:
-        # each hyphen-joined part ('Mary-Kate') a name of ``names`` and of no ``others``
-        parts = word.casefold().split("-")
+        # each hyphen-joined part ('Mary-Kate') a name of ``names`` and of no ``others``, a
+        # possessive ending aside ("John's" is John's role)
+        parts = _possessive(word)[0].casefold().split("-")
         return all(part in names and part not in others for part in parts)
     if len(full) == 2 and only(words[full[0]].group(), lexicon.last_set, lexicon.first_set) \
             and only(words[full[1]].group(), lexicon.first_set, lexicon.last_set):
@@ -761,7 +773,11 @@ class Surrogates:
 
     # PATIENT, DOCTOR
     def _name(self, patient: str, cls: str, original: str) -> str:
-        """Name word by word (hyphenated parts apart), titles and degrees kept."""
+        """Name word by word (hyphenated parts apart), titles and degrees kept; a possessive
+        ending is kept after the stand-in of the name it ends, so 'Okonkwo's' is the same
+        person as 'Okonkwo' (it drew another name, and a lone "'s" became "'t")."""
+        if _POSSESSIVE_ALONE.fullmatch(original.strip()):
+            return original
         tokens = list(_NAME_TOKEN.finditer(original))
         words = [t for t in tokens if t.group("word") and not _kept(original, t)]
         if not words:
@@ -771,8 +787,9 @@ class Surrogates:
         draw = self._draw(patient, cls, _normalise(original))   # for stray digits only
         out, position = [], 0
         for word, role in zip(words, _name_roles(original, words)):
+            name, ending = _possessive(word.group())
             out += [_reshape(draw, original[position:word.start()], letters=False),
-                    self._name_word(patient, cls, word.group(), role)]
+                    self._name_word(patient, cls, name, role) + ending]
             position = word.end()
         out.append(_reshape(draw, original[position:], letters=False))
         return "".join(out)

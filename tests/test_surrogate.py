@@ -419,3 +419,16 @@ def test_a_weekday_beside_a_date_moves_with_it():
                           f"{second:%A}, {second.month}/{second.day}/{second.year} at 10:30. ")
     assert "Sunday walk" in new                         # a word apart: not the date's weekday
     assert surrogates.surrogate("p1", "DATE", "Mon 2019-03-04") == f"{first:%a} {first:%Y-%m-%d}"
+
+
+def test_a_possessive_is_the_same_person_as_the_bare_name():
+    """'Dr. Okonkwo's fellow' drew another name than 'Dr. Okonkwo', "John's" another than
+    'John', and a lone "'s" tagged apart became "'t"."""
+    surrogates = Surrogates(b"k" * 32)
+    for name in ("Okonkwo", "John", "O\u2019Neil"):
+        bare = surrogates.surrogate("p1", "PATIENT", name)
+        for ending in ("'s", "\u2019s"):
+            assert surrogates.surrogate("p1", "DOCTOR", name + ending) == bare + ending
+    assert surrogates.surrogate("p1", "PATIENT", "OKONKWO'S") == surrogates.surrogate(
+        "p1", "PATIENT", "OKONKWO") + "'S"
+    assert surrogates.surrogate("p1", "DOCTOR", "'s") == "'s"
