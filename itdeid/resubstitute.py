@@ -66,7 +66,7 @@ def resubstituted(documents: Sequence[Document], copies: int, seed: int = 0,
         for d in documents:
             if not d.spans:
                 continue
-            text, spans = surrogates.replace(d, list(d.spans))
+            text, spans = surrogates.replace(d, list(d.spans), weekdays=False)   # gold as annotated
             if recase and random.Random(f"itdeid-recase-{seed}-{c}-{d.id}").random() < recase:
                 text = recased(text)
             out.append(Document(f"{d.id}#resubstituted-{c + 1}", text, spans, copy_patient(d), d.source))

@@ -670,21 +670,26 @@ class Surrogates:
         # DOCTOR in another ('Mr. Quintanilla', 'Quintanilla's wife') is one person's name
         return method(str(patient), NAME_KEY if cls in ("PATIENT", "DOCTOR") else cls, original)
 
-    def replace(self, document: Document, spans: list[Span]) -> tuple[str, list[Span]]:
+    def replace(self, document: Document, spans: list[Span],
+                weekdays: bool = True) -> tuple[str, list[Span]]:
         """The text of ``document`` with each span replaced by its surrogate, and the spans
         re-based onto that text (same classes and subtypes), so the output can be annotated.
 
         ``spans`` must lie in the text and not overlap (``ValueError`` otherwise, naming the
-        document and offsets). The patient is ``document.patient``, else the document id.
+        document and offsets). The patient is ``document.patient``, else the document id. With
+        ``weekdays``, a weekday just before a DATE span is replaced with it (its span grows to
+        hold it); re-substituted training copies leave the gold spans as they are.
         """
         spans = sorted(spans)
         Document(document.id, document.text, spans).check_spans()
         patient = document.patient or document.id
         pieces, new_spans, position, shift = [], [], 0, 0
         for span in spans:
-            if span.type == "DATE":     # 'Monday 3/4/2019' with the date alone tagged: the kept
-                weekday = _WEEKDAY_BEFORE.search(document.text, position, span.start)  # weekday
-                if weekday:             # told the real date's, and the shift mod 7, beside it
+            if weekdays and span.type == "DATE":
+                # 'Monday 3/4/2019' with the date alone tagged: the weekday kept beside the
+                # shifted date told the real date's weekday, and the shift mod 7
+                weekday = _WEEKDAY_BEFORE.search(document.text, position, span.start)
+                if weekday:
                     span = Span(weekday.start(), span.end, span.type, span.subtype)
             original = document.text[span.start:span.end]
             unparsed = self.unparsed_dates
