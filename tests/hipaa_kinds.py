@@ -54,6 +54,9 @@ NOTES = [
      " . SSN ", ("123\u201345\u20136789", "ID", "ssn"), " . Call ", ("617\u2011555\u20110143", "PHONE", "phone"),
      " . Fax ", ("(617)\u00a0555\u20130199", "PHONE", "phone or fax"), " . Seen ",
      ("03/\u200b14/2019", "DATE", "date"), " , MRN ", ("0044\u00ad17392", "ID", "medical record number"), " .\n"],
+    # a web address without 'http' or 'www' (a name in its path), phones spelled with letters
+    ["Profile at ", ("linkedin.com/in/mkowalczyk", "ID", "url"), " ; daughter's hotline ",
+     ("617-555-HELP", "PHONE", "phone"), " or ", ("1-800-FLOWERS", "PHONE", "phone"), " .\n"],
     # names in their own script, which a model trained on English notes cannot read
     ["Interpreter present for ", ("\u738b\u4f1f", "PATIENT", "name in a script without letter case"),
      " ; his wife ", ("\u674e\u5a1c", "PATIENT", "name in a script without letter case"),
