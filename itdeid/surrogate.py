@@ -251,7 +251,10 @@ def _hospital_suffixes() -> tuple[str, ...]:
     extra = ("Hospital", "Clinic", "Clinics", "Medical Center", "Medical Centre", "Health Center",
              "Health System", "Health Care", "Center", "Centre", "Institute", "Rehab",
              "Cancer Center", "Medical Group", "Associates")
-    suffixes = {s.casefold(): s for s in words["suffix"] + words["facility"] + extra}
+    # an ending that names whom the hospital serves ("Women's Hospital", "Children's Hospital")
+    # is part of the name: kept, it narrowed the stand-in to the few hospitals so named
+    suffixes = {s.casefold(): s for s in words["suffix"] + words["facility"] + extra
+                if "'" not in s and "\u2019" not in s}
     return tuple(sorted(suffixes.values(), key=lambda s: (-len(s), s)))
 
 

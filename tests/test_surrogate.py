@@ -432,3 +432,11 @@ def test_a_possessive_is_the_same_person_as_the_bare_name():
     assert surrogates.surrogate("p1", "PATIENT", "OKONKWO'S") == surrogates.surrogate(
         "p1", "PATIENT", "OKONKWO") + "'S"
     assert surrogates.surrogate("p1", "DOCTOR", "'s") == "'s"
+
+
+def test_a_hospital_named_for_whom_it_serves_keeps_no_word_of_its_name():
+    """'Brigham and Women's Hospital' became 'Christian Women's Hospital'."""
+    surrogates = Surrogates(b"k" * 32)
+    for name in ("Brigham and Women's Hospital", "Boston Children's Hospital"):
+        new = surrogates.surrogate("p1", "HOSPITAL", name)
+        assert new.endswith("Hospital") and "Women" not in new and "Children" not in new, new
