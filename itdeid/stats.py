@@ -125,14 +125,15 @@ def corpus_stats(documents: Sequence[Document], headings: bool = True) -> dict:
         "ratio_to_paper": ratio,
     }
     if headings:
+        # a heading line can be a patient's name ('KOWALCZYK MARTA:'), and printed here it left
+        # the hospital in a summary
+        nameable = _nameable(heading_patients, phi_headings)
         stats["headings"] = {
             "distinct_names": len(heading_names),
             "distinct_forms": len(heading_forms),
             "total": sum(heading_names.values()),
-            # a heading line can be a patient's name ('KOWALCZYK MARTA:'), and printed here it
-            # left the hospital in a summary
             "most_common": [(name, n) for name, n in heading_names.most_common()
-                            if name in _nameable(heading_patients, phi_headings)][:10],
+                            if name in nameable][:10],
         }
     return stats
 

@@ -34,7 +34,8 @@ def add_parser(subparsers):
 
 def run(args):
     gold = read_corpus(args.gold, args.gold_format)     # first: its errors name what a file is
-    if args.gold_format == "auto" and detect_format(args.gold) == "text":   # a brat folder or plain notes: scored as if no note held PHI, exit 0
+    # a brat folder or plain notes read as text were scored as gold without PHI, exit 0
+    if args.gold_format == "auto" and detect_format(args.gold) == "text":
         raise UserError(f"{args.gold}: read as plain text, which holds no gold annotations; give "
                         "the annotated corpus (i2b2 2006 or 2014 XML, PhysioNet deid) or its "
                         "--gold-format (BRAT .ann files are not read)")
