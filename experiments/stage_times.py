@@ -101,7 +101,7 @@ def engine_times(texts: list[str], repeats: int) -> dict[str, float]:
 
     sets = {"regex group templates": [t for ts in regex_templates().values() for t in ts],
             "measure group templates": measure_templates(),
-            "identifier templates": [t for _kind, _cls, t in identifier_templates()]}
+            "identifier templates": [t for _kind, _cls, t, _label in identifier_templates()]}
     lowered = [lowered_ascii(text) for text in texts]
 
     def token_scan():

@@ -220,17 +220,23 @@ class Template:
     def spans(self, text: str, lowered: str | None = None, group: str | None = None) -> list[tuple[int, int]]:
         """The (start, end) of each match :meth:`finditer` finds, or of its group ``group``
         where the template has that group."""
+        return [part for _whole, part in self.matches(text, lowered, group)]
+
+    def matches(self, text: str, lowered: str | None = None,
+                group: str | None = None) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+        """(whole match, group ``group``) offsets of each match :meth:`finditer` finds; the
+        group is the whole match where the template lacks it."""
         if not self.can_match(text, lowered):
             return []
         name = group if group in self.groupindex else 0
         if self.skipping is None:
-            return [m.span(name) for m in self.regex.finditer(text)]
+            return [(m.span(), m.span(name)) for m in self.regex.finditer(text)]
         found, end = [], -1
         for m in self.skipping.finditer(text):   # a match at each guard character it begins at
-            start, stop = m.span(WHOLE)
-            if start >= end:                      # finditer goes on from the end of the last one
-                found.append(m.span(name) if name else (start, stop))
-                end = stop
+            whole = m.span(WHOLE)
+            if whole[0] >= end:                   # finditer goes on from the end of the last one
+                found.append((whole, m.span(name) if name else whole))
+                end = whole[1]
         return found
 
 

@@ -34,9 +34,11 @@ _NAME_CLASSES = ("PATIENT", "DOCTOR")
 
 
 @lru_cache(maxsize=1)
-def identifier_templates() -> tuple[tuple[str, str, Template], ...]:
-    """(kind, class, compiled pattern) of every template of features/identifiers.json."""
-    return tuple((t["kind"], t["class"], Template(t["pattern"], re.IGNORECASE if "i" in t.get("flags", "") else 0))
+def identifier_templates() -> tuple[tuple[str, str, Template, bool], ...]:
+    """(kind, class, compiled pattern, whether its label is cleared) of every template of
+    features/identifiers.json."""
+    return tuple((t["kind"], t["class"], Template(t["pattern"], re.IGNORECASE if "i" in t.get("flags", "") else 0),
+                  t.get("label") != "model")
                  for t in load_json("features", "identifiers.json")["templates"])
 
 
@@ -44,15 +46,24 @@ def identifier_spans(text: str) -> list[tuple[Span, str]]:
     """Every template match in ``text`` as (span of its PHI part, HIPAA kind), in text order;
     ``text`` is read as the model reads it (:mod:`itdeid.model_text`), the spans given at its own
     offsets."""
+    return [(span, kind) for span, kind, _label in _template_matches(text)]
+
+
+def _template_matches(text: str) -> list[tuple[Span, str, tuple[int, int] | None]]:
+    """(PHI part, kind, label) of every template match in ``text``, in text order of the PHI
+    part; the label is the (start, end) of what the match holds before its PHI part ('MRN:' of
+    'MRN: 4452198'), None where nothing does or the template keeps the model's reading of it."""
     read, starts = model_text(text)
     found = []
     lowered = lowered_ascii(read)
-    for kind, cls, pattern in identifier_templates():
-        for start, end in pattern.spans(read, lowered, group="phi"):
+    for kind, cls, pattern, clears_label in identifier_templates():
+        for (begin, _), (start, end) in pattern.matches(read, lowered, group="phi"):
             if end > start:
-                found.append((Span(start, end, cls), kind))
+                label = (begin, start) if clears_label and start > begin else None
+                found.append((Span(start, end, cls), kind, label))
     if starts is not None:
-        found = [(to_note([span], starts)[0], kind) for span, kind in found]
+        found = [(to_note([span], starts)[0], kind,
+                  label and (int(starts[label[0]]), int(starts[label[1]]))) for span, kind, label in found]
     return sorted(found, key=lambda x: (x[0].start, x[0].end))
 
 
@@ -63,9 +74,17 @@ def apply_identifiers(text: str, starts: np.ndarray, ends: np.ndarray, codes: np
     surrogates as a date shifted by a year, '41 Beacon Street'; in 10-fold CV on PhysioNet the
     typed 8-way F of the recipe's decisions rose from 68.02 to 68.09); a name template's class
     (a guess: a name in Han letters) is given to non-PHI tokens only, the model's
-    PATIENT-or-DOCTOR kept."""
+    PATIENT-or-DOCTOR kept. The tokens wholly inside a match's label ('MRN', 'SSN', 'Tel',
+    'aged' before the number) are not PHI: the model, which has seen few such labels, took
+    'MRN' for a patient's name and 'SSN' for a doctor's. A label never takes a token some
+    match's PHI part overlaps."""
     codes = np.array(codes, copy=True)
-    for span, _kind in identifier_spans(text):
+    matches = _template_matches(text)
+    for _span, _kind, label in matches:
+        if label is not None:
+            codes[np.searchsorted(starts, label[0], side="left"):
+                  np.searchsorted(ends, label[1], side="right")] = 0
+    for span, _kind, _label in matches:
         lo = np.searchsorted(ends, span.start, side="right")
         hi = np.searchsorted(starts, span.end, side="left")
         if hi > lo:

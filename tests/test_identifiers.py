@@ -20,7 +20,7 @@ def _overlaps(span, spans):
 def test_every_template_kind_has_examples_in_the_corpus():
     docs, kinds = hipaa_corpus()
     written = {k for per_doc in kinds.values() for k in per_doc.values()}
-    assert {kind for kind, _cls, _p in identifier_templates()} <= written | {"ip address"}
+    assert {kind for kind, _cls, _p, _label in identifier_templates()} <= written | {"ip address"}
     assert all(sum(k == kind for d in kinds.values() for k in d.values()) >= 2
                for kind in written - {"city", "hospital", "county"})
 
@@ -102,3 +102,24 @@ def test_a_fixed_shape_template_gives_its_class_where_the_model_gave_another():
     labelled = apply_identifiers(text, starts, ends, codes)
     assert [LABELS[c] for c in labelled[words.index("42"):words.index("Street") + 1]] == ["LOCATION"] * 3
     assert LABELS[labelled[words.index("\u738b\u4f1f")]] == "DOCTOR"    # a name guess: the model's class
+
+
+def test_a_label_before_an_identifier_is_not_phi():
+    """'MRN: 4452198' came out as a patient's name and an ID: the model took the label 'MRN'
+    for a name, and 'SSN' for a doctor's. A template's label is cleared; the state before a ZIP
+    code (LOCATION in some gold, not in other) keeps the model's reading; a label inside
+    another match's PHI ('ext' of a phone number with its extension) stays PHI."""
+    from itdeid.identifiers import LABEL_CODE, apply_identifiers
+    from itdeid.tokens import tokenize
+    text = "MRN: 4452198 , SSN 123-45-6789 , Boston , MA 02115 , Tel 617-555-0134 ext. 22"
+    tokens = tokenize(text)
+    starts = np.array([t.start for t in tokens])
+    ends = np.array([t.end for t in tokens])
+    words = [t.text for t in tokens]
+    codes = np.full(len(tokens), LABEL_CODE["PATIENT"], dtype=np.int64)
+    labelled = [LABELS[c] for c in apply_identifiers(text, starts, ends, codes)]
+    tag = dict(zip(words, labelled))
+    assert [tag["MRN"], tag[":"], tag["SSN"], tag["Tel"]] == ["NONE"] * 4
+    assert [tag["4452198"], tag["123-45-6789"], tag["02115"]] == ["ID", "ID", "LOCATION"]
+    assert tag["MA"] == "PATIENT"                           # the model's reading stands
+    assert [tag["617-555-0134"], tag["ext"], tag["22"]] == ["PHONE"] * 3
