@@ -114,7 +114,7 @@ def test_each_format_through_the_batch(tmp_path, model_dir, fmt, capsys):
         assert "keep it secret" in captured.err.lower()
     entries = manifest(out)
     assert sorted(e["input"] for e in entries) == sorted(notes)
-    assert all(e["settings"]["format"] == fmt and e["sha256"] for e in entries)
+    assert all(e["settings"]["format"] == fmt and e["content_hmac"] for e in entries)
 
 
 def test_rerun_skips_done_inputs_and_redoes_changed_ones(tmp_path, model_dir, capsys):
@@ -629,7 +629,7 @@ def test_the_surrogate_key_is_kept_outside_out(tmp_path, model_dir, capsys):
     assert key not in shipped and key.hex() not in shipped.decode()
     assert all("key" not in p.name for p in out.rglob("*"))
     # the manifest holds a fingerprint only
-    assert {len(e["settings"]["surrogate_key"]) for e in manifest(out)} == {16}
+    assert {len(e["settings"]["key"]) for e in manifest(out)} == {16}
     # a key file inside --out is refused, before anything is written
     assert deid(tmp_path / "in", "--out", tmp_path / "o2", "--format", "surrogate",
                 "--key-file", tmp_path / "o2" / "k", model=model_dir) == 2
@@ -642,6 +642,43 @@ def test_the_surrogate_key_is_kept_outside_out(tmp_path, model_dir, capsys):
     key_file.unlink()
     assert deid(tmp_path / "in", "--out", out, "--format", "surrogate", model=model_dir) == 2
     assert "not at" in capsys.readouterr().err and not key_file.exists()
+
+
+def test_the_manifest_holds_no_plain_hash_of_a_note(tmp_path, model_dir, capsys):
+    """The manifest inside --out held each input's plain SHA-256: trying the few hundred date
+    shifts (or names of the redacted length) against it gave back the original note. Its
+    digests are keyed by the folder's key, in every format; without the key a rerun is refused
+    (as for surrogates) rather than trusting digests it cannot check."""
+    import hashlib
+    notes = write_notes(tmp_path / "in", 2)
+    out = tmp_path / "out"
+    assert deid(tmp_path / "in", "--out", out, model=model_dir) == 0
+    assert "keys the manifest's digests" in capsys.readouterr().err
+    key_file = tmp_path / "out.itdeid-key"
+    assert len(key_file.read_bytes()) == 32 and (key_file.stat().st_mode & 0o777) == 0o600
+    text = (out / MANIFEST).read_text()
+    for rel in notes:
+        data = (tmp_path / "in" / rel).read_bytes()
+        assert hashlib.sha256(data).hexdigest() not in text
+        assert hashlib.sha256(data).hexdigest()[:16] not in text
+    stamps = {p: p.stat().st_mtime_ns for p in out.rglob("*.txt")}
+    assert deid(tmp_path / "in", "--out", out, model=model_dir) == 0        # skipped: same key
+    assert {p: p.stat().st_mtime_ns for p in out.rglob("*.txt")} == stamps
+    key_file.unlink()           # the digests cannot be checked: refused, not redrawn
+    assert deid(tmp_path / "in", "--out", out, model=model_dir) == 2
+    assert "not at" in capsys.readouterr().err and not key_file.exists()
+
+
+def test_a_short_key_is_refused(tmp_path, model_dir, capsys):
+    """A one-byte key was accepted, and trying all 256 against a surrogate output found it."""
+    write_notes(tmp_path / "in", 1)
+    key = tmp_path / "short.key"
+    key.write_bytes(b"x" * 15)
+    key.chmod(0o600)
+    assert deid(tmp_path / "in", "--out", tmp_path / "out", "--format", "surrogate",
+                "--key-file", key, model=model_dir) == 2
+    assert "the key is 15 bytes" in capsys.readouterr().err
+    assert not tree(tmp_path / "out")
 
 
 def test_a_key_left_inside_out_by_an_older_itdeid_is_refused(tmp_path, model_dir, capsys):

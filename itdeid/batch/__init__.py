@@ -188,8 +188,9 @@ def deidentify(inputs: Iterable[str], out, model=None, fmt: str = DEFAULT_FORMAT
     the manifest, bad input and parallelism, and the modules it points to); returns what was
     done.
 
-    ``key_file`` is the secret key of ``fmt="surrogate"`` and ``rename`` (default:
-    ``OUT.itdeid-key`` beside ``out``; see :mod:`itdeid.batch.settings`). ``force`` redoes every input, and starts a
+    ``key_file`` is the folder's secret key (default: ``OUT.itdeid-key`` beside ``out``; see
+    :mod:`itdeid.batch.settings`): the surrogates and ``rename`` are keyed by it, and in every
+    format the manifest's digests of the inputs. ``force`` redoes every input, and starts a
     folder written under other settings afresh (else it is refused).
 
     ``progress`` shows progress on stderr (:mod:`itdeid.progress`). ``report`` receives every
@@ -223,12 +224,10 @@ def deidentify(inputs: Iterable[str], out, model=None, fmt: str = DEFAULT_FORMAT
         report(f"warning: --patient-map {patient_map}: {len(grouping.unmatched)} rows name no input of "
                f"this run (lines {lines}) while {grouping.alone} files matched no row; paths are "
                "relative to the input folder, as the output tree names them")
-    keyed = fmt == "surrogate" or rename
-    if key_file is not None and not keyed:
-        report("warning: --key-file is ignored: only --format surrogate and --rename use a key")
+    keyed = fmt == "surrogate" or rename     # outputs that depend on the key
     if rename_map is not None and not rename:
         report("warning: --rename-map is ignored without --rename")
-    where_key = key_path(out, key_file) if keyed else None
+    where_key = key_path(out, key_file)
     where_map = map_path(out, rename_map) if rename else None
     _prepare_out(out, force)
 
@@ -250,12 +249,10 @@ def deidentify(inputs: Iterable[str], out, model=None, fmt: str = DEFAULT_FORMAT
         if manifest.unreadable:
             report(f"warning: {manifest.path}: {manifest.unreadable} unreadable lines ignored "
                    "(a run killed while writing?)")
-        key = None
-        if keyed:
-            _check_key_present(manifest, where_key, force, out)
-            key, created = load_or_create_key(where_key)
-        settings = Settings(str(model_dir), model_sha256, fmt, input_format, vote, key, rename,
-                            threshold)
+        _check_key_present(manifest, where_key, force, out)
+        key, created = load_or_create_key(where_key)
+        settings = Settings(str(model_dir), model_sha256, fmt, input_format, vote,
+                            key if keyed else None, rename, threshold, digest_key=key)
         _check_same_settings(manifest, settings, force, out, report)
         if rename:
             units = renamed(units, key)
@@ -269,12 +266,18 @@ def deidentify(inputs: Iterable[str], out, model=None, fmt: str = DEFAULT_FORMAT
         if created:
             where_key.unlink()      # nothing was written with it
         raise
-    if created:
+    if created and keyed:
         report(f"note: wrote a new secret key to {where_key} (mode 0600), outside --out. Keep "
                "it secret and never ship it with the outputs (it undoes the date shifts and "
                "confirms guessed file names); reruns read it to give the same outputs.")
-    elif keyed:
-        report(f"note: using the secret key {where_key}; never ship it with the outputs")
+    elif created:
+        report(f"note: wrote a new secret key to {where_key} (mode 0600), outside --out: it keys "
+               "the manifest's digests of the inputs, which unkeyed would confirm guesses of a "
+               "note's text. Never ship it with the outputs; reruns read it to skip the inputs "
+               "already done.")
+    else:
+        if keyed:
+            report(f"note: using the secret key {where_key}; never ship it with the outputs")
         mode = where_key.stat().st_mode & 0o777
         if os.name == "posix" and mode & 0o077:
             report(f"warning: {where_key}: the secret key is readable by others (mode "
@@ -289,11 +292,12 @@ def deidentify(inputs: Iterable[str], out, model=None, fmt: str = DEFAULT_FORMAT
 
 def _check_key_present(manifest: Manifest, where_key: Path, force: bool, out: Path) -> None:
     """Refuse to draw a new key for a folder whose outputs were keyed by one that is gone: its
-    notes would mix two sets of surrogates."""
-    keyed = any((entry.get("settings") or {}).get("surrogate_key") for entry in
+    notes would mix two sets of surrogates, and the manifest's digests and input folders could
+    not be checked."""
+    keyed = any((entry.get("settings") or {}).get("key") for entry in
                 manifest.entries.values())
     if keyed and not force and not where_key.exists():
-        raise UserError(f"--out {out} holds outputs drawn with a secret key that is not at "
+        raise UserError(f"--out {out} holds outputs written with a secret key that is not at "
                         f"{where_key}: pass it with --key-file, or --force to delete those "
                         "outputs and start afresh with a new key")
 

@@ -10,8 +10,11 @@ imports none of its siblings, so imports flow one way: ``files`` <- ``inputs`` <
   instead of one an output (issue I: on a 2-core machine the fsync of each output was a fifth
   of a one-core run over the PhysioNet notes). Where it is not available, each output is
   fsynced as it is written, as before.
-* :func:`file_sha256`, :func:`folder_sha256`: content hashes, read in blocks so a large file
-  costs no memory; the manifest compares them to decide what a rerun redoes.
+* :func:`content_digest`, :func:`file_digest`: keyed hashes (HMAC-SHA256) of an input's
+  content, read in blocks so a large file costs no memory; the manifest compares them to decide
+  what a rerun redoes. Keyed, because the manifest sits inside ``OUT``: a plain SHA-256 of a
+  note there confirmed a guess of its text (a name of the redacted length, a date shift among
+  a few hundred) to anyone holding the outputs. :func:`folder_sha256`: a model folder's files.
 * :func:`fingerprint`: a short public, domain-separated fingerprint of a secret (the key), so the
   manifest can tell that a key changed without holding anything that reveals it.
 """
@@ -20,6 +23,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import hashlib
+import hmac
 import os
 import sys
 import tempfile
@@ -92,14 +96,28 @@ def _update_from_file(digest, path) -> None:
             digest.update(block)
 
 
-def file_sha256(path) -> str | None:
-    """The sha256 of a file's content, or None when it cannot be read."""
-    digest = hashlib.sha256()
+def _content_mac(key: bytes):
+    """An HMAC-SHA256 of input contents under ``key`` (through a subkey of its own, so it is
+    never a value the key's other uses give)."""
+    return hmac.new(hmac.new(key, b"itdeid input content", hashlib.sha256).digest(),
+                    digestmod=hashlib.sha256)
+
+
+def content_digest(key: bytes, data: bytes) -> str:
+    """The keyed digest of an input's content ``data``."""
+    mac = _content_mac(key)
+    mac.update(data)
+    return mac.hexdigest()
+
+
+def file_digest(key: bytes, path) -> str | None:
+    """:func:`content_digest` of a file's content, or None when it cannot be read."""
+    mac = _content_mac(key)
     try:
-        _update_from_file(digest, path)
+        _update_from_file(mac, path)
     except OSError:
         return None
-    return digest.hexdigest()
+    return mac.hexdigest()
 
 
 def folder_sha256(folder: Path, files=None) -> str:

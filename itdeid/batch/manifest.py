@@ -16,16 +16,17 @@ fsynced (a fsync an output cost a fifth of a one-core run of short notes on this
 machine). Elsewhere each output is fsynced as it is written and its entry appended and flushed
 at once, the manifest fsynced at the same intervals. Either way a killed process or a power cut
 loses at most the last group's entries, whose inputs the next run redoes. Each entry holds: ``input`` (relative path; its hashed name
-with ``--rename``), ``sha256`` and
-``bytes`` of its content, ``read_as`` (the format it was read as), ``outputs`` (paths relative to
+with ``--rename``), ``content_hmac`` (its content's HMAC-SHA256 under the folder's key,
+:func:`itdeid.batch.files.content_digest`: a plain hash here confirmed guesses of a note's
+text) and ``bytes`` of its content, ``read_as`` (the format it was read as), ``outputs`` (paths relative to
 ``OUT``), ``patient`` (for surrogates of a grouped input, a keyed fingerprint of its patient,
 :mod:`itdeid.batch.patients`; else null), ``root`` (a fingerprint of its input folder, keyed
 where the run has a key: a run from another folder whose inputs have the same names is refused
 rather than let overwrite them, :func:`other_root`), ``documents``, ``tokens``, ``phi`` (spans a class), ``empty``, ``model_dir``,
 ``finished`` (UTC time, the only clock reading; outputs hold none) and ``settings``: ``format``,
-``input_format``, ``model`` (sha256 of the model folder's files), ``vote``, ``surrogate_key``
+``input_format``, ``model`` (sha256 of the model folder's files), ``vote``, ``key``
 (a fingerprint of the key, never the key) and ``itdeid`` (version). On a rerun an input is
-skipped when the last entry for it has the same settings and content hash and its outputs all
+skipped when the last entry for it has the same settings and content digest and its outputs all
 exist; anything else is redone. Entries of other settings make the run refuse the folder
 (:mod:`itdeid.batch.settings`); ``force`` deletes every output the entries record (only those),
 empties the manifest and redoes everything (:meth:`Manifest.start_afresh`). A run killed at any point and rerun
@@ -44,7 +45,7 @@ import os
 import time
 from pathlib import Path
 
-from itdeid.batch.files import (GROUP_SYNC, TEMP_SUFFIX, file_sha256, fingerprint, sync_filesystem,
+from itdeid.batch.files import (GROUP_SYNC, TEMP_SUFFIX, file_digest, fingerprint, sync_filesystem,
                                 write_atomic)
 from itdeid.batch.inputs import InputFailed, Unit, is_inside, root_of
 from itdeid.batch.patients import patient_fingerprint
@@ -225,7 +226,7 @@ class Manifest:
 
 def entry_for(result: UnitResult, settings: Settings) -> dict:
     """The manifest entry of a finished input (its fields are listed in the module docstring)."""
-    return {"input": result.unit.name, "sha256": result.sha256, "bytes": result.size,
+    return {"input": result.unit.name, "content_hmac": result.digest, "bytes": result.size,
             "read_as": result.read_as, "outputs": sorted(result.outputs),
             "documents": result.documents, "tokens": result.tokens,
             "phi": dict(sorted(result.phi.items())), "empty": result.empty,
@@ -256,10 +257,10 @@ def patient_tag(unit: Unit, settings: Settings) -> str | None:
 
 
 def root_tag(unit: Unit, settings: Settings) -> str:
-    """What the entry records of the input's root folder: a fingerprint, keyed by the run's key
-    where it has one (the folder's name may be a patient's), never the path."""
+    """What the entry records of the input's root folder: a fingerprint keyed by the folder's
+    key (the folder's name may be a patient's), never the path."""
     folder = str(root_of(unit)).encode("utf-8", "surrogateescape")
-    return fingerprint((settings.key or b"") + b"\0" + folder, "input folder")
+    return fingerprint(settings.digest_key + b"\0" + folder, "input folder")
 
 
 def other_root(unit: Unit, entry: dict | None, settings: Settings) -> bool:
@@ -285,7 +286,7 @@ def up_to_date(unit: Unit, entry: dict | None, settings: Settings, out: Path) ->
         return False
     if not all((out / name).is_file() for name in entry.get("outputs", [])):
         return False
-    return file_sha256(unit.path) == entry.get("sha256")
+    return file_digest(settings.digest_key, unit.path) == entry.get("content_hmac")
 
 
 def _safe_output(out: Path, name: str, inputs: set[str]) -> Path:

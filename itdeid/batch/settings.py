@@ -10,12 +10,16 @@ folder mixing, say, redacted notes with brat's original text cannot be shipped s
 
 The key. Surrogates (``fmt="surrogate"``, :class:`itdeid.surrogate.Surrogates`) and renamed
 outputs (``rename``) are keyed by a secret: it undoes the date shifts and confirms guessed file
-names, so it must never travel with the outputs. It is the bytes of ``key_file``, else of
+names, so it must never travel with the outputs. Every run has one, whatever its format: the
+manifest's digests of the inputs are keyed by it (:attr:`Settings.digest_key`), since a plain
+hash of a note inside ``OUT`` confirms guesses of its text. It is the bytes of ``key_file``, else of
 ``OUT.itdeid-key`` beside the output folder (:func:`default_key_path`); either is created once
 (32 random bytes, mode 0600) when missing, atomically, while the run holds the folder's lock, and
 is reused by reruns, so they draw the same surrogates. A key file inside ``OUT`` is refused; the
 manifest holds only a fingerprint of the key. Deleting the key makes the folder's outputs
-impossible to continue with the same surrogates: a rerun is refused until ``--force``.
+impossible to continue with the same surrogates, or to check the digests and input folders
+the manifest recorded: a rerun is refused until ``--force``. A key shorter than :data:`MIN_KEY_BYTES` is refused:
+every one-byte key was tried against a surrogate output in under a second.
 """
 from __future__ import annotations
 
@@ -32,6 +36,8 @@ from itdeid.surrogate import SURROGATE_SCHEME
 
 #: The key file an older itdeid kept inside ``OUT``; a folder that still holds one is refused.
 OLD_KEY_NAME = ".itdeid-surrogate-key"
+#: The shortest key accepted (128 bits).
+MIN_KEY_BYTES = 16
 #: Suffix of the default key file, beside ``OUT``: ``deid/`` -> ``deid.itdeid-key``.
 KEY_SUFFIX = ".itdeid-key"
 #: Output formats that are not de-identified text, and what of the original each holds.
@@ -128,6 +134,10 @@ def load_or_create_key(path: Path) -> tuple[bytes, bool]:
         raise UserError(f"{path}: cannot read the key: {error.strerror}") from None
     if not key:
         raise UserError(f"{path}: the key file is empty")
+    if len(key) < MIN_KEY_BYTES:
+        raise UserError(f"{path}: the key is {len(key)} bytes: one this short is found by "
+                        f"trying them all; use at least {MIN_KEY_BYTES} random bytes (itdeid "
+                        "writes 32 where no key file is given: head -c 32 /dev/urandom > FILE)")
     return key, False
 
 
@@ -149,13 +159,16 @@ class Settings:
     key: bytes | None = field(default=None, repr=False)
     rename: bool = False
     threshold: float | None = None
+    #: The folder's key, which keys the manifest's digests of the inputs in every format (the
+    #: outputs depend on it only where ``key`` is set too).
+    digest_key: bytes = field(default=b"", repr=False)
 
     def fingerprint(self) -> dict:
         """The settings an output depends on (no secret): equal settings and input content
         give byte-identical outputs."""
         return {"format": self.fmt, "input_format": self.input_format,
                 "model": self.model_sha256, "vote": self.vote,
-                "surrogate_key": key_fingerprint(self.key) if self.key else None,
+                "key": key_fingerprint(self.digest_key) if self.digest_key else None,
                 "rename": self.rename, "threshold": self.threshold, "itdeid": __version__,
                 # stand-ins of one patient must come from one scheme across resumed runs
                 "surrogates": SURROGATE_SCHEME if self.fmt == "surrogate" else None}
@@ -163,7 +176,7 @@ class Settings:
 
 #: How :func:`differences` names each setting.
 _SETTING_NAMES = {"format": "--format", "input_format": "--input-format", "model": "--model",
-                  "vote": "--vote", "surrogate_key": "key", "rename": "--rename",
+                  "vote": "--vote", "key": "key", "rename": "--rename",
                   "threshold": "--threshold",
                   "itdeid": "itdeid version", "surrogates": "surrogate scheme (itdeid.surrogate.SURROGATE_SCHEME)"}
 
@@ -178,7 +191,7 @@ def differences(old: dict, new: dict) -> list[str]:
         if was == now:
             continue
         label = _SETTING_NAMES.get(name, name)
-        if name in ("model", "surrogate_key"):
+        if name in ("model", "key"):
             found.append(f"{label}: " + ("none before" if was is None else "none now"
                                          if now is None else "another one"))
         else:

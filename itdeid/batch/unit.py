@@ -8,7 +8,6 @@ could quote text).
 """
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import traceback
@@ -20,6 +19,7 @@ from typing import Callable, Iterator
 
 from itdeid.document import Document, Span
 from itdeid.errors import UserError
+from itdeid.batch.files import content_digest
 from itdeid.batch.inputs import InputFailed, Unit, read_documents, read_input
 from itdeid.outputs import render
 from itdeid.batch.settings import Settings
@@ -33,7 +33,7 @@ class UnitResult:
     counts, or ``error`` (a PHI-free reason) when it failed."""
 
     unit: Unit
-    sha256: str | None = None
+    digest: str | None = None
     size: int = 0
     read_as: str | None = None
     outputs: dict[str, bytes] = field(default_factory=dict)
@@ -193,7 +193,7 @@ def process_units(units: list[Unit], settings: Settings, model, surrogates,
 
         def step(result=result, read=read):
             data = read_input(result.unit)
-            result.sha256, result.size = hashlib.sha256(data).hexdigest(), len(data)
+            result.digest, result.size = content_digest(settings.digest_key, data), len(data)
             result.read_as, read["documents"], read["several"] = read_documents(
                 result.unit, data, settings.input_format, result.warnings)
 
