@@ -1,5 +1,21 @@
 """Installs itdeid with its declarative knowledge (features/, gazetteers/) inside the package."""
+import os
+import shutil
+
 from setuptools import setup
+from setuptools.command.build_py import build_py
+
+
+class FreshBuildPy(build_py):
+    """Builds the package into an emptied ``build/lib``: pip builds a checkout in place, and
+    files an earlier build left there were packed into the wheel too (the files of a shipped
+    model since replaced, which the new model's SHA256SUMS does not list, so the installed
+    model refused to load)."""
+
+    def run(self):
+        shutil.rmtree(os.path.join(self.build_lib, "itdeid"), ignore_errors=True)
+        super().run()
+
 
 setup(
     name="itdeid",
@@ -61,4 +77,5 @@ setup(
                        "anyascii>=0.3", "zipcodes>=1.2"],
     },
     entry_points={"console_scripts": ["itdeid=itdeid.cli:main"]},
+    cmdclass={"build_py": FreshBuildPy},
 )
