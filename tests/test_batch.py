@@ -152,6 +152,26 @@ def test_surrogate_key_file_and_key_reuse(tmp_path, model_dir):
     assert tree(tmp_path / "c") == before
 
 
+def test_notes_of_the_same_name_in_two_folders_are_two_patients(tmp_path, model_dir):
+    """Two folders' 'note.txt', run apart with one key, drew one date shift and the same
+    stand-ins: knowing one patient's real dates undid the other's."""
+    text = "Seen by Dr. Walker on 3/14/2019 at Mercy Hospital. Call 617-555-0134."
+    key = tmp_path / "project.key"
+    key.write_bytes(b"k" * 32)
+    outputs = []
+    for folder in ("m1", "m2"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "note.txt").write_text(text)
+        assert deid(tmp_path / folder, "--out", tmp_path / f"o{folder}", "--format", "surrogate",
+                    "--key-file", key, model=model_dir) == 0
+        outputs.append((tmp_path / f"o{folder}" / "note.txt").read_text())
+    assert outputs[0] != outputs[1]
+    # a rerun in place draws the same ones
+    assert deid(tmp_path / "m1", "--out", tmp_path / "again", "--format", "surrogate",
+                "--key-file", key, model=model_dir) == 0
+    assert (tmp_path / "again" / "note.txt").read_text() == outputs[0]
+
+
 def test_physionet_file_gives_patient_note_ids_in_jsonl(tmp_path, model_dir):
     docs = tiny_corpus(6, seed=2)
     for k, doc in enumerate(docs):

@@ -93,9 +93,12 @@ def _as_written(unit: Unit, doc: Document, several: bool, fmt: str, position: st
 
 def surrogate_patient(unit: Unit, doc: Document) -> str:
     """Whose note ``doc`` is, for surrogates: its own patient id where the file gives one, else
-    the patient its file was grouped under (:mod:`itdeid.batch.patients`), else the note's id
-    as read (its own patient; renaming changes no surrogate)."""
-    return doc.patient or unit.patient or doc.id
+    the patient its file was grouped under (:mod:`itdeid.batch.patients`), else the note alone:
+    its id as read within its file's absolute path (renaming changes no surrogate). The id
+    alone made two patients one: 'note.txt' of two folders, or i2b2 records ``ID="4"`` of two
+    files, drew the same stand-ins and one date shift under one key, so one patient's real
+    dates undid the other's."""
+    return doc.patient or unit.patient or f"{unit.path}\0{doc.id}"
 
 
 def _unexpected(error: BaseException) -> str:
