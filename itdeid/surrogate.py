@@ -69,13 +69,15 @@ DateYear "92" of "MI '92", whose apostrophe lies outside the span) and ``11th`` 
 * Zero padding: a date with a zero-padded day or month, and every year-first date, is written
   padded; one without (``12/25/2010``) unpadded (so "12/25/2010" style cannot tell "1/5/2010"
   from "01/05/2010" and writes the former).
+* A holiday ("Christmas Eve", "Thanksgiving", "4th of July") is a date in a word: it is
+  written as "holiday" (in its case), alone or beside a date, since kept it gave the shift away.
 * A DATE span that no shape matches has its digits replaced like an ID (its letters too where it
-  has no digit, so "Christmas" does not survive): no original digit is left, and it is counted in
+  has no digit, so a word does not survive): no original digit is left, and it is counted in
   :attr:`Surrogates.unparsed_dates`. Digits left over beside a recognised date are replaced and
   counted the same way, except clock times ("3/7/2019 10:30"), which are kept as written.
 
-Not handled: decades ("1990s") and seasons go through that fallback; a word beside a recognised
-date ("Christmas 2010") is kept as written; a range is shifted date by date; day-first notes
+Not handled: decades ("1990s") and seasons go through that fallback; another word beside a
+recognised date ("Spring 2010") is kept as written; a range is shifted date by date; day-first notes
 ("03/07/2019" meaning 3 July) are read month first. The surrogate for an initial ("J.") is a
 letter drawn for that letter, so it need not be the initial of the surrogate of "John"; two
 originals can draw the same surrogate (about 1 in 700 for two first names of one patient).
@@ -383,9 +385,29 @@ _DATE_PATTERNS = tuple(re.compile(p, re.IGNORECASE) for p in (
     _B + _MON + _E,
     _B + _WDAY + _E,
 ))
-#: A weekday written just before a date span (on its line, a comma at most between): replaced
-#: with the date, as the weekday of the shifted date.
-_WEEKDAY_BEFORE = re.compile(_B + _WDAY + r",?[ \t]*$", re.IGNORECASE)
+#: A holiday: a date in a word. Kept beside a shifted date it gave the shift away ('Thanksgiving
+#: 2018 (11/22/2018)' written back as 'Thanksgiving 2019 (3/22/2019)'), and scrambled alone it
+#: was gibberish ('Chwguspxt'): it is written back as the word 'holiday'.
+_HOLIDAY = (r"(?P<hol>new[ \t]+year(?:['’]?s)?(?:[ \t]+(?:eve|day))?|christmas(?:[ \t]+(?:eve|day))?"
+            r"|x-?mas(?:[ \t]+eve)?|thanksgiving(?:[ \t]+day)?|easter(?:[ \t]+(?:sunday|monday))?"
+            r"|good[ \t]+friday|hallowe['’]?en|valentine['’]?s(?:[ \t]+day)?|independence[ \t]+day"
+            r"|(?:fourth|4th)[ \t]+of[ \t]+july|memorial[ \t]+day|labou?r[ \t]+day"
+            r"|veterans['’]?[ \t]+day|columbus[ \t]+day|presidents['’]?[ \t]+day"
+            r"|(?:martin[ \t]+luther[ \t]+king(?:[ \t]+jr\.?)?|mlk)[ \t]+day|juneteenth"
+            r"|mother['’]?s[ \t]+day|father['’]?s[ \t]+day|st\.?[ \t]+patrick['’]?s[ \t]+day"
+            r"|hanukk?ah|chanukk?ah|passover|ramadan|eid[ \t]+al[- ](?:fitr|adha)|yom[ \t]+kippur"
+            r"|rosh[ \t]+hashanah?|diwali|kwanzaa|boxing[ \t]+day|(?:lunar|chinese)[ \t]+new[ \t]+year)"
+            r"(?![^\W_])")
+_HOLIDAY_WORDS = re.compile(_B + _HOLIDAY, re.IGNORECASE)
+#: A weekday or holiday written just before a date span (on its line, a comma or an opening
+#: parenthesis at most between),
+#: or just after it (a comma or parentheses at most around it: '3/14/2019 (Thursday)'; a
+#: weekday there only written in full, since '3/14, sat up in chair' is no weekday): the span
+#: grows to hold it, and it is shifted with the date.
+_DATE_WORD_BEFORE = re.compile(_B + rf"(?:{_WDAY}|{_HOLIDAY}),?[ \t]*\(?[ \t]*$", re.IGNORECASE)
+_DATE_WORD_AFTER = re.compile(r"(?:[ \t]*,[ \t]*|[ \t]*\([ \t]*|[ \t]+)(?:(?P<wd>"
+                              + "|".join(_WEEKDAYS) + rf")(?![^\W_])|{_HOLIDAY})(?:[ \t]*\))?",
+                              re.IGNORECASE)
 #: Shapes only read as a date when they are the whole span: a bare two-digit number is a year
 #: (PhysioNet's DateYear "92" of "MI '92", the apostrophe outside the span), an ordinal a day.
 _WHOLE_DATE_PATTERNS = (re.compile(r"(?P<y>\d{2})"),
@@ -437,6 +459,12 @@ def _name_like(original: str, names: tuple[str, ...], index: int, abbreviated: b
     full = original.casefold() in {name.casefold() for name in names} and not (
         abbreviated and len(original.rstrip(".")) == 3)
     return _case_like(original, names[index] if full else names[index][:3])
+
+
+def _holiday_like(original: str) -> str:
+    """The word 'holiday' in the case of the holiday ``original`` ('Christmas' -> 'Holiday')."""
+    return ("HOLIDAY" if original.isupper() else "Holiday" if original[0].isupper()
+            else "holiday")
 
 
 def _ordinal(day: int) -> str:
@@ -680,20 +708,24 @@ class Surrogates:
 
         ``spans`` must lie in the text and not overlap (``ValueError`` otherwise, naming the
         document and offsets). The patient is ``document.patient``, else the document id. With
-        ``weekdays``, a weekday just before a DATE span is replaced with it (its span grows to
-        hold it); re-substituted training copies leave the gold spans as they are.
+        ``weekdays``, a weekday or holiday just before or after a DATE span is replaced with it
+        (its span grows to hold it: :data:`_DATE_WORD_BEFORE`, :data:`_DATE_WORD_AFTER`);
+        re-substituted training copies leave the gold spans as they are.
         """
         spans = sorted(spans)
         Document(document.id, document.text, spans).check_spans()
         patient = document.patient or document.id
         pieces, new_spans, position, shift = [], [], 0, 0
-        for span in spans:
+        for index, span in enumerate(spans):
             if weekdays and span.type == "DATE":
-                # 'Monday 3/4/2019' with the date alone tagged: the weekday kept beside the
-                # shifted date told the real date's weekday, and the shift mod 7
-                weekday = _WEEKDAY_BEFORE.search(document.text, position, span.start)
-                if weekday:
-                    span = Span(weekday.start(), span.end, span.type, span.subtype)
+                # 'Monday 3/4/2019' or '3/4/2019 (Monday)' with the date alone tagged: the
+                # weekday kept beside the shifted date told the real date's weekday, and the
+                # shift mod 7 (a holiday the whole shift)
+                before = _DATE_WORD_BEFORE.search(document.text, position, span.start)
+                limit = spans[index + 1].start if index + 1 < len(spans) else len(document.text)
+                after = _DATE_WORD_AFTER.match(document.text, span.end, limit)
+                span = Span(before.start() if before else span.start,
+                            after.end() if after else span.end, span.type, span.subtype)
             original = document.text[span.start:span.end]
             unparsed = self.unparsed_dates
             new = self.surrogate(patient, span.type, original)
@@ -745,13 +777,17 @@ class Surrogates:
 
     # DATE
     def _date(self, patient: str, cls: str, original: str) -> str:
-        """Shifted by the patient's offset in the original format; what is left unparsed is
-        replaced character by character (digits always, letters too if nothing parsed)."""
+        """Shifted by the patient's offset in the original format, a holiday written as
+        'holiday'; what is left unparsed is replaced character by character (digits always,
+        letters too if nothing parsed)."""
+        original, holidays = _HOLIDAY_WORDS.subn(lambda m: _holiday_like(m.group()), original)
         pieces = _date_pieces(original, self.date_offset(patient))
         draw = self._draw(patient, cls, _normalise(original))
         if not any(is_date for _, is_date in pieces):
             if _CLOCK.fullmatch(original.strip()):
                 return original        # a time of day ('1430') the model tagged with its date
+            if holidays and not any(c.isdigit() for c in original):
+                return original        # 'Christmas Eve' -> 'holiday': nothing else to shift
             self.unparsed_dates += 1   # letters too only where no digit carries the date
             digits = any(c.isdigit() for c in original)
             new = _reshape_new(draw, original, letters=not digits)

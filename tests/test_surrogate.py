@@ -247,12 +247,13 @@ def test_dates_with_and_without_a_year_clock_times_and_may(surrogates):
 
 def test_unparsed_dates_are_replaced_and_counted(surrogates):
     assert surrogates.unparsed_dates == 0
-    for original in ("1990s", "Christmas", "the 3rd week"):
+    for original in ("1990s", "Spring break", "the 3rd week"):
         new = surrogates.surrogate("p1", "DATE", original)
         assert _shape(new) == _shape(original) and new != original
         if re.search(r"\d", original):
             assert re.sub(r"\D", "", new) != re.sub(r"\D", "", original)
     assert surrogates.unparsed_dates == 3
+    assert surrogates.surrogate("p1", "DATE", "Christmas") == "Holiday"    # a date in a word
     # A clock time beside a date is kept; other leftover digits are drawn and counted.
     offset = dt.timedelta(days=surrogates.date_offset("p1"))
     moved = dt.date(2019, 3, 7) + offset
@@ -440,3 +441,22 @@ def test_a_hospital_named_for_whom_it_serves_keeps_no_word_of_its_name():
     for name in ("Brigham and Women's Hospital", "Boston Children's Hospital"):
         new = surrogates.surrogate("p1", "HOSPITAL", name)
         assert new.endswith("Hospital") and "Women" not in new and "Children" not in new, new
+
+
+def test_a_holiday_or_weekday_beside_a_shifted_date_does_not_give_the_shift_away(surrogates):
+    """'Thanksgiving 2018 (11/22/2018)' came out as 'Thanksgiving 2019 (3/22/2019)', and
+    '3/14/2019 (Thursday)' with the date alone tagged kept its weekday beside the shifted date:
+    each told the shift (a weekday, the shift mod 7). A holiday is written 'holiday'; a weekday
+    or holiday just before or after a tagged date joins its span and is shifted with it."""
+    text = ("Admitted Thanksgiving 2018 (11/22/2018). Seen 3/14/2019 (Thursday), again "
+            "3/18/2019, Monday, and on Christmas (12/25/2019). 3/20, sat up in chair.")
+    spans = [Span(text.index(p), text.index(p) + len(p), "DATE")
+             for p in ("Thanksgiving 2018 (11/22/2018)", "3/14/2019", "3/18/2019", "12/25/2019", "3/20")]
+    new, new_spans = surrogates.replace(Document("d", text, [], patient="p1"), spans)
+    offset = dt.timedelta(days=surrogates.date_offset("p1"))
+    for span, day in zip(new_spans[1:3], (dt.date(2019, 3, 14), dt.date(2019, 3, 18))):
+        moved = day + offset        # the weekdays were right, so they are the moved dates'
+        assert new[span.start:span.end] in (f"{moved.month}/{moved.day}/{moved.year} ({moved:%A})",
+                                            f"{moved.month}/{moved.day}/{moved.year}, {moved:%A}")
+    assert not re.search(r"Thanksgiving|Christmas|Thursday|Monday", new)
+    assert new.count("Holiday") == 2 and "sat up in chair" in new
