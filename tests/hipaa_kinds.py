@@ -47,6 +47,11 @@ NOTES = [
      ". Call ", ("+44 20 7946 0958", "PHONE", "phone"), " from abroad. Host ",
      ("2001:db8:85a3::8a2e:370:7334", "ID", "ip address"), ", adapter ", ("00:1A:2B:3C:4D:5E", "ID", "device identifier"),
      ".\n"],
+    # ages over 89 and an SSN as nurses write them, an address in capitals (a black-box test)
+    ["She is ", ("93", "AGE", "age over 89"), " and remains independent. Pt is ", ("92", "AGE", "age over 89"),
+     ". Age ", ("102", "AGE", "age over 89"), "yrs. A ", ("93", "AGE", "age over 89"), "-y.o. woman, ",
+     ("95", "AGE", "age over 89"), " yoF. He just turned ", ("91", "AGE", "age over 89"), " last wk. SS# ",
+     ("123 45 6789", "ID", "ssn"), " . ADDRESS: ", ("45 OAK HILL RD", "LOCATION", "street address"), " .\n"],
     ["Discharge plans were reviewed with the patient .\n", ("JRH", "DOCTOR", "dictation initials"),
      "/mkt  Dictated , not read .\nCopied to the chart .\n", ("TB", "DOCTOR", "dictation initials"), "/rcp\n"],
     # typographic look-alikes of '-', '/' and ' ' from pasted text (itdeid.lookalikes)
@@ -72,7 +77,8 @@ DISTRACTORS = (
     "be late . pH 7.35 / 7.40 . Platelets 150 . Dose 2000 mg daily . A 72-year-old man , 65 yo . "
     "Ferrous sulfate 325 mg tid x 3 months . Dec in urine output . 5'10\" tall . Group B strep . "
     "Model of care reviewed .\nCV/resp: stable .\nGI/gu: soft , BS+ .\nTemp 98.6. Aged 9.5 hours . Seen at 10:30 "
-    "and 12:30:45 . Ninety minutes later , +2 edema , O2 sat 95% . I/O +2500 cc , +1200 -300 .\n")
+    "and 12:30:45 . Ninety minutes later , +2 edema , O2 sat 95% . I/O +2500 cc , +1200 -300 .\n"
+    "Pt is 95% on RA . She was 98.6 this am . Pt is 94 on 2L . 4 MG SQ , 1800 PER DR , 8 TRACH IN PLACE .\n")
 
 
 def _note(pieces, number: int) -> tuple[Document, dict]:
