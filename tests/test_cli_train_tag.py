@@ -364,6 +364,19 @@ def test_evaluate_refuses_predictions_made_on_another_text(tmp_path, capsys):
     assert f"the text of document {docs[1].id} differs" in capsys.readouterr().err
 
 
+def test_evaluate_refuses_plain_notes_as_predictions(tmp_path, capsys):
+    """A folder of plain notes (or a --format brat output, whose .ann files are not read) given
+    as predictions was scored as predicting nothing, every score 0, with status 0."""
+    docs = tiny_corpus(3, seed=8)
+    write_i2b2_2006(docs, tmp_path / "gold.xml")
+    (tmp_path / "notes").mkdir()
+    for doc in docs:
+        (tmp_path / "notes" / f"{doc.id}.txt").write_text(doc.text)
+    assert main(["evaluate", str(tmp_path / "gold.xml"), str(tmp_path / "notes")]) == 2
+    err = capsys.readouterr().err
+    assert "holds no predictions" in err and str(tmp_path / "notes") in err
+
+
 def test_a_span_file_is_no_corpus_and_synth_writes_none(tmp_path, capsys):
     """synth --format jsonl wrote spans without their notes, and stats read such a file as one
     plain-text note of JSON."""

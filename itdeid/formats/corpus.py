@@ -85,6 +85,14 @@ def read_spans(path, format: str = "auto", gold: Sequence[Document] = ()) -> dic
             _check_lengths(file, lengths, gold)
         return spans
     texts = {doc.id: doc.text for doc in gold}
+    if format == "auto":
+        format = detect_format(path)
+    if format == "text":
+        # plain notes (or a --format brat folder, whose .ann files are not read) hold no spans:
+        # read as predictions they scored every gold PHI missed, with status 0
+        raise FormatError(path, "read as plain text, which holds no predictions: give itdeid's "
+                                "--format jsonl outputs, redact sidecars (.redact.jsonl) or an "
+                                "annotated corpus (i2b2 XML, PhysioNet)")
     documents = read_corpus(path, format)
     for doc in documents:
         if doc.id in texts and doc.text != texts[doc.id]:
