@@ -409,3 +409,23 @@ def test_tag_refuses_to_write_over_its_input(tmp_path, capsys):
         assert main(["tag", "unused-model", str(tmp_path / given), "--out", str(tmp_path / out)]) == 2
         assert said in capsys.readouterr().err
     assert (tmp_path / "c.xml").read_bytes() == before
+
+
+def test_stats_and_evaluate_write_their_files_before_the_table(tmp_path, monkeypatch):
+    """'itdeid stats C --json F | head' wrote no F: the table went first, and the reader that
+    closed the pipe ended the run before the file was written."""
+    import builtins
+    docs = tiny_corpus(3, seed=8)
+    write_i2b2_2006(docs, tmp_path / "gold.xml")
+
+    def closed_pipe(*args, **kwargs):
+        raise BrokenPipeError
+    monkeypatch.setattr(builtins, "print", closed_pipe)
+    for argv in (["stats", str(tmp_path / "gold.xml"), "--json", str(tmp_path / "s.json")],
+                 ["evaluate", str(tmp_path / "gold.xml"), str(tmp_path / "gold.xml"),
+                  "--json", str(tmp_path / "e.json"), "--csv", str(tmp_path / "e.csv")]):
+        try:
+            main(argv)
+        except (BrokenPipeError, SystemExit):
+            pass
+    assert all((tmp_path / name).stat().st_size for name in ("s.json", "e.json", "e.csv"))

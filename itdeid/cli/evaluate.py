@@ -44,9 +44,9 @@ def run(args):
               "predicted span counts as a false alarm", file=sys.stderr)
     predicted = read_spans(args.pred, args.pred_format, gold)
     scores = evaluate(gold, predicted, unit=args.unit)
-    print(scores.format())
-    if args.json:
+    if args.json:       # before the table: a reader that closes stdout ('| head') ends the run
         scores.write_json(args.json)
     if args.csv:
         scores.write_csv(args.csv)
+    print(scores.format())
     return 0

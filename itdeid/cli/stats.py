@@ -24,6 +24,6 @@ def add_parser(subparsers):
 def run(args):
     documents = read_corpus(args.corpus, args.format)
     stats = corpus_stats(documents)
-    print(format_stats(stats))
-    if args.json:
+    if args.json:       # before the table: a reader that closes stdout ('| head') ends the run
         Path(args.json).write_text(json.dumps(stats, indent=2) + "\n", encoding="utf-8")
+    print(format_stats(stats))
