@@ -429,3 +429,13 @@ def test_stats_and_evaluate_write_their_files_before_the_table(tmp_path, monkeyp
         except (BrokenPipeError, SystemExit):
             pass
     assert all((tmp_path / name).stat().st_size for name in ("s.json", "e.json", "e.csv"))
+
+
+def test_a_predicted_span_past_the_note_names_its_file(tmp_path, capsys):
+    docs = tiny_corpus(2, seed=8)
+    write_i2b2_2006(docs, tmp_path / "gold.xml")
+    spans = tmp_path / "pred.jsonl"
+    spans.write_text(f'{{"doc": "{docs[0].id}", "start": 3, "end": 99999, "type": "DATE"}}\n')
+    assert main(["evaluate", str(tmp_path / "gold.xml"), str(spans)]) == 2
+    err = capsys.readouterr().err
+    assert str(spans) in err and "ends past the gold note's text" in err

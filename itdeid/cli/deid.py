@@ -68,7 +68,7 @@ def add_parser(subparsers):
                         "whose file or folder names hold PHI (names, MRNs, dates): no original "
                         "path appears under --out")
     p.add_argument("--rename-map", default=None, metavar="F",
-                   help="with --rename: the CSV map name,path back to the input paths, outside "
+                   help="with --rename: the CSV map name,path,root back to the input paths, outside "
                         "--out (default: DIR.itdeid-rename-map.csv beside --out DIR)")
     p.add_argument("--patient-regex", default=None, metavar="REGEX",
                    help="which notes belong to one patient, so surrogates agree across them: a "

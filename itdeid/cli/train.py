@@ -80,7 +80,10 @@ def add_parser(subparsers):
                    help="also tag what the fixed-shape identifier templates of "
                         "features/identifiers.json match (e-mail, URL, IP, SSN, phone, ZIP, "
                         "street, numbers after MRN/policy/licence/VIN/serial, full dates, ages "
-                        "over 89) where the model said non-PHI (default: on)")
+                        "over 89, and words in Han, kana or Hangul letters taken for a name): "
+                        "a fixed shape's class over the model's, a name's only where the model "
+                        "said non-PHI, and a label before a number ('MRN:') never PHI "
+                        "(default: on)")
     p.add_argument("--join-gaps", action=argparse.BooleanOptionalAction, default=RECIPE["join_gaps"],
                    help="with --members: tag a capitalized word standing alone between two PHI "
                         "tokens on one line with them (itdeid.name_gaps; default: on)")

@@ -78,11 +78,13 @@ def read_spans(path, format: str = "auto", gold: Sequence[Document] = ()) -> dic
         spans: dict[str, list[Span]] = {}
         for file in span_files:
             lengths: dict[str, int] = {}
-            for doc_id, doc_spans in read_jsonl_spans(file, original_offsets=True, lengths=lengths).items():
+            read = read_jsonl_spans(file, original_offsets=True, lengths=lengths)
+            for doc_id, doc_spans in read.items():
                 if doc_id in spans:
                     raise FormatError(file, f"document {doc_id} has spans in another file of {path} too")
                 spans[doc_id] = doc_spans
             _check_lengths(file, lengths, gold)
+            _check_ends(file, read, gold)
         return spans
     texts = {doc.id: doc.text for doc in gold}
     if format == "auto":
@@ -111,6 +113,16 @@ def _check_lengths(path, lengths: dict[str, int], gold: Sequence[Document]) -> N
             raise FormatError(path, f"the spans of document {doc.id} were made on a text of "
                                     f"{lengths[doc.id]} characters, and the gold note has {len(doc.text)} "
                                     "(another version, or other line ends: CRLF against LF?)")
+
+
+def _check_ends(path, spans: dict[str, list[Span]], gold: Sequence[Document]) -> None:
+    """A span past the end of its gold note is refused naming the file that holds it (scoring
+    found it later, naming the document alone)."""
+    for doc in gold:
+        past = [s for s in spans.get(doc.id, ()) if s.end > len(doc.text)]
+        if past:
+            raise FormatError(path, f"document {doc.id}: span {past[0].start}-{past[0].end} ends "
+                                    f"past the gold note's text ({len(doc.text)} characters)")
 
 
 def _span_files(path) -> list[Path]:
