@@ -78,8 +78,8 @@ DateYear "92" of "MI '92", whose apostrophe lies outside the span) and ``11th`` 
 
 Not handled: decades ("1990s") and seasons go through that fallback; another word beside a
 recognised date ("Spring 2010") is kept as written; a range is shifted date by date; day-first notes
-("03/07/2019" meaning 3 July) are read month first. The surrogate for an initial ("J.") is a
-letter drawn for that letter, so it need not be the initial of the surrogate of "John"; two
+("03/07/2019" meaning 3 July) are read month first. The surrogate for an initial ("J.", or
+"JS": two or three capitals without a vowel) is a letter drawn for each letter, so it need not be the initial of the surrogate of "John"; two
 originals can draw the same surrogate (about 1 in 700 for two first names of one patient).
 
 Nothing here logs note text: :meth:`Surrogates.replace` logs document ids and offsets only.
@@ -306,13 +306,18 @@ def _kept(text: str, token: re.Match) -> bool:
     return word in _NAME_KEEP
 
 
+#: Two or three capitals without a vowel ('JS', 'MW', 'JRH'): a person's initials, written back
+#: as initials (a last name drawn for 'JS' read as 'JIMENEZ').
+_INITIALS = re.compile(r"[B-DF-HJ-NP-TV-XZ]{2,3}")
+
+
 def _name_roles(text: str, words: list[re.Match]) -> list[str]:
     """``first``, ``last`` or ``initial`` for each name word, from the name's shape: "Last,
     First" where a comma stands between name words, "Last First" where two words are a known
     last name only and a known first name only, else the last full word is the last name; a
     lone word is a first name only if it is a known first name and no known last name (each
     part of a hyphenated one)."""
-    initial = [len(w.group()) == 1 for w in words]
+    initial = [len(w.group()) == 1 or bool(_INITIALS.fullmatch(w.group())) for w in words]
     comma = text.find(",")
     if (comma >= 0 and any(w.end() <= comma for w in words)
             and any(w.start() > comma for w in words)):
@@ -847,9 +852,9 @@ class Surrogates:
             if broad and self.common_names and draw.below(1000) < round(1000 * self.common_names):
                 broad = False
             lexicon = _words(broad)
-            if role == "initial":
-                letter = draw.choice(string.ascii_uppercase, avoid=part)
-                parts.append(letter.lower() if part.islower() else letter)
+            if role == "initial":     # 'J' or 'JS': a letter drawn for each
+                letters = "".join(draw.choice(string.ascii_uppercase, avoid=c) for c in part.upper())
+                parts.append(letters.lower() if part.islower() else letters)
                 continue
             if role == "first":
                 names = lexicon.first_by_sex.get(lexicon.sex_of.get(part.casefold()), lexicon.first)

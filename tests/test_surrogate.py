@@ -460,3 +460,13 @@ def test_a_holiday_or_weekday_beside_a_shifted_date_does_not_give_the_shift_away
                                             f"{moved.month}/{moved.day}/{moved.year}, {moved:%A}")
     assert not re.search(r"Thanksgiving|Christmas|Thursday|Monday", new)
     assert new.count("Holiday") == 2 and "sat up in chair" in new
+
+
+def test_initials_are_written_back_as_initials(surrogates):
+    """'Note by JS' came out as 'Note by JIMENEZ': two or three capitals without a vowel are a
+    person's initials, and get a drawn letter each, as 'J.' does."""
+    for original in ("JS", "MW", "JRH"):
+        new = surrogates.surrogate("p1", "DOCTOR", original)
+        assert re.fullmatch(r"[A-Z]+", new) and len(new) == len(original) and new != original
+    assert surrogates.surrogate("p1", "DOCTOR", "JS") == surrogates.surrogate("p1", "PATIENT", "JS")
+    assert len(surrogates.surrogate("p1", "PATIENT", "LEE")) > 1        # a name with a vowel
