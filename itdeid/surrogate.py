@@ -51,7 +51,8 @@ whole number of weeks, so every date of a patient moves by the same number of da
 survive), and a day, a month name alone and a weekday alone always change. Recognised shapes
 (separators, zero padding, 2- or 4-digit year, month name or abbreviation and its case, ordinal
 suffixes and a leading weekday are all kept): ``3/7/2019``, ``03/07/19``, ``2019-03-07``,
-``03-07-2019``, ``20190307``, ``March 7, 2019``, ``Mar. 7th 2019``, ``7 Mar 2019``,
+``03-07-2019``, ``20190307``, ``March 7, 2019``, ``Mar. 7th 2019``, ``7 Mar 2019``, ``7 Mar 19``,
+``7/Mar/19``,
 ``7-Mar-2019``, ``05-JAN-10``, ``7th of March``, ``Mar 7``, ``3/7``, ``March 2019``, ``3/2019``,
 ``12/98`` (month and two-digit year where the day cannot be one), ``2019``, ``'63``, ``March``,
 ``Monday``; and, only as a whole span, ``92`` (a bare two-digit number is a year, as PhysioNet's
@@ -371,6 +372,10 @@ _DATE_PATTERNS = tuple(re.compile(p, re.IGNORECASE) for p in (
     # a two-digit year after the day, not a clock's hour: 'Dec 31 99', 'Dec. 31st, 99'
     _B + _WD_OPT + _MON + r"[\s-]*" + _DAY + r"(?:\s*,\s*|\s+)(?P<y>\d{2})(?![^\W_]|:)",
     _B + _WD_OPT + _DAY + r"(?:\s+of)?[\s-]*" + _MON + r"(?:\s*,\s*|[\s-]+)?" + _YEAR + _E,
+    # a two-digit year after the month, not a clock's hour: '14 Mar 19' (its '19' was drawn as
+    # leftover digits, the year scrambled), and '14/Mar/19'
+    _B + _WD_OPT + _DAY + r"[ \t]+" + _MON + r"[ \t]+(?P<y>\d{2})(?![^\W_]|:)",
+    _B + _DAY + r"/" + _MON + r"/(?P<y>\d{4}|\d{2})" + _E,
     _B + _WD_OPT + r"(?P<y>\d{4})(?P<s>[-/.])(?P<m>\d{1,2})(?P=s)(?P<d>\d{1,2})(?:(?=T\d)|" + _E + ")",   # ISO 'T10:30'
     _B + r"(?P<y>\d{4})(?P<s>[-/])(?P<m>0[1-9]|1[0-2])" + _E,                           # '2019-03'
     _B + r"(?P<y>\d{4})\s+" + _MON + r"\s+" + _DAY + _E,                                # '2019 March 7'

@@ -470,3 +470,13 @@ def test_initials_are_written_back_as_initials(surrogates):
         assert re.fullmatch(r"[A-Z]+", new) and len(new) == len(original) and new != original
     assert surrogates.surrogate("p1", "DOCTOR", "JS") == surrogates.surrogate("p1", "PATIENT", "JS")
     assert len(surrogates.surrogate("p1", "PATIENT", "LEE")) > 1        # a name with a vowel
+
+
+def test_a_day_month_and_two_digit_year_moves_as_one_date(surrogates):
+    """'14 Mar 19' came out as '25 Apr 08' (the '19' drawn as leftover digits) and '14/Mar/19'
+    as '56/Apr/13'."""
+    moved = dt.date(2019, 3, 14) + dt.timedelta(days=surrogates.date_offset("p1"))
+    assert surrogates.surrogate("p1", "DATE", "14 Mar 19") == f"{moved.day} {moved:%b} {moved:%y}"
+    assert surrogates.surrogate("p1", "DATE", "14/Mar/19") == f"{moved.day}/{moved:%b}/{moved:%y}"
+    assert surrogates.surrogate("p1", "DATE", "14 Mar 19:30").endswith(" 19:30")   # a clock
+    assert surrogates.unparsed_dates == 0
