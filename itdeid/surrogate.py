@@ -431,6 +431,24 @@ _ID_RUN = re.compile(r"\d+|[^\W\d_]+")
 _ID_LABELS = frozenset((
     "mrn", "mr", "id", "no", "nr", "num", "number", "ext", "x", "tel", "ph", "phone", "fax", "pager",
     "cell", "acct", "account", "ssn", "dob", "med", "rec", "record", "unit", "chart", "pt", "patient"))
+#: An IPv4 address and a US social security number, whose stand-ins must be ones too
+#: ('192.168.1.20' was drawn as '796.767.9.81', an SSN with group '00', which is never issued).
+_IPV4 = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
+_SSN = re.compile(r"\d{3}-\d{2}-\d{4}")
+
+
+def _valid_part(kind: str | None, index: int, part: str) -> bool:
+    """Whether ``part``, the ``index``-th run of digits of an IPv4 address or an SSN (``kind``
+    'ip' or 'ssn'), can stand there: an octet up to 255 without a leading zero; an SSN's area
+    not 000, 666 or 9xx, its group not 00, its serial not 0000."""
+    if kind == "ip":
+        return int(part) <= 255 and (len(part) == 1 or part[0] != "0")
+    if kind == "ssn":
+        return {0: part not in ("000", "666") and part[0] != "9", 1: part != "00",
+                2: part != "0000"}[index]
+    return True
+
+
 #: An email address or a URL, in a span of any class.
 _WEB_ADDRESS = re.compile(r"[^\W_][\w.+-]*@[^\W_][\w-]*\.|(?:https?://|www\.)[^\W_]"
                           r"|[^\W_][\w-]*\.(?:com|org|net|edu|gov)(?![^\W_])", re.IGNORECASE)
@@ -754,13 +772,24 @@ class Surrogates:
     def _shape(self, patient: str, cls: str, original: str, labels: frozenset | None = None) -> str:
         """Same characters' shape: each run of digits or of letters drawn for itself (so an MRN
         gets one stand-in whether the span is '4417392', '#4417392' or 'MRN 4417392'), the
-        labels of :data:`_ID_LABELS` ('MRN', 'ext', the 'x' of 'x4-5521') and punctuation kept."""
+        labels of :data:`_ID_LABELS` ('MRN', 'ext', the 'x' of 'x4-5521') and punctuation kept.
+        An IPv4 address and an SSN get parts that can be one (:func:`_valid_part`)."""
         out, position = [], 0
-        for run in _ID_RUN.finditer(original):
+        kind = "ip" if _IPV4.fullmatch(original) else "ssn" if _SSN.fullmatch(original) else None
+        for index, run in enumerate(_ID_RUN.finditer(original)):
             out.append(original[position:run.start()])
             word = run.group()
             kept = word.isalpha() and word.casefold() in (_ID_LABELS if labels is None else labels)
-            out.append(word if kept else _reshape_new(self._draw(patient, cls, word.casefold()), word))
+            if kept:
+                out.append(word)
+            else:
+                draw = self._draw(patient, cls, word.casefold())
+                new = _reshape_new(draw, word)
+                for _ in range(50):
+                    if _valid_part(kind, index, new):
+                        break
+                    new = _reshape_new(draw, word)
+                out.append(new)
             position = run.end()
         out.append(original[position:])
         return "".join(out)

@@ -480,3 +480,13 @@ def test_a_day_month_and_two_digit_year_moves_as_one_date(surrogates):
     assert surrogates.surrogate("p1", "DATE", "14/Mar/19") == f"{moved.day}/{moved:%b}/{moved:%y}"
     assert surrogates.surrogate("p1", "DATE", "14 Mar 19:30").endswith(" 19:30")   # a clock
     assert surrogates.unparsed_dates == 0
+
+
+def test_ip_address_and_ssn_stand_ins_are_valid_ones(surrogates):
+    """'192.168.1.20' was drawn as '796.767.9.81', and SSNs with a group '00' (never issued):
+    a researcher's text held identifiers that cannot exist."""
+    for k in range(300):
+        ip = surrogates.surrogate(f"p{k}", "ID", "192.168.1.20")
+        assert all(int(octet) <= 255 for octet in ip.split(".")) and ip != "192.168.1.20"
+        area, group, serial = surrogates.surrogate(f"p{k}", "ID", "123-45-6789").split("-")
+        assert area not in ("000", "666") and area[0] != "9" and group != "00" and serial != "0000"
