@@ -94,7 +94,7 @@ import logging
 import re
 import string
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 
 from itdeid.document import PHI_CLASSES, Document, Span
 from itdeid.model_text import model_text
@@ -171,12 +171,14 @@ def _reshape(draw: _Draw, text: str, letters: bool = True) -> str:
     return "".join(out)
 
 
-def _reshape_new(draw: _Draw, text: str, letters: bool = True) -> str:
+def _reshape_new(draw: _Draw, text: str, letters: bool = True, valid=None) -> str:
     """:func:`_reshape`, drawn again while the result equals ``text`` (a one-digit ID draws its
-    own digit one time in ten); text without digits or letters has nothing to replace."""
-    for _ in range(20):
+    own digit one time in ten) or ``valid`` refuses it (an IPv4 octet over 255); text without
+    digits or letters has nothing to replace."""
+    new = text
+    for _ in range(20 if valid is None else 1000):
         new = _reshape(draw, text, letters)
-        if new.casefold() != text.casefold():
+        if new.casefold() != text.casefold() and (valid is None or valid(new)):
             return new
     return new
 
@@ -783,13 +785,8 @@ class Surrogates:
             if kept:
                 out.append(word)
             else:
-                draw = self._draw(patient, cls, word.casefold())
-                new = _reshape_new(draw, word)
-                for _ in range(50):
-                    if _valid_part(kind, index, new):
-                        break
-                    new = _reshape_new(draw, word)
-                out.append(new)
+                out.append(_reshape_new(self._draw(patient, cls, word.casefold()), word,
+                                        valid=partial(_valid_part, kind, index) if kind else None))
             position = run.end()
         out.append(original[position:])
         return "".join(out)
