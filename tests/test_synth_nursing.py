@@ -108,6 +108,20 @@ def test_relatives_are_patient_and_staff_are_doctor(notes):
     assert by_relation >= 20 and by_title >= 30, (by_relation, by_title)
 
 
+
+def test_patient_named_after_pt_or_a_title(notes):
+    """Some notes name the patient by last name after 'pt', 'patient' or a title ('Pt Murphy
+    afebrile', 'MRS MURPHY REFUSED AM MEDS'), the span the name alone, PATIENT, in the note's
+    casing; the subject word stays outside."""
+    subject = re.compile(r"(?i)\b(?:pt\.?|patient|mrs?\.?|ms\.?) $")
+    named = set()
+    for doc in notes:
+        for span in doc.spans:
+            if subject.search(doc.text[max(0, span.start - 10):span.start]):
+                assert span.type == "PATIENT", (doc.id, doc.text[span.start:span.end])
+                named.add(doc.text[max(0, span.start - 10):span.start].split()[-1].lower())
+    assert {"pt", "patient"} <= named and named & {"mr", "mr.", "mrs", "mrs.", "ms", "ms."}, named
+
 def test_header_dates_and_history_years_are_date(notes):
     titles = lexicon().nursing["titles"]
     header_dates = years = 0

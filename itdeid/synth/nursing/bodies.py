@@ -6,7 +6,8 @@ respiratory therapist's note of ventilator lines. Each body draws its sentences 
 of ``synth_nursing.json`` (:mod:`~itdeid.synth.nursing.phrases`) and adds, unless the note is
 plain, the sentences that carry its PHI: staff told of something, past events with their day,
 the places the patient came from or goes to, relatives in a social line, the patient's name in
-an opening line, two-digit years in a past history.
+an opening line or as the subject of a sentence ('Pt Murphy resting comfortably'), two-digit
+years in a past history.
 
 Methods of :class:`~itdeid.synth.nursing.note.NursingNote` (a mixin), called by name from
 ``body`` (``_systems``, ``_soap``, ``_narrative``, ``_rt``); they read its ``n``, ``p``, ``day``,
@@ -20,6 +21,8 @@ from itdeid.synth.render import Piece
 BODIES = {"systems": 0.6, "soap": 0.12, "narrative": 0.1, "rt": 0.18}
 #: Share of notes of system sections with a social line (relatives, named or not).
 SOCIAL = 0.5
+#: Share of notes with PHI that name the patient in a sentence of the body ('Pt Murphy afebrile').
+NAMED = 0.3
 #: Systems written in a note of system sections, in order, with the probability of each.
 SYSTEMS = {"neuro": 0.9, "cv": 0.9, "resp": 0.9, "gi": 0.8, "gu": 0.75, "id": 0.55,
            "skin": 0.45, "endo": 0.2, "heme": 0.2, "access": 0.2, "pain": 0.15}
@@ -58,6 +61,8 @@ class NoteBodies:
         for key in ("staff", "social", "places"):
             if self.chance(0.5):
                 plan += self.sentence(key)
+        if self.chance(NAMED):
+            objective[:0] = self.sentence("named")
         colon = self.ch((": ", ":", "- "))
         lines = [[("S" + colon, None)] + self.fill(self.ch(self.n["soap"]["S"])),
                  [("O" + colon, None)] + self.join(objective),
@@ -75,7 +80,7 @@ class NoteBodies:
                          for _ in range(self.rng.randint(2, 5))]
             if self.chance(0.5):
                 at = self.rng.randint(0, len(sentences))
-                sentences[at:at] = self.sentence(self.ch(("staff", "social", "events", "places")))
+                sentences[at:at] = self.sentence(self.ch(("staff", "social", "events", "places", "named")))
             lines.append(self.join(sentences))
         if self.chance(0.4):
             lines[0] = [(self.ch(("Addendum: ", "ADDENDUM: ", "Events: ", "Note: ")), None)] + lines[0]
@@ -92,7 +97,7 @@ class NoteBodies:
     def extras(self) -> dict[str, list[list[Piece]]]:
         """Sentences with PHI for a note of system sections, by the section they go in: staff
         told of something, past events with their day, the places the patient came from or goes
-        to."""
+        to, the patient named."""
         extras: dict[str, list[list[Piece]]] = {}
         if self.plain:
             return extras
@@ -103,6 +108,9 @@ class NoteBodies:
             extras.setdefault(self.ch(("resp", "cv")), []).append(self.fill(self.ch(self.n["events"])))
         if self.chance(0.25):
             extras.setdefault("plan", []).append(self.fill(self.ch(self.n["places"])))
+        if self.chance(NAMED):
+            extras.setdefault(self.ch(("neuro", "gi", "resp", "pain")), []).append(
+                self.fill(self.ch(self.n["named"])))
         return extras
 
     def intro(self) -> list[Piece]:

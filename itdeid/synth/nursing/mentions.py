@@ -4,8 +4,8 @@ A nursing note names people differently from a discharge summary
 (:mod:`~itdeid.synth.mentions`): a relative by first name after a relation word ('wife Mary'),
 the relation word fitted to the patient's sex; a doctor after a title ('Dr Smith', 'dr. Smith')
 or before a specialty; nurses and therapists by first name after a role ('NP Jen'); hospitals
-now and then in lower case in a note written as typed; days as m/d ('8/14') more often than with
-a year. Each method returns pieces in which only the name or date carries a class (relatives are
+now and then in lower case in a note written as typed; the patient by last name after 'pt' or a
+title ('Pt Murphy'); days as m/d ('8/14') more often than with a year. Each method returns pieces in which only the name or date carries a class (relatives are
 PATIENT, staff are DOCTOR); the relation word, title or role stays outside the span.
 
 Methods of :class:`~itdeid.synth.nursing.note.NursingNote` (a mixin); they read its ``n``,
@@ -44,6 +44,19 @@ class NoteMentions:
         if form < 0.9:
             return [(f"pt's {relation} ", None), (person.first, "PATIENT")]
         return [(person.first, "PATIENT"), (f" ({relation})", None)]
+
+    def patient_named(self) -> list[Piece]:
+        """The patient by last name after a subject word ('Pt Murphy', 'mrs Murphy'): real notes
+        from elsewhere write it, and a model trained on notes that never do missed most such
+        names ('Pt Murphy tolerated diet')."""
+        p, form = self.p.person, self.rng.random()
+        if form < 0.55:
+            subject = self.ch(("Pt ", "pt ", "Pt ", "pt. ", "patient ", "Patient "))
+        elif form < 0.9:
+            subject = ("Mr" if p.sex == "M" else self.ch(("Mrs", "Ms"))) + self.ch((" ", ". "))
+        else:
+            return [(p.last, "PATIENT")]
+        return [(subject, None), (p.last, "PATIENT")]
 
     def doc(self, d: Person) -> list[Piece]:
         title, form = self.ch(self.n["doctor_titles"]), self.rng.random()

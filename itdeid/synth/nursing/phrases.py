@@ -4,7 +4,7 @@ The phrases and headings live in ``gazetteers/synth_nursing.json`` (``lex.nursin
 writing a new kind of sentence is an edit of data. A phrase names its slots in braces: lower case
 for what is not PHI (measurements, :data:`~itdeid.synth.nursing.readings.MEASURES`; the age,
 PHI only over 89; sex, relation words, problems), upper case for PHI (``{FAM}``, ``{DOC}``,
-``{STAFF}``, ``{HOSP}``, ``{REHAB}``, ``{DATE}``, ``{PHONE}``, ``{CITY}``). A plain note (no PHI)
+``{STAFF}``, ``{HOSP}``, ``{REHAB}``, ``{DATE}``, ``{PHONE}``, ``{CITY}``, ``{PT}``). A plain note (no PHI)
 draws only from the phrases without upper-case slots.
 
 Methods of :class:`~itdeid.synth.nursing.note.NursingNote` (a mixin); they read its ``n``,
@@ -63,6 +63,8 @@ class NotePhrases:
             return [(self.ch(self.n[name + "s"]), None)]
         if name in ("FAM", "FAM2"):
             return self.relative(*self.family[name == "FAM2"])
+        if name == "PT":
+            return self.patient_named()
         if name == "DOC":
             return self.doc(self.rng.choices(self.doctors, [3, 2, 1, 1, 1][:len(self.doctors)])[0])
         if name == "STAFF":
