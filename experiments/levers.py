@@ -279,6 +279,13 @@ ROWS: dict[str, dict] = {
                      typer_learning_rate=0.3, groups=_TRIAL_GROUPS + ("languages",)),
     **_screened_rows("BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_TYPER50_LANGUAGES_SEED1", typer_estimators=50,
                      typer_learning_rate=0.3, groups=_TRIAL_GROUPS + ("languages",), seed_offset=1),
+    # issue G: the recipe (TYPER50) with the synthetic nursing notes naming the patient by last
+    # name after 'pt' or a title in a sentence now and then ('Pt Murphy afebrile';
+    # synth_nursing.json's "named"): the same parameters, a generator that changed in session 27
+    # (so the recipe's own cache is the generator before). The split never names a patient so,
+    # so these folds say what it costs; experiments/named_subjects.py what it gains
+    **_screened_rows("BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_TYPER50_NAMED", typer_estimators=50,
+                     typer_learning_rate=0.3),
     # the recipe again, keeping the members' out-of-fold mean beside the blend (keep_passes), so
     # that thresholds.py can set the operating point of another context_weight: the stage alone
     # or weighted 0.75 ranked better at R.95 than the even blend in both recipe runs' caches
