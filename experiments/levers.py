@@ -282,10 +282,11 @@ ROWS: dict[str, dict] = {
     # issue G: the recipe (TYPER50) with the synthetic nursing notes naming the patient by last
     # name after 'pt' or a title in a sentence now and then ('Pt Murphy afebrile';
     # synth_nursing.json's "named"): the same parameters, a generator that changed in session 27
-    # (so the recipe's own cache is the generator before). The split never names a patient so,
-    # so these folds say what it costs; experiments/named_subjects.py what it gains
+    # (the recipe's own cache holds the generator before; ``generator`` only names the row's own
+    # cache). The split never names a patient so, so these folds say what it costs;
+    # experiments/named_subjects.py what it gains
     **_screened_rows("BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_TYPER50_NAMED", typer_estimators=50,
-                     typer_learning_rate=0.3),
+                     typer_learning_rate=0.3, generator="named"),
     # the recipe again, keeping the members' out-of-fold mean beside the blend (keep_passes), so
     # that thresholds.py can set the operating point of another context_weight: the stage alone
     # or weighted 0.75 ranked better at R.95 than the even blend in both recipe runs' caches
@@ -362,6 +363,7 @@ def run_fold(name, tokenized, assignment, f, cache: Path, n_jobs, seed) -> Path:
     train = [td for td, a in zip(tokenized, assignment) if a != f]
     test = [td for td, a in zip(tokenized, assignment) if a == f]
     synthetic = params.pop("synthetic", None)
+    params.pop("generator", None)   # a label: the records are today's generator's
     real = len(train)
     if synthetic:   # patients renamed so no synthetic patient shares a real one's inner fold
         records, nursing = synthetic
