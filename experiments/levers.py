@@ -279,14 +279,12 @@ ROWS: dict[str, dict] = {
                      typer_learning_rate=0.3, groups=_TRIAL_GROUPS + ("languages",)),
     **_screened_rows("BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_TYPER50_LANGUAGES_SEED1", typer_estimators=50,
                      typer_learning_rate=0.3, groups=_TRIAL_GROUPS + ("languages",), seed_offset=1),
-    # issue G: the recipe (TYPER50) with the synthetic nursing notes naming the patient by last
-    # name after 'pt' or a title in a sentence now and then ('Pt Murphy afebrile';
-    # synth_nursing.json's "named"): the same parameters, a generator that changed in session 27
-    # (the recipe's own cache holds the generator before; ``generator`` only names the row's own
-    # cache). The split never names a patient so, so these folds say what it costs;
+    # issue G: the recipe (TYPER50) with three in ten synthetic nursing notes with PHI naming the
+    # patient by last name after 'pt' or a title in a sentence ('Pt Murphy afebrile'; supplement's
+    # named): the split never names a patient so, so these folds say what it costs and
     # experiments/named_subjects.py what it gains
     **_screened_rows("BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_TYPER50_NAMED", typer_estimators=50,
-                     typer_learning_rate=0.3, generator="named"),
+                     typer_learning_rate=0.3, synthetic=(100, 0.5, 0.3)),
     # the recipe again, keeping the members' out-of-fold mean beside the blend (keep_passes), so
     # that thresholds.py can set the operating point of another context_weight: the stage alone
     # or weighted 0.75 ranked better at R.95 than the even blend in both recipe runs' caches
@@ -363,11 +361,11 @@ def run_fold(name, tokenized, assignment, f, cache: Path, n_jobs, seed) -> Path:
     train = [td for td, a in zip(tokenized, assignment) if a != f]
     test = [td for td, a in zip(tokenized, assignment) if a == f]
     synthetic = params.pop("synthetic", None)
-    params.pop("generator", None)   # a label: the records are today's generator's
     real = len(train)
     if synthetic:   # patients renamed so no synthetic patient shares a real one's inner fold
-        records, nursing = synthetic
-        train += [tokenize_document(d) for d in supplement(records, seed=seed + 1000 + f, nursing=nursing)]
+        records, nursing, *named = synthetic
+        train += [tokenize_document(d) for d in supplement(records, seed=seed + 1000 + f, nursing=nursing,
+                                                           named=named[0] if named else 0.0)]
     # the threshold from the real training notes' out-of-fold probabilities alone
     calibrate_on = [i < real for i in range(len(train))] if params.pop("calibrate_real", False) else None
     if params.pop("peer", None) == "crf":

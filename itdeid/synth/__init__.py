@@ -82,22 +82,26 @@ __all__ = ["generate", "supplement", "STYLES"]
 SUPPLEMENT_PREFIX = "synthetic:"
 
 
-def generate(records: int, seed: int = 0, nursing: float = 0.0) -> list[Document]:
+def generate(records: int, seed: int = 0, nursing: float = 0.0, named: float = 0.0) -> list[Document]:
     """``records`` synthetic discharge summaries with gold PHI spans, the same for the same
     ``seed``. Documents are ``<patient>-<n>`` (a patient's admissions in date order) and carry
     ``patient``. ``nursing`` (0 to 1) is the share of records written as ICU nursing progress
     notes instead (:mod:`~itdeid.synth.nursing`); at 0, the default, no draw is spent on the
-    choice, so the corpus is the one it always was."""
+    choice, so the corpus is the one it always was. ``named`` (0 to 1) is the share of nursing
+    notes with PHI that name the patient in a sentence ('Pt Murphy afebrile'); at 0, the
+    default, likewise."""
     if records < 0:
         raise ValueError("records must be >= 0")
     if not 0.0 <= nursing <= 1.0:
         raise ValueError("nursing must be between 0 and 1")
+    if not 0.0 <= named <= 1.0:
+        raise ValueError("named must be between 0 and 1")
     rng = random.Random(seed)
     world = World(rng, records)
     documents = []
     for patient, index in world.patients(records):
         if nursing and rng.random() < nursing:
-            pieces = NursingNote(world, patient, index, rng).build()
+            pieces = NursingNote(world, patient, index, rng, named=named).build()
         else:
             pieces = Record(world, patient, index, rng).build()
         text, spans = assemble(pieces)
@@ -106,14 +110,14 @@ def generate(records: int, seed: int = 0, nursing: float = 0.0) -> list[Document
     return documents
 
 
-def supplement(records: int, seed: int = 0, nursing: float = 0.5) -> list[Document]:
+def supplement(records: int, seed: int = 0, nursing: float = 0.5, named: float = 0.0) -> list[Document]:
     """:func:`generate`'s records to add to a real training corpus, their ids and patients
     prefixed ``synthetic:`` so that none shares a real note's id or patient (a shared patient
     would put synthetic and real notes in one inner fold). Half nursing notes by default: added
     to PhysioNet's nursing notes they ranked real PHI better over 10 folds (issue H,
     experiments/README.md), where discharge summaries alone taught little about nursing notes."""
     return [replace(d, id=SUPPLEMENT_PREFIX + d.id, patient=SUPPLEMENT_PREFIX + d.patient)
-            for d in generate(records, seed=seed, nursing=nursing)]
+            for d in generate(records, seed=seed, nursing=nursing, named=named)]
 
 
 def latin1_folded(documents: list[Document]) -> tuple[list[Document], int]:

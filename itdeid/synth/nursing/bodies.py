@@ -6,12 +6,12 @@ respiratory therapist's note of ventilator lines. Each body draws its sentences 
 of ``synth_nursing.json`` (:mod:`~itdeid.synth.nursing.phrases`) and adds, unless the note is
 plain, the sentences that carry its PHI: staff told of something, past events with their day,
 the places the patient came from or goes to, relatives in a social line, the patient's name in
-an opening line or as the subject of a sentence ('Pt Murphy resting comfortably'), two-digit
-years in a past history.
+an opening line or, in a share ``named`` of notes, as the subject of a sentence ('Pt Murphy
+resting comfortably'), two-digit years in a past history.
 
 Methods of :class:`~itdeid.synth.nursing.note.NursingNote` (a mixin), called by name from
 ``body`` (``_systems``, ``_soap``, ``_narrative``, ``_rt``); they read its ``n``, ``p``, ``day``,
-``age`` and ``plain`` and draw with its ``ch``/``chance``.
+``age``, ``plain`` and ``named`` and draw with its ``ch``/``chance``.
 """
 from __future__ import annotations
 
@@ -21,8 +21,6 @@ from itdeid.synth.render import Piece
 BODIES = {"systems": 0.6, "soap": 0.12, "narrative": 0.1, "rt": 0.18}
 #: Share of notes of system sections with a social line (relatives, named or not).
 SOCIAL = 0.5
-#: Share of notes with PHI that name the patient in a sentence of the body ('Pt Murphy afebrile').
-NAMED = 0.3
 #: Systems written in a note of system sections, in order, with the probability of each.
 SYSTEMS = {"neuro": 0.9, "cv": 0.9, "resp": 0.9, "gi": 0.8, "gu": 0.75, "id": 0.55,
            "skin": 0.45, "endo": 0.2, "heme": 0.2, "access": 0.2, "pain": 0.15}
@@ -61,7 +59,7 @@ class NoteBodies:
         for key in ("staff", "social", "places"):
             if self.chance(0.5):
                 plan += self.sentence(key)
-        if self.chance(NAMED):
+        if self.named and self.chance(self.named):
             objective[:0] = self.sentence("named")
         colon = self.ch((": ", ":", "- "))
         lines = [[("S" + colon, None)] + self.fill(self.ch(self.n["soap"]["S"])),
@@ -80,7 +78,8 @@ class NoteBodies:
                          for _ in range(self.rng.randint(2, 5))]
             if self.chance(0.5):
                 at = self.rng.randint(0, len(sentences))
-                sentences[at:at] = self.sentence(self.ch(("staff", "social", "events", "places", "named")))
+                sentences[at:at] = self.sentence(self.ch(("staff", "social", "events", "places")
+                                                          + (("named",) if self.named else ())))
             lines.append(self.join(sentences))
         if self.chance(0.4):
             lines[0] = [(self.ch(("Addendum: ", "ADDENDUM: ", "Events: ", "Note: ")), None)] + lines[0]
@@ -108,7 +107,7 @@ class NoteBodies:
             extras.setdefault(self.ch(("resp", "cv")), []).append(self.fill(self.ch(self.n["events"])))
         if self.chance(0.25):
             extras.setdefault("plan", []).append(self.fill(self.ch(self.n["places"])))
-        if self.chance(NAMED):
+        if self.named and self.chance(self.named):
             extras.setdefault(self.ch(("neuro", "gi", "resp", "pain")), []).append(
                 self.fill(self.ch(self.n["named"])))
         return extras

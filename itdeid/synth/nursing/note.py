@@ -40,8 +40,11 @@ PLAIN = 0.45
 class NursingNote(NoteLayout, NoteBodies, NotePhrases, NoteMentions, Mentions):
     """Draws one nursing progress note's pieces: a list of ``(text, class or None)``."""
 
-    def __init__(self, world: World, patient: Patient, index: int, rng: random.Random):
+    def __init__(self, world: World, patient: Patient, index: int, rng: random.Random,
+                 named: float = 0.0):
         self.w, self.p, self.rng, self.lex = world, patient, rng, world.lex
+        #: share of notes that name the patient in a sentence (bodies' ``named``); 0 spends no draw
+        self.named = named
         self.n = world.lex.nursing
         self.hospital: Hospital = patient.hospital
         self.adm, self.dis = patient.admissions[index]
