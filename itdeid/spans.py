@@ -53,9 +53,9 @@ _WEB_WORD = re.compile(r"@|://|www\.", re.IGNORECASE)
 def labels_to_spans(text: str, tokens: Sequence[Token], labels: Sequence[str]) -> list[Span]:
     # a span of punctuation alone (the comma of 'Springfield, IL', a stray bracket) identifies
     # no one, and as a marker of its own it only garbles the released text
-    return _web_addresses_whole(text, [_without_sentence_punctuation(text, s)
-                                       for s in _label_spans(text, tokens, labels)
-                                       if LETTER_OR_DIGIT.search(text, s.start, s.end)])
+    spans = [_without_sentence_punctuation(text, s) for s in _label_spans(text, tokens, labels)
+             if LETTER_OR_DIGIT.search(text, s.start, s.end)]
+    return _web_addresses_whole(text, [s for s in (_without_possessive(text, s) for s in spans) if s])
 
 
 #: Punctuation of the sentence around a PHI phrase, which carries no PHI: a redaction marker
@@ -73,6 +73,25 @@ def _without_sentence_punctuation(text: str, span: Span) -> Span:
     while text[start] in SENTENCE_PUNCTUATION:
         start += 1
     return span if (start, end) == (span.start, span.end) else Span(start, end, span.type, span.subtype)
+
+
+#: The possessive after a word ("Murphy's wife", "JONES'S SON"): grammar, not the name. Inside a
+#: span, the released text lost it ('[**PATIENT**] wife'; a surrogate 'Smith wife'); as a span of
+#: its own, of another class than the name's (the trees type the token apart), it became a second
+#: marker ('[**PATIENT**][**DOCTOR**] daughter'). PhysioNet's gold has it inside a name twice
+#: and after one twice.
+POSSESSIVE = re.compile("['\u2019][sS]")
+
+
+def _without_possessive(text: str, span: Span) -> Span | None:
+    """``span`` without a possessive at its end; None for a span that is nothing but the
+    possessive of the word before it."""
+    start, end = span.start, span.end
+    if not (end - start >= 2 and POSSESSIVE.fullmatch(text, end - 2, end)):
+        return span
+    if end - start == 2:
+        return None if start and text[start - 1].isalnum() else span
+    return Span(start, end - 2, span.type, span.subtype) if text[end - 3].isalnum() else span
 
 
 def _initial_stop(text: str, start: int, end: int) -> bool:

@@ -109,3 +109,17 @@ def test_sentence_punctuation_at_a_spans_ends_is_left_out():
               "NONE", "NONE", "DOCTOR", "DOCTOR", "PHONE", "PHONE", "PHONE"]
     spans = labels_to_spans(text, tokens, labels)
     assert [text[s.start:s.end] for s in spans] == ["Yamamoto", "617-555-0100", "J.", "( 617 )"]
+
+
+def test_a_possessive_is_left_outside_the_name():
+    """'Mr Murphy's wife' came out as '[**PATIENT**] wife' (the possessive inside the span), and
+    'Mrs. Garcia's daughter' as '[**PATIENT**][**DOCTOR**] daughter' (the possessive typed apart).
+    A name's own apostrophe stays, and so does a possessive after a space (no word to be of)."""
+    text = "Murphy's wife, Garcia’S son, O'Brien's, 's"
+    tokens = tokenize(text)
+    assert [t.text for t in tokens] == ["Murphy", "'s", "wife", ",", "Garcia", "’S", "son", ",",
+                                        "O'Brien", "'s", ",", "'s"]
+    labels = ["PATIENT", "PATIENT", NON_PHI, NON_PHI, "PATIENT", "DOCTOR", NON_PHI, NON_PHI,
+              "PATIENT", "PATIENT", NON_PHI, "ID"]
+    got = [(text[s.start:s.end], s.type) for s in labels_to_spans(text, tokens, labels)]
+    assert got == [("Murphy", "PATIENT"), ("Garcia", "PATIENT"), ("O'Brien", "PATIENT"), ("'s", "ID")]
