@@ -381,6 +381,10 @@ _DATE_PATTERNS = tuple(re.compile(p, re.IGNORECASE) for p in (
     _B + _WD_OPT + r"(?P<y>\d{4})(?P<s>[-/.])(?P<m>\d{1,2})(?P=s)(?P<d>\d{1,2})(?:(?=T\d)|" + _E + ")",   # ISO 'T10:30'
     _B + r"(?P<y>\d{4})(?P<s>[-/])(?P<m>0[1-9]|1[0-2])" + _E,                           # '2019-03'
     _B + r"(?P<y>\d{4})\s+" + _MON + r"\s+" + _DAY + _E,                                # '2019 March 7'
+    # a range of days written with numbers: '3/14-16/2019', '3/14-16' (its last day was drawn as
+    # leftover digits: '9/14-71/2018')
+    _B + _WD_OPT + r"(?P<m>\d{1,2})/(?P<d>\d{1,2})\s*[-–]\s*(?P<d2>\d{1,2})(?:/(?P<y>\d{4}|\d{2}))?"
+    + r"(?![/.]?\d)" + _E,
     _B + _WD_OPT + r"(?P<m>\d{1,2})(?P<s>[-/.])(?P<d>\d{1,2})(?P=s)(?P<y>\d{4}|\d{2})" + _E,
     _B + r"(?P<y>\d{4})(?P<m>\d{2})(?P<d>\d{2})" + _E,
     _B + _WD_OPT + _MON + r"[\s-]*(?:the\s+)?" + _DAY + _E,

@@ -320,6 +320,11 @@ def test_a_range_of_days_shifts_both_days(surrogates):
     assert surrogates.surrogate("p1", "DATE", "March 7-9, 2019") == f"{first:%B} {first.day}-{last.day}, {first.year}"
     first, last = dt.date(2001, 1, 5) + offset, dt.date(2001, 1, 9) + offset
     assert surrogates.surrogate("p1", "DATE", "Jan 5 through 9") == f"{first:%b} {first.day} through {last.day}"
+    # written with numbers: '3/14-16/2019' came out as '9/14-71/2018' (the last day drawn as digits)
+    first, last = dt.date(2019, 3, 14) + offset, dt.date(2019, 3, 16) + offset
+    assert surrogates.surrogate("p1", "DATE", "3/14-16/2019") == f"{first.month}/{first.day}-{last.day}/{first.year}"
+    first, last = dt.date(2001, 3, 14) + offset, dt.date(2001, 3, 16) + offset
+    assert surrogates.surrogate("p1", "DATE", "3/14 - 16") == f"{first.month}/{first.day} - {last.day}"
 
 
 def test_spans_with_nothing_to_replace_are_kept(surrogates):
