@@ -50,7 +50,8 @@ NOTES = [
     # ages over 89 and an SSN as nurses write them, an address in capitals (a black-box test)
     ["She is ", ("93", "AGE", "age over 89"), " and remains independent. Pt is ", ("92", "AGE", "age over 89"),
      ". Age ", ("102", "AGE", "age over 89"), "yrs. A ", ("93", "AGE", "age over 89"), "-y.o. woman, ",
-     ("95", "AGE", "age over 89"), " yoF. He just turned ", ("91", "AGE", "age over 89"), " last wk. SS# ",
+     ("95", "AGE", "age over 89"), " yoF. He just turned ", ("91", "AGE", "age over 89"), " last wk. She turned ",
+     ("ninety-one", "AGE", "age over 89"), " today. SS# ",
      ("123 45 6789", "ID", "ssn"), " . ADDRESS: ", ("45 OAK HILL RD", "LOCATION", "street address"), " .\n"],
     ["Discharge plans were reviewed with the patient .\n", ("JRH", "DOCTOR", "dictation initials"),
      "/mkt  Dictated , not read .\nCopied to the chart .\n", ("TB", "DOCTOR", "dictation initials"), "/rcp\n"],
