@@ -12,7 +12,8 @@ one by one, so part of the PHI stayed in the output:
   templates are written for ASCII, so '2019‐03‐14' came out as '[**DATE**]‐14' and an SSN with
   en dashes as '[**ID**]–45–[**ID**]';
 - invisible characters (zero-width space and joiners, word joiner, soft hyphen, byte-order mark,
-  direction marks, variation selectors): '03/<ZWSP>14/2019' came out as '[**DATE**]/14/2019';
+  direction marks, variation selectors, tag characters): '03/<ZWSP>14/2019' came out as
+  '[**DATE**]/14/2019';
 - combining accents of decomposed (NFD) text, which macOS and PDF copies produce: each accent
   was a punctuation token inside its word, and 'Hélène' three tokens of two classes.
 
@@ -46,12 +47,20 @@ _FULL_WIDTH = {**{chr(0xFF01 + k): chr(0x21 + k) for k in range(0x5E)}, "\u3002"
 #: ``str.translate`` table: each look-alike to its ASCII character.
 LOOKALIKES = str.maketrans({**_FULL_WIDTH, **dict.fromkeys(_DASHES, "-"),
                             **dict.fromkeys(_SLASHES, "/"), **dict.fromkeys(_SPACES, " ")})
-#: Characters that show nothing (Unicode's default-ignorable ones that occur in pasted text).
-INVISIBLE = "\u00ad\u034f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufe00-\ufe0f\ufeff"
-#: Blocks of combining marks: Latin, Cyrillic, Hebrew and Arabic accents and points,
-#: Devanagari signs, and the general combining blocks.
-_MARKS = ("\u0300-\u036f\u0483-\u0489\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u0900-\u0903"
-          "\u093a-\u094f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f")
+#: Characters that show nothing: Unicode's default-ignorable ones (soft hyphen, zero-width
+#: space and joiners, direction marks, the Mongolian vowel separator, Hangul fillers, variation
+#: selectors, byte-order mark, tag characters). One left out cut a name for the model, and the
+#: part after it stayed in the output ('Kowal<U+180E>czyk' came out '[**PATIENT**]czyk').
+INVISIBLE = ("\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+             "\u2060-\u2064\u2066-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\U0001bca0-\U0001bca3"
+             "\U000e0000-\U000e0fff")
+#: Where combining marks are (a superset: a character here is only composed or left out when
+#: Unicode calls it a mark): Latin, Cyrillic, Hebrew, Arabic and Syriac accents and points, the
+#: scripts of India and South-East Asia, the general combining blocks, the CJK tone and kana
+#: sound marks, and the combining half marks.
+_MARKS = ("\u0300-\u036f\u0483-\u0489\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed"
+          "\u0711\u0730-\u074a\u0900-\u0dff\u0e31-\u0e4e\u0eb1-\u0ecd\u0f18-\u0fbc\u102b-\u103e"
+          "\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\u302a-\u302f\u3099\u309a\ufe20-\ufe2f")
 #: A character the text read leaves out or composes: an invisible one or a combining mark (a
 #: note without one, nearly all, is passed by one scan of the engine).
 _NOT_ONE_FOR_ONE = re.compile(f"[{INVISIBLE}{_MARKS}]")

@@ -68,7 +68,9 @@ def test_surrogate_dates_and_names_are_read_as_the_model_reads_them():
         surrogates.surrogate("p", "PATIENT", "Hélène Müller")
 
 
-@pytest.mark.parametrize("joiner", ["\u200b", "\u00ad", "\u200c", "\u2060", "\ufeff"])
+@pytest.mark.parametrize("joiner", ["\u200b", "\u00ad", "\u200c", "\u2060", "\ufeff",
+                                    # a black-box test: these left 'czyk' of 'Kowal<U+180E>czyk' out
+                                    "\u180e", "\U000e0041", "\U000e0020", "\u3164"])
 def test_a_word_split_by_an_invisible_character_is_one_token_and_one_span(joiner):
     """'Sm<ZWSP>ith' reads as Smith: tagging one piece once released the other ('[**PATIENT**]ith')."""
     text = f"Pt John Sm{joiner}ith and Dr. Lind{joiner}qvist{joiner} ok {joiner}"
@@ -87,6 +89,14 @@ def test_a_decomposed_word_is_one_token_and_its_span_keeps_its_accents(script):
     assert [t.text for t in td.tokens] == ["Pt", unicodedata.normalize("NFC", script), "seen"]
     (span,) = note_spans(td, [0, 1, 0])
     assert text[span.start:span.end] == unicodedata.normalize("NFD", script)
+
+
+def test_a_mark_outside_the_latin_blocks_is_read_inside_its_word():
+    """'Kowal<U+302A>czyk' (an ideographic tone mark) was two tokens, and the second stayed in the
+    output; a kana sound mark composes onto its kana."""
+    text = "Pt Kowal\u302aczyk and \u30cf\u309a seen"
+    td = tokenize_document(Document("d", text, []), gold=False)
+    assert [t.text for t in td.tokens][:4] == ["Pt", "Kowalczyk", "and", "\u30d1"]
 
 
 def test_twin_notes_score_alike():
