@@ -420,7 +420,7 @@ _HOLIDAY_WORDS = re.compile(_B + _HOLIDAY, re.IGNORECASE)
 #: or just after it (a comma or parentheses at most around it: '3/14/2019 (Thursday)'; a
 #: weekday there only written in full, since '3/14, sat up in chair' is no weekday): the span
 #: grows to hold it, and it is shifted with the date.
-_DATE_WORD_BEFORE = re.compile(_B + rf"(?:{_WDAY}|{_HOLIDAY}),?[ \t]*\(?[ \t]*$", re.IGNORECASE)
+_DATE_WORD_BEFORE = re.compile(_B + rf"(?:{_WDAY}|{_HOLIDAY}),?[ \t]*\(?[ \t]*\Z", re.IGNORECASE)
 _DATE_WORD_AFTER = re.compile(r"(?:[ \t]*,[ \t]*|[ \t]*\([ \t]*|[ \t]+)(?:(?P<wd>"
                               + "|".join(_WEEKDAYS) + rf")(?![^\W_])|{_HOLIDAY})(?:[ \t]*\))?",
                               re.IGNORECASE)

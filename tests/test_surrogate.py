@@ -465,6 +465,13 @@ def test_a_holiday_or_weekday_beside_a_shifted_date_does_not_give_the_shift_away
                                             f"{moved.month}/{moved.day}/{moved.year}, {moved:%A}")
     assert not re.search(r"Thanksgiving|Christmas|Thursday|Monday", new)
     assert new.count("Holiday") == 2 and "sat up in chair" in new
+    # a weekday ending the line before a date stays where it is, whatever the line ending (with
+    # '\n' it joined a span across the line break; with '\r\n' it did not)
+    for eol in ("\n", "\r\n"):
+        text = f"Seen on Monday{eol}3/4/2003 by team."
+        span = Span(text.index("3/4"), text.index("3/4") + 8, "DATE")
+        new, (moved,) = surrogates.replace(Document("d", text, [], patient="p1"), [span])
+        assert new.startswith(f"Seen on Monday{eol}") and eol not in new[moved.start:moved.end]
 
 
 def test_initials_are_written_back_as_initials(surrogates):
