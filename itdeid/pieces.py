@@ -56,6 +56,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterator, Sequence
 
 from itdeid.document import Document, Span
+from itdeid.model_text import model_text
 
 #: A note longer than this many characters is tagged in pieces of about this many; also the
 #: most characters tagged in one call (several short notes share a call up to it).
@@ -153,14 +154,14 @@ def in_core(text: str, piece: Piece, spans: Sequence[Span]) -> list[Span]:
 def join_at_cuts(text: str, pieces: Sequence[Sequence[Span]]) -> list[Span]:
     """The spans of a cut note, given piece by piece in note order (clipped to their cores),
     as one list: the last span of a piece and the first of the next are joined when they are
-    of one class with only spaces or tabs between them (the rule of
-    :func:`~itdeid.spans.labels_to_spans`)."""
+    of one class with only spaces or tabs between them as the model reads the note (the rule of
+    :func:`~itdeid.spans.labels_to_spans`; 'John<no-break space>Smith' across a cut was two)."""
     joined: list[Span] = []
     for spans in pieces:
         for k, span in enumerate(spans):
             before = joined[-1] if joined and k == 0 else None
             if (before is not None and before.type == span.type
-                    and text[before.end:span.start].strip(" \t") == ""):
+                    and model_text(text[before.end:span.start])[0].strip(" \t") == ""):
                 joined[-1] = Span(before.start, span.end, before.type, before.subtype)
             else:
                 joined.append(span)

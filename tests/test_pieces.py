@@ -83,6 +83,11 @@ def test_spans_are_clipped_to_the_core_and_joined_across_a_cut():
     assert len(join_at_cuts(text, [a, [Span(13, 18, "DOCTOR")]])) == 2
     lines = "John\nSmith"
     assert len(join_at_cuts(lines, [[Span(0, 4, "PATIENT")], [Span(5, 10, "PATIENT")]])) == 2
+    # a no-break space is a space as the model reads it (a black-box test: two spans)
+    for gap in ("\u00a0", "\u200b", " \u00a0"):
+        text = f"John{gap}Smith"
+        assert join_at_cuts(text, [[Span(0, 4, "PATIENT")], [Span(4 + len(gap), len(text), "PATIENT")]]) == \
+            [Span(0, len(text), "PATIENT")]
 
 
 def test_a_long_single_line_gives_the_spans_of_the_whole_note_at_their_offsets():
