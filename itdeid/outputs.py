@@ -82,13 +82,22 @@ def render(document: Document, spans: list[Span], fmt: str,
         return {".jsonl": render_jsonl_spans([annotated])}
     if fmt == "redact":
         text, sidecar = redact(annotated)
-        return {".txt": text.encode("utf-8"), ".redact.jsonl": sidecar}
+        return {".txt": _utf8_text(text), ".redact.jsonl": sidecar}
     if fmt == "surrogate":
         if surrogates is None:
             raise ValueError("the surrogate format needs a Surrogates instance (a secret key)")
         text, _ = surrogates.replace(annotated, annotated.spans)
-        return {".txt": text.encode("utf-8")}
-    return {".txt": document.text.encode("utf-8"), ".ann": brat_ann(annotated).encode("utf-8")}
+        return {".txt": _utf8_text(text)}
+    return {".txt": _utf8_text(document.text), ".ann": brat_ann(annotated).encode("utf-8")}
+
+
+def _utf8_text(text: str) -> bytes:
+    """``text`` as UTF-8 for a ``.txt`` output, a byte-order mark before it when the text itself
+    begins with U+FEFF (a second mark in the input, or '&#xFEFF;' in XML): a reader that drops a
+    leading mark, as itdeid's and Python's 'utf-8-sig' do, dropped the text's own, and every
+    offset of the sidecar or ``.ann`` fell one character early."""
+    data = text.encode("utf-8")
+    return b"\xef\xbb\xbf" + data if text.startswith("\ufeff") else data
 
 
 def redact(document: Document) -> tuple[str, bytes]:

@@ -5,6 +5,7 @@ import pytest
 
 from itdeid.document import Document, Span
 from itdeid.formats import read_i2b2_2006, read_jsonl_spans
+from itdeid.formats.text import read_text_file
 from itdeid.outputs import FORMATS, render
 from itdeid.surrogate import Surrogates
 
@@ -118,3 +119,25 @@ def test_a_lone_surrogate_is_one_error_naming_the_note_and_offset_in_every_text_
     assert b"DOCTOR" in render(note, spans, "jsonl")[".jsonl"]      # offsets only: no text
     with pytest.raises(FormatError, match=r"^n: character U\+000C at offset 4 cannot be written in XML"):
         render(Document("n", "Seen\fby"), [], "xml")
+
+
+@pytest.mark.parametrize("fmt", ["redact", "surrogate", "brat"])
+def test_a_text_that_begins_with_a_byte_order_mark_reads_back_at_its_offsets(tmp_path, fmt):
+    """A note whose text begins with U+FEFF (a doubled mark in the file, '&#xFEFF;' in XML) was
+    written starting with the bytes of a mark, which a reader dropped (itdeid's, 'utf-8-sig'):
+    every offset then fell one character early. The text written reads back whole."""
+    text = "\ufeff" + TEXT
+    spans = [Span(s.start + 1, s.end + 1, s.type) for s in SPANS]
+    files = render(Document("n1", text, [], patient="p1"), spans, fmt, surrogates=Surrogates(b"k" * 32))
+    path = tmp_path / "n1.txt"
+    path.write_bytes(files[".txt"])
+    back = read_text_file(path, "n1").text
+    assert back == files[".txt"].decode("utf-8-sig") and back.startswith("\ufeff")
+    if fmt == "brat":
+        assert back == text
+        first = files[".ann"].decode().split("\n")[0].split("\t")
+        start, end = map(int, first[1].split()[1:3])
+        assert back[start:end] == first[2] == "Ann Lee"
+    if fmt == "redact":
+        record = json.loads(files[".redact.jsonl"].decode().split("\n")[0])
+        assert back[record["start"]:record["end"]] == "[**PATIENT**]"
