@@ -1291,3 +1291,20 @@ def test_a_rescored_card_or_a_stray_file_beside_the_model_does_not_stop_a_resume
         handle.write(" ")
     assert deid(tmp_path / "in", "--out", out, model=model) == 2
     assert "--model: another one" in capsys.readouterr().err
+
+
+def test_span_files_beside_notes_are_skipped_not_released(tmp_path, model_dir, capsys):
+    """A brat '.ann' or a JSON Lines span file beside the notes was de-identified as a note: its
+    '.txt' output looked released and still quoted the PHI (a black-box test). They are skipped,
+    as ``itdeid tag`` skips them, and said to be."""
+    write_notes(tmp_path / "in", 1)
+    (tmp_path / "in" / "n0.ann").write_text("T1\tPATIENT 8 15\tQuimby\n")
+    (tmp_path / "in" / "x.jsonl").write_text('{"doc": "n0", "start": 0, "end": 3, "type": "DATE"}\n')
+    out = tmp_path / "out"
+    assert deid(tmp_path / "in", "--out", out, model=model_dir) == 0
+    assert sorted(p.name for p in out.iterdir() if not p.name.startswith(".")) == ["n0.redact.jsonl", "n0.txt"]
+    assert "skipped 2 span files" in capsys.readouterr().err
+    only = tmp_path / "only"
+    only.mkdir()
+    (only / "n0.ann").write_text("T1\tPATIENT 8 15\tQuimby\n")
+    assert deid(only, "--out", tmp_path / "out2", model=model_dir) == 2

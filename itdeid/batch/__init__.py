@@ -61,7 +61,7 @@ from typing import Callable, Iterable, Iterator
 from itdeid.batch.engines import ENGINES, import_distributed, run_dask, run_inline, run_pool
 from itdeid.errors import UserError, printable
 from itdeid.batch.inputs import (INPUT_FORMATS, InputFailed, Unit, check_layout, expand_inputs,
-                                 unique_units, without_itdeid_files)
+                                 unique_units, without_itdeid_files, without_span_files)
 from itdeid.batch.manifest import (MANIFEST_NAME, Manifest, entry_for, other_root, remove_orphans,
                                    up_to_date, write_result)
 from itdeid.outputs import FORMATS
@@ -211,6 +211,10 @@ def deidentify(inputs: Iterable[str], out, model=None, fmt: str = DEFAULT_FORMAT
         what = (f"an itdeid output folder (it holds {MANIFEST_NAME})" if path.is_dir()
                 else "an itdeid key, rename map or patient map")
         report(f"note: skipped {path}: {what}, not notes")
+    units, span_files = without_span_files(units)
+    if span_files:
+        shown = ", ".join(u.path for u in span_files[:3]) + (", ..." if len(span_files) > 3 else "")
+        report(f"note: skipped {len(span_files)} span files (.ann, .jsonl), not notes: {shown}")
     if not units:
         raise UserError("no input files found outside itdeid output folders in "
                         + ", ".join(map(str, inputs)))

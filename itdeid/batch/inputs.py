@@ -41,7 +41,7 @@ from itdeid.document import Document
 from itdeid.errors import UserError
 from itdeid.formats.decoding import decode_text
 from itdeid.formats.files import read_bytes, walk_folder, why_unreadable
-from itdeid.formats.text import has_magic, pattern_root
+from itdeid.formats.text import SPAN_SUFFIXES, has_magic, pattern_root
 
 #: Formats an input may be read as; ``auto`` detects one per file.
 INPUT_FORMATS = ("auto", "text", "i2b2-2006", "i2b2-2014", "physionet")
@@ -231,6 +231,18 @@ def without_itdeid_files(units: list[Unit], marker: str, suffixes: tuple[str, ..
         else:
             found.add(left_out)
     return kept, sorted(found)
+
+
+def without_span_files(units: list[Unit]) -> tuple[list[Unit], list[Unit]]:
+    """(the units that may be notes, the span files left out): BRAT standoff and JSON Lines
+    spans (:data:`~itdeid.formats.text.SPAN_SUFFIXES`: what ``--format brat`` and ``jsonl``
+    write, and the redaction sidecars) hold no note, and ``itdeid tag`` skips them too.
+    De-identified as notes, they came out as '.txt' outputs that looked released and still
+    quoted the PHI they annotate."""
+    kept, spans = [], []
+    for unit in units:
+        (spans if Path(unit.path).suffix.lower() in SPAN_SUFFIXES else kept).append(unit)
+    return kept, spans
 
 
 def unique_units(units: list[Unit]) -> list[Unit]:
