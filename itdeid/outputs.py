@@ -50,6 +50,9 @@ from itdeid.surrogate import Surrogates
 FORMATS = ("xml", "jsonl", "redact", "surrogate", "brat")
 #: The formats whose files hold note text: a lone surrogate in it cannot be written as UTF-8.
 _TEXT_FORMATS = ("redact", "surrogate", "brat")
+#: The formats whose text is de-identified, for release (the others are for review beside the
+#: original notes).
+RELEASED = ("redact", "surrogate")
 
 # Line ends brat splits a discontinuous span at (the line-end characters are left out).
 _LINE_END = re.compile(r"\r\n|\r|\n")

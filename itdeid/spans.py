@@ -48,6 +48,25 @@ def token_labels(tokens: Sequence[Token], spans: Sequence[Span]) -> list[str]:
     return labels
 
 
+def with_annotated(annotated: Sequence[Span], predicted: Sequence[Span]) -> list[Span]:
+    """The predicted spans with a note's own annotated PHI added, for a text to be released: an
+    i2b2 or PhysioNet input already marks some PHI, and a release that kept what the model
+    missed of it (the annotations dropped) left PHI a person had marked. Overlapping spans
+    become one, over all their characters (an annotation 'John' and a prediction 'John Smith'
+    leave neither word), of the annotation's class where one takes part."""
+    tagged = sorted([(s.start, s.end, 0, s) for s in annotated] + [(s.start, s.end, 1, s) for s in predicted],
+                    key=lambda item: item[:3])
+    out: list[tuple[int, int, int, Span]] = []
+    for start, end, rank, span in tagged:
+        if out and start < out[-1][1]:
+            first_start, first_end, first_rank, first = out[-1]
+            lead = first if first_rank <= rank else span
+            out[-1] = (first_start, max(first_end, end), min(first_rank, rank), lead)
+        else:
+            out.append((start, end, rank, span))
+    return [Span(start, end, span.type, span.subtype) for start, end, _, span in out]
+
+
 #: What marks a word as an email or web address.
 _WEB_WORD = re.compile(r"@|://|www\.", re.IGNORECASE)
 def labels_to_spans(text: str, tokens: Sequence[Token], labels: Sequence[str]) -> list[Span]:

@@ -1308,3 +1308,22 @@ def test_span_files_beside_notes_are_skipped_not_released(tmp_path, model_dir, c
     only.mkdir()
     (only / "n0.ann").write_text("T1\tPATIENT 8 15\tQuimby\n")
     assert deid(only, "--out", tmp_path / "out2", model=model_dir) == 2
+
+
+def test_phi_the_input_marks_is_released_by_no_format_that_releases(tmp_path, model_dir):
+    """An annotated input (i2b2 XML) was de-identified by the model's predictions alone, and PHI
+    a person had marked but the model missed stayed in the released text (a black-box test).
+    redact and surrogate add the input's own annotations; the review formats keep the
+    predictions alone (scoring them against that gold must stay honest)."""
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "r.xml").write_text(
+        '<ROOT><RECORD ID="1"><TEXT>given frobnicillin <PHI TYPE="PATIENT">snorkelvane</PHI> '
+        "for rash.\n</TEXT></RECORD></ROOT>")
+    for fmt in ("redact", "surrogate", "jsonl"):
+        out = tmp_path / fmt
+        assert deid(tmp_path / "in", "--out", out, "--format", fmt, model=model_dir) == 0
+        written = "".join(p.read_text() for p in out.rglob("*") if p.is_file() and not p.name.startswith("."))
+        if fmt == "jsonl":
+            assert '"PATIENT"' not in written       # the tiny model does not find it
+        else:
+            assert "snorkelvane" not in written and "frobnicillin" in written

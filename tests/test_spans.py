@@ -123,3 +123,15 @@ def test_a_possessive_is_left_outside_the_name():
               "PATIENT", "PATIENT", NON_PHI, "ID"]
     got = [(text[s.start:s.end], s.type) for s in labels_to_spans(text, tokens, labels)]
     assert got == [("Murphy", "PATIENT"), ("Garcia", "PATIENT"), ("O'Brien", "PATIENT"), ("'s", "ID")]
+
+
+def test_annotated_phi_joins_the_predictions_over_all_their_characters():
+    """An input's own PHI annotations are released by no one: added to the predictions, an
+    overlap becomes one span over both, of the annotation's class."""
+    from itdeid.spans import with_annotated
+    annotated = [Span(0, 4, "PATIENT"), Span(20, 25, "DATE"), Span(40, 44, "ID")]
+    predicted = [Span(0, 10, "DOCTOR"), Span(18, 22, "LOCATION"), Span(24, 30, "DATE"), Span(50, 55, "AGE")]
+    assert with_annotated(annotated, predicted) == [
+        Span(0, 10, "PATIENT"), Span(18, 30, "DATE"), Span(40, 44, "ID"), Span(50, 55, "AGE")]
+    assert with_annotated([], predicted) == predicted
+    assert with_annotated(annotated, []) == annotated

@@ -21,10 +21,11 @@ from itdeid.document import Document, Span
 from itdeid.errors import UserError
 from itdeid.batch.files import content_digest
 from itdeid.batch.inputs import InputFailed, Unit, read_documents, read_input
-from itdeid.outputs import render
+from itdeid.outputs import RELEASED, render
 from itdeid.batch.settings import Settings
 from itdeid.batch.tagging import tag_notes
 from itdeid.pieces import tags_independently
+from itdeid.spans import with_annotated
 
 
 @dataclass
@@ -217,6 +218,8 @@ def process_units(units: list[Unit], settings: Settings, model, surrogates,
                              sum(len(doc.text) for doc in documents))
             spans, tokens = tagged[k] if tagged is not None else tag_notes(
                 model, documents, advance=advance)
+            if settings.fmt in RELEASED:   # PHI the input itself marks is released by no one
+                spans = [with_annotated(doc.spans, found) for doc, found in zip(documents, spans)]
             result.tokens = sum(tokens)
             result.outputs = _render_outputs(result.unit, documents, spans, settings.fmt, several,
                                              surrogates)
