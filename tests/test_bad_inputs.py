@@ -154,3 +154,36 @@ def test_a_link_in_an_input_tree_that_leads_into_out_is_refused(tmp_path):
     (tmp_path / "inp" / "lnk").symlink_to(tmp_path / "out" / "sub")
     with pytest.raises(UserError, match="inside --out"):
         deidentify([str(tmp_path / "inp")], tmp_path / "out", progress=False, report=lambda m: None)
+
+
+@pytest.mark.parametrize("name, data", [
+    ("enc.xml", b'<?xml version="1.0" encoding="Quuxington-Zorblax"?><ROOT><RECORD ID="1"><TEXT>hi'
+                b'</TEXT></RECORD></ROOT>'),
+    ("idna.xml", b'<?xml version="1.0" encoding="idna"?><ROOT><RECORD ID="1"><TEXT>hi</TEXT></RECORD></ROOT>'),
+    ("root.xml", b"<Quuxington_Zorblax>frobnicillin</Quuxington_Zorblax>"),
+    ("ids.xml", b'<deIdi2b2><TEXT><![CDATA[Quuxington Zorblax seen]]></TEXT><TAGS><NAME id="Zorblax Q" '
+                b'start="0" end="7" text="Quux" TYPE="PATIENT"/></TAGS></deIdi2b2>'),
+])
+def test_a_bad_xml_file_is_one_error_without_its_text(tmp_path, capsys, name, data):
+    """Black-box tests: a declared encoding Python cannot read gave a traceback quoting it; the
+    message for a file of neither i2b2 format named its root element, and an i2b2 2014 tag was
+    named by its id attribute: each is the file's text, and may be a note's."""
+    (tmp_path / name).write_bytes(data)
+    assert main(["stats", str(tmp_path / name)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and name in err and "Zorblax" not in err and "Quuxington" not in err
+
+
+def test_an_encrypted_zip_is_one_error_naming_it(tmp_path, capsys):
+    path = tmp_path / "enc.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("n.xml", "<ROOT></ROOT>")
+    data = bytearray(path.read_bytes())
+    # set the 'encrypted' flag of the member in its local and central headers
+    for sig, flag_at in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):
+        at = data.index(sig) + flag_at
+        data[at] |= 1
+    path.write_bytes(bytes(data))
+    assert main(["stats", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "enc.zip" in err and "encrypted" in err

@@ -93,7 +93,7 @@ def detect_format(path) -> str:
             try:
                 with archive.open(names[0]) as member:
                     head = member.read(_SNIFF_BYTES)
-            except (zipfile.BadZipFile, zlib.error, NotImplementedError, OSError,
+            except (zipfile.BadZipFile, zlib.error, NotImplementedError, OSError, RuntimeError,
                     EOFError) as error:
                 raise FormatError(path, f"cannot read the zip archive ({error})") from None
     else:
@@ -105,7 +105,8 @@ def detect_format(path) -> str:
     if root == "deIdi2b2":
         return "i2b2-2014"
     if is_zip or path.suffix.lower() == ".xml":
-        found = f"XML with root <{root}>" if root else "no XML root element at the start"
+        # not the root's name: a note saved as '.xml' that begins with '<' would be quoted
+        found = "an XML root element" if root else "no XML root element at the start"
         raise FormatError(path, f"{found}: neither i2b2 2006 (<ROOT>) nor i2b2 2014 (<deIdi2b2>)")
     if path.name == "id.text" or head.startswith(b"START_OF_RECORD="):
         return "physionet"

@@ -117,6 +117,16 @@ def _same_attribute_text(attribute: str, piece: str) -> bool:
     return attribute == piece or attribute == re.sub(r"\r\n|[\r\n\t]", " ", piece)
 
 
+#: A tag id as the corpus writes them ('P0', 'T12'), safe to show in a message.
+_PLAIN_ID = re.compile(r"[A-Za-z]{0,3}\d{1,7}")
+
+
+def _shown_id(tag_id: str | None, k: int) -> str:
+    """How a message names a tag: its id where it is of the corpus's shape, else its place
+    among the file's tags ('#3'): an id is the file's text, and one may hold a name."""
+    return tag_id if tag_id is not None and _PLAIN_ID.fullmatch(tag_id) else f"#{k}"
+
+
 def _offsets_counting_cr(text: str, tags) -> bool | None:
     """Whether the tags' offsets count each line end of a CRLF file as two characters (None:
     no tag has a ``text`` attribute to tell).
@@ -170,8 +180,8 @@ def _document_2014(source: str, data: bytes, counts: dict) -> Document:
     crlf = ("; the file has CRLF line ends, which XML reads as one character: were the offsets "
             "counted with two?") if b"\r\n" in data and not counting_cr else ""
     spans, contradicting = [], []
-    for line, category, attrs in handler.tags:
-        tag_id = attrs.get("id", "?")
+    for k, (line, category, attrs) in enumerate(handler.tags, 1):
+        tag_id = _shown_id(attrs.get("id"), k)
         if category not in I2B2_2014_CATEGORIES:
             raise FormatError(source, f"tag {tag_id}: " + not_one_of("the tag name", I2B2_2014_CATEGORIES), line)
         subtype = attrs.get("TYPE")

@@ -115,3 +115,7 @@ def parse_xml(data: bytes, handler: XmlHandler) -> None:
     except defusedxml.DefusedXmlException:
         raise handler.error("XML with a DTD or entity declarations is refused "
                             "(entities can expand without bound)") from None
+    except (LookupError, UnicodeError, ValueError):
+        # the parser's message quotes the declared name, which is the file's text
+        raise handler.error("its XML declaration names an encoding that cannot be read as text "
+                            "(write the file in UTF-8 and declare encoding=\"UTF-8\")") from None

@@ -70,7 +70,7 @@ def zip_xml(path) -> list[tuple[str, bytes]]:
                 data = _read_member(archive, name, path, left)
                 left -= len(data)
                 members.append((f"{path}/{name}", data))
-        except (zipfile.BadZipFile, zlib.error, NotImplementedError, OSError,
+        except (zipfile.BadZipFile, zlib.error, NotImplementedError, OSError, RuntimeError,
                 EOFError) as error:
             raise FormatError(path, f"cannot read the zip archive ({error})") from None
         return members
