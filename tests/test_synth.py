@@ -286,7 +286,7 @@ def test_stats_names_only_headings_of_several_patients():
     """A heading line can be a name ('KOWALCZYK MARTA:'); stats printed it in its summary."""
     from itdeid.document import Document
     from itdeid.stats import format_stats
-    docs = [Document(f"n{k}", f"KOWALCZYK MARTA:\nSeen today.\nMEDICATIONS:\nNone.\n", patient="p1")
+    docs = [Document(f"n{k}", "KOWALCZYK MARTA:\nSeen today.\nMEDICATIONS:\nNone.\n", patient="p1")
             for k in range(4)]
     docs += [Document(f"m{k}", "MEDICATIONS:\nAspirin.\n", patient=f"p{k + 2}") for k in range(2)]
     stats = corpus_stats(docs)
@@ -305,3 +305,15 @@ def test_a_heading_holding_gold_phi_is_not_named_whatever_its_patient_count():
                      [Span(0, 14, "PATIENT")]) for k in range(4)]
     assert [name for name, _ in corpus_stats(docs)["headings"]["most_common"]] == ["MEDICATIONS"]
     assert nameable_headings([tokenize_document(d) for d in docs]) == {"MEDICATIONS"}
+
+
+def test_stats_of_plain_notes_names_no_heading(tmp_path, capsys):
+    """Plain notes carry no gold and each file is its own patient: one patient's letterhead in
+    four files was printed, and written to --json (a black-box test)."""
+    from itdeid.cli import main
+    for k in range(4):
+        (tmp_path / f"n{k}.txt").write_text("ZORBLAX QUUXINGTON:\nSeen today.\nMEDICATIONS:\nNone.\n")
+    assert main(["stats", str(tmp_path), "--json", str(tmp_path / "s.json")]) == 0
+    out = capsys.readouterr().out
+    assert "ZORBLAX" not in out and "ZORBLAX" not in (tmp_path / "s.json").read_text()
+    assert "names not shown" in out
