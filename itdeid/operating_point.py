@@ -14,6 +14,7 @@ training fit, whose probabilities are too confident to say where recall breaks.
 """
 from __future__ import annotations
 
+import logging
 import math
 
 import numpy as np
@@ -24,6 +25,8 @@ from itdeid.errors import ParameterError
 #: above 0.5 a token could be more likely PHI than not and still be called ordinary text.
 MIN_THRESHOLD = 1e-3
 MAX_THRESHOLD = 0.5
+
+logger = logging.getLogger(__name__)
 
 
 def decide(proba: np.ndarray, threshold: float | None = None) -> np.ndarray:
@@ -47,7 +50,18 @@ def threshold_for_recall(proba: np.ndarray, labels: np.ndarray, target: float) -
         return MAX_THRESHOLD
     ranked = np.sort(p_phi)[::-1]
     needed = max(1, math.ceil(target * len(ranked) - 1e-9))
-    return float(np.clip(ranked[needed - 1], MIN_THRESHOLD, MAX_THRESHOLD))
+    raw = float(ranked[needed - 1])
+    # said, not silent: a team that asked for a recall should know when it cannot be the one set
+    if raw < MIN_THRESHOLD:
+        logger.warning("recall %g of the training PHI is only reached at P(PHI) %.2g, below the "
+                       "floor %g: the threshold is kept at %g, and recall on new notes may fall short "
+                       "of the target (%d PHI tokens; more, and more varied, training notes help)",
+                       target, raw, MIN_THRESHOLD, MIN_THRESHOLD, len(ranked))
+    elif raw > MAX_THRESHOLD:
+        logger.warning("recall %g of the training PHI is reached at P(PHI) %.2g, above %g: the "
+                       "threshold is kept at %g (a token more likely PHI than not is PHI), so recall "
+                       "will be higher than the target", target, raw, MAX_THRESHOLD, MAX_THRESHOLD)
+    return float(np.clip(raw, MIN_THRESHOLD, MAX_THRESHOLD))
 
 
 def check_threshold(value, name: str = "threshold") -> float | None:

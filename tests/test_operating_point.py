@@ -37,6 +37,19 @@ def test_threshold_for_recall_is_the_largest_that_reaches_the_target():
         threshold_for_recall(proba, labels, 1.5)
 
 
+def test_a_threshold_kept_within_its_bounds_is_said(caplog):
+    """A black-box test: a target recall 0.5 stored 0.5 (recall far above it on new notes), and a
+    one-note corpus the floor 0.001, without a word."""
+    labels = np.array([1, 1, 0])
+    for p_phi, target, said in (([0.9, 0.8, 0.1], 0.5, "above"), ([0.0001, 0.9, 0.1], 1.0, "below the floor"),
+                                ([0.9, 0.2, 0.1], 1.0, None)):
+        proba = np.zeros((3, 9))
+        proba[:, 0], proba[:, 1] = 1 - np.array(p_phi), p_phi
+        caplog.clear()
+        threshold_for_recall(proba, labels, target)
+        assert (said in caplog.text) if said else not caplog.text
+
+
 @pytest.fixture(scope="module")
 def corpus():
     return tiny_corpus(40, seed=11)

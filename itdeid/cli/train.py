@@ -72,7 +72,8 @@ def add_parser(subparsers):
                    help="fraction of the non-PHI tokens far from any PHI the boosted trees train on, reweighted (default: 1, all; 0.1-0.2 trains several times faster)")
     p.add_argument("--target-recall", type=float, default=RECIPE["target_recall"],
                    help="learn the P(PHI) threshold at which out-of-fold predictions (inner "
-                        f"split by patient) find this share of the training PHI tokens "
+                        f"split by patient) find this share of the training PHI tokens, kept "
+                        f"within [0.001, 0.5] with a warning when outside "
                         f"(default: {RECIPE['target_recall']})")
     p.add_argument("--argmax", action="store_true",
                    help="learn no threshold: each token gets its most likely label (the paper's)")
