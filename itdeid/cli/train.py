@@ -16,6 +16,7 @@ from itdeid.learners import LEARNERS
 from itdeid.featurize import GROUPS, RECALL_GROUPS
 from itdeid.model import PREVIOUS, TokenModel
 from itdeid.model_out import check_out, replacing
+from itdeid.operating_point import MAX_THRESHOLD, MIN_THRESHOLD
 from itdeid.presets import PRESETS, train_preset
 from itdeid.recipe import MEMBER, RECIPE
 from itdeid.synth import supplement
@@ -73,7 +74,7 @@ def add_parser(subparsers):
     p.add_argument("--target-recall", type=float, default=RECIPE["target_recall"],
                    help="learn the P(PHI) threshold at which out-of-fold predictions (inner "
                         f"split by patient) find this share of the training PHI tokens, kept "
-                        f"within [0.001, 0.5] with a warning when outside "
+                        f"within [{MIN_THRESHOLD:g}, {MAX_THRESHOLD:g}] with a warning when outside "
                         f"(default: {RECIPE['target_recall']})")
     p.add_argument("--argmax", action="store_true",
                    help="learn no threshold: each token gets its most likely label (the paper's)")
