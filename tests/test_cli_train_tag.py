@@ -439,3 +439,18 @@ def test_a_predicted_span_past_the_note_names_its_file(tmp_path, capsys):
     assert main(["evaluate", str(tmp_path / "gold.xml"), str(spans)]) == 2
     err = capsys.readouterr().err
     assert str(spans) in err and "ends past the gold note's text" in err
+
+
+def test_a_corpus_whose_notes_name_no_patient_is_said_to_be(tmp_path, caplog):
+    """A black-box test: an i2b2 2006 file without PATIENT attributes counted every note as its
+    own patient, and train and cv said nothing while their folds mixed a patient's notes."""
+    docs = tiny_corpus(6, seed=4)
+    write_i2b2_2006(docs, tmp_path / "with.xml")
+    for d in docs:
+        d.patient = None
+    write_i2b2_2006(docs, tmp_path / "without.xml")
+    for name, said in (("with.xml", False), ("without.xml", True)):
+        caplog.clear()
+        assert main(["cv", str(tmp_path / name), "--folds", "2", "--rows", "BASELINE",
+                     "--out", str(tmp_path / f"cv-{name}")]) == 0
+        assert ("no note names its patient" in caplog.text) is said

@@ -2,6 +2,7 @@
 (``auto``) and calls its reader; :func:`write_corpus` calls the writer of the format asked for."""
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Sequence
 
@@ -14,6 +15,8 @@ from itdeid.formats.i2b2_2014 import read_i2b2_2014, write_i2b2_2014
 from itdeid.formats.jsonl import read_jsonl_spans, write_jsonl_spans
 from itdeid.formats.physionet import read_physionet, write_physionet
 from itdeid.formats.text import read_text
+
+logger = logging.getLogger(__name__)
 
 #: Formats :func:`read_corpus` reads; ``auto`` detects one of the others.
 READ_FORMATS = ("auto", "i2b2-2006", "i2b2-2014", "physionet", "text")
@@ -61,6 +64,13 @@ def read_annotated_corpus(path, format: str = "auto") -> list[Document]:
                 if format == "text" else "")
         raise FormatError(path, f"the {len(documents)} documents read as {format} hold no PHI "
                                 f"annotation, so there is nothing to learn PHI from{hint}")
+    if len(documents) > 1 and all(doc.patient is None for doc in documents):
+        # folds by patient keep a patient's names on one side; with none, a name in two of a
+        # patient's notes is learned in one and found again in the other
+        logger.warning("%s: no note names its patient, so each is taken as its own patient: "
+                       "cross-validation and the threshold's inner split are too optimistic for "
+                       "patients with several notes (README, 'Corpus formats', says how to give "
+                       "patient ids)", path)
     return documents
 
 
