@@ -220,6 +220,10 @@ def test_refuses_out_inside_input_and_clashing_outputs(tmp_path, model_dir, caps
     write_i2b2_2006(tiny_corpus(1), tmp_path / "in" / "n0.xml")     # n0.txt and n0.xml: one STEM
     assert deid(tmp_path / "in", "--out", tmp_path / "out", model=model_dir) == 2
     assert "would both be written" in capsys.readouterr().err
+    # with --rename the outputs are named by a keyed hash of each path: no clash, and the
+    # refusal had shown the file names --rename keeps out (a black-box test)
+    assert deid(tmp_path / "in", "--out", tmp_path / "renamed", "--rename", model=model_dir) == 0
+    assert "n0" not in capsys.readouterr().err
 
 
 def test_missing_default_model_is_one_line_error(tmp_path, monkeypatch, capsys):

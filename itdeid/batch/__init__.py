@@ -218,7 +218,7 @@ def deidentify(inputs: Iterable[str], out, model=None, fmt: str = DEFAULT_FORMAT
     if not units:
         raise UserError("no input files found outside itdeid output folders in "
                         + ", ".join(map(str, inputs)))
-    check_layout(units, roots, out)
+    check_layout(units, roots, out, renaming=rename)
     units, grouping = group(unique_units(units), patient_regex, patient_map)
     if grouping is not None and fmt != "surrogate":
         report(f"note: {grouping.by} only changes --format surrogate outputs")

@@ -172,10 +172,12 @@ def secret_file_outside(path: Path, out: Path, option: str, what: str) -> Path:
         raise UserError(f"{option} {path} is a folder, not a file")
     return path
 
-def check_layout(units: list[Unit], roots: list[Path], out: Path) -> None:
+def check_layout(units: list[Unit], roots: list[Path], out: Path, renaming: bool = False) -> None:
     """Refuse a layout that could overwrite an input, mix two inputs' outputs, or mix outputs
     with notes: ``OUT`` inside an input folder, or inside the folder of an input file (the
-    next run over that folder would read the outputs back as notes)."""
+    next run over that folder would read the outputs back as notes). With ``renaming``
+    (``--rename``: outputs named by a keyed hash of the path) two inputs of one stem are no
+    clash, and a refusal naming them showed the file names ``--rename`` keeps out."""
     folders = list(roots) + sorted({Path(unit.path).parent for unit in units} - set(roots))
     for folder in folders:
         if is_inside(out, folder):
@@ -193,7 +195,7 @@ def check_layout(units: list[Unit], roots: list[Path], out: Path) -> None:
             continue        # the same file named twice: once is enough
         seen[unit.path] = unit
         other = stems.setdefault(unit.stem, unit)
-        if other is not unit:
+        if other is not unit and not renaming:
             raise UserError(f"{other.path} and {unit.path} would both be written as "
                             f"{out / unit.stem}*; de-identify them in separate runs or --out "
                             "folders")
