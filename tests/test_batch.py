@@ -1331,3 +1331,15 @@ def test_phi_the_input_marks_is_released_by_no_format_that_releases(tmp_path, mo
             assert '"PATIENT"' not in written       # the tiny model does not find it
         else:
             assert "snorkelvane" not in written and "frobnicillin" in written
+
+
+def test_a_record_id_no_file_can_be_named_is_no_matter_under_rename(tmp_path, model_dir, capsys):
+    """Without --rename a note of a multi-note file is written under its id, so '../x' is
+    refused; with --rename it is numbered, and was refused all the same (a black-box test)."""
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "r.xml").write_text('<ROOT><RECORD ID="../Quux Zorblax"><TEXT>Seen today.\n'
+                                           "</TEXT></RECORD></ROOT>")
+    assert deid(tmp_path / "in", "--out", tmp_path / "plain", model=model_dir) == 1
+    assert "cannot be used as a file name" in capsys.readouterr().err
+    assert deid(tmp_path / "in", "--out", tmp_path / "renamed", "--rename", model=model_dir) == 0
+    assert [p.name for p in (tmp_path / "renamed").rglob("*.txt")] == ["1.txt"]

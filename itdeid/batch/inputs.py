@@ -283,7 +283,7 @@ def read_documents(unit: Unit, data: bytes, input_format: str, warnings: list[st
         return fmt, [_decode_text(unit, data, warnings)], False
     documents = read_corpus(unit.path, fmt)
     several = fmt in ("i2b2-2006", "physionet") or zipfile.is_zipfile(unit.path)
-    if several:
+    if several and not unit.renamed:    # with --rename a file's notes are numbered, not named
         for doc in documents:
             if not _SAFE_NAME.fullmatch(doc.id):
                 raise InputFailed(f"note id {doc.id!r} cannot be used as a file name")
