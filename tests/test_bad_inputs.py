@@ -187,3 +187,10 @@ def test_an_encrypted_zip_is_one_error_naming_it(tmp_path, capsys):
     assert main(["stats", str(path)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "enc.zip" in err and "encrypted" in err
+
+
+def test_xml_that_is_not_utf8_and_declares_nothing_says_so(tmp_path, capsys):
+    """A latin-1 export got expat's 'not well-formed (invalid token)' alone (a black-box test)."""
+    (tmp_path / "l1.xml").write_bytes(b'<ROOT><RECORD ID="1"><TEXT>caf\xe9 seen</TEXT></RECORD></ROOT>')
+    assert main(["stats", str(tmp_path / "l1.xml")]) == 2
+    assert "not UTF-8 (byte offset 30) and declares no encoding" in capsys.readouterr().err

@@ -103,6 +103,20 @@ class XmlHandler(ContentHandler):
         self.stack.pop()
 
 
+def _encoding_hint(data: bytes) -> str:
+    """A hint for a parse error in a file that is not UTF-8 and declares no other encoding (a
+    latin-1 export): expat says only 'not well-formed (invalid token)'."""
+    if b"encoding=" in data[:200]:
+        return ""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return (f"; the file is not UTF-8 (byte offset {error.start}) and declares no encoding: "
+                "convert it (iconv -f latin1 -t utf-8) or declare it, <?xml version=\"1.0\" "
+                "encoding=\"ISO-8859-1\"?>")
+    return ""
+
+
 def parse_xml(data: bytes, handler: XmlHandler) -> None:
     """Run ``handler`` over ``data`` with defusedxml (DTDs, entity declarations and external
     references refused); every parser failure becomes a :class:`FormatError` with the line."""
@@ -110,7 +124,7 @@ def parse_xml(data: bytes, handler: XmlHandler) -> None:
         defusedxml.sax.parseString(data, handler, forbid_dtd=True)
     except SAXParseException as error:
         raise FormatError(handler.path, f"not well-formed XML: {error.getMessage()} "
-                                        f"(column {error.getColumnNumber() + 1})",
+                                        f"(column {error.getColumnNumber() + 1}){_encoding_hint(data)}",
                           line=error.getLineNumber()) from None
     except defusedxml.DefusedXmlException:
         raise handler.error("XML with a DTD or entity declarations is refused "
