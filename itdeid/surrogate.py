@@ -63,8 +63,10 @@ DateYear "92" of "MI '92", whose apostrophe lies outside the span) and ``11th`` 
   so '3/7' moves as '3/7/2019' does; 2/29 as if in 2000); a month and year as if on the 15th;
   a day alone as if in January 2001 (one day more where that lands on the same day of another
   month). Four digits that are no year alone and read as a 24-hour time ('0830') are kept.
-* A year alone moves one year in the direction of the offset: its day is unknown, so any shift
-  within a year is as right as another, and a zero shift would leave it as written.
+* A year alone moves as the offset moves its middle day, 2 July (:func:`_year_alone`): into the
+  year most of its dates move into, so 'In 2019' agrees with the '3/14/2019' beside it as often
+  as one year can. With an offset under half a year (about half the patients) that is the year
+  as written, which tells no more than the full dates do: most of them stay in their year too.
 * Two-digit years are read with a pivot (00-49: 2000s, 50-99: 1900s), which only matters for
   leap days, and are written back with two digits.
 * Zero padding: a date with a zero-padded day or month, and every year-first date, is written
@@ -106,8 +108,8 @@ logger = logging.getLogger("itdeid.surrogate")
 #: The version of the stand-in scheme: raised whenever the same original, patient and key can
 #: give another stand-in, so ``itdeid deid`` refuses to resume a surrogate folder begun with
 #: another (one patient's notes would get two stand-ins for one name). 2: session 23's dates,
-#: IDs run by run, one draw for both name classes.
-SURROGATE_SCHEME = 2
+#: IDs run by run, one draw for both name classes. 3: a year alone moves with its year's dates.
+SURROGATE_SCHEME = 3
 #: The message separator of the keyed hash (ASCII unit separator: not in normalised note text).
 _SEP = "\x1f"
 #: The class both name classes are keyed by (see the module docstring).
@@ -526,9 +528,22 @@ def _valid(year: int, month: int, day: int) -> bool:
     return True
 
 
+def _year_alone(year: int, offset: int) -> int:
+    """The year a year written alone becomes: the year of its 2 July moved by ``offset`` days.
+
+    Its day is unknown, and the patient's full dates of that year land in the year itself or
+    the next (or the one before) in the share the offset gives; the middle day lands where most
+    of them do. Moving every year alone by one year (as this did) disagreed with most of them
+    when the offset is under half a year ('In 2020 ... 5/7/2019' for 'In 2019 ... 3/14/2019').
+    To one who knows the real year, this tells whether the offset is over half a year (and then
+    its sign); a single real full date tells the whole offset, so it reveals nothing new."""
+    return (_dt.date(year, 7, 2) + _dt.timedelta(days=offset)).year
+
+
 def _shifted(month, day, year, offset: int, weekday: bool):
     """(new date or None, new year or None) for the parts read from a date: a full or partial
-    date moved by ``offset`` days, a year alone by one year; None where the parts are no date."""
+    date moved by ``offset`` days, a year alone by :func:`_year_alone`; None where the parts
+    are no date."""
     try:
         if month is not None:
             base = _dt.date(year if year is not None else _LEAP_NO_YEAR if (month, day) == (2, 29)
@@ -536,8 +551,7 @@ def _shifted(month, day, year, offset: int, weekday: bool):
             new = base + _dt.timedelta(days=offset)
             return new, new.year
         if year is not None:
-            new_year = year + (1 if offset > 0 else -1)
-            return (None, new_year) if 1 <= new_year <= 9999 else None
+            return None, _year_alone(year, offset)
         if day is not None:   # a day alone ("the 11th"), as if in January of _NO_YEAR
             new = _dt.date(_NO_YEAR, 1, day) + _dt.timedelta(days=offset)
             return (new + _dt.timedelta(days=1) if new.day == day else new), None
