@@ -56,13 +56,14 @@ suffixes and a leading weekday are all kept): ``3/7/2019``, ``03/07/19``, ``2019
 ``7-Mar-2019``, ``05-JAN-10``, ``7th of March``, ``Mar 7``, ``3/7``, ``March 2019``, ``3/2019``,
 ``12/98`` (month and two-digit year where the day cannot be one), ``2019``, ``'63``, ``March``,
 ``Monday``; and, only as a whole span, ``92`` (a bare two-digit number is a year, as PhysioNet's
-DateYear "92" of "MI '92", whose apostrophe lies outside the span) and ``11th`` (a day alone).
+DateYear "92" of "MI '92", whose apostrophe lies outside the span) and ``11th`` or ``the 11th``
+(a day alone).
 
 * Numeric dates are read month first (US) unless only day first is a valid date.
 * A date without a year is shifted as if in the common year 2001 (as three years in four are,
   so '3/7' moves as '3/7/2019' does; 2/29 as if in 2000); a month and year as if on the 15th;
-  a day alone as if in January 2001 (one day more where that lands on the same day of another
-  month). Four digits that are no year alone and read as a 24-hour time ('0830') are kept.
+  a day alone to the day most months of 2001 move it to, never itself (:func:`_day_alone`).
+  Four digits that are no year alone and read as a 24-hour time ('0830') are kept.
 * A year alone moves as the offset moves its middle day, 2 July (:func:`_year_alone`): into the
   year most of its dates move into, so 'In 2019' agrees with the '3/14/2019' beside it as often
   as one year can. With an offset under half a year (about half the patients) that is the year
@@ -108,7 +109,8 @@ logger = logging.getLogger("itdeid.surrogate")
 #: The version of the stand-in scheme: raised whenever the same original, patient and key can
 #: give another stand-in, so ``itdeid deid`` refuses to resume a surrogate folder begun with
 #: another (one patient's notes would get two stand-ins for one name). 2: session 23's dates,
-#: IDs run by run, one draw for both name classes. 3: a year alone moves with its year's dates.
+#: IDs run by run, one draw for both name classes. 3: a year or a day alone moves as most
+#: of its dates do.
 SURROGATE_SCHEME = 3
 #: The message separator of the keyed hash (ASCII unit separator: not in normalised note text).
 _SEP = "\x1f"
@@ -427,9 +429,10 @@ _DATE_WORD_AFTER = re.compile(r"(?:[ \t]*,[ \t]*|[ \t]*\([ \t]*|[ \t]+)(?:(?P<wd
                               + "|".join(_WEEKDAYS) + rf")(?![^\W_])|{_HOLIDAY})(?:[ \t]*\))?",
                               re.IGNORECASE)
 #: Shapes only read as a date when they are the whole span: a bare two-digit number is a year
-#: (PhysioNet's DateYear "92" of "MI '92", the apostrophe outside the span), an ordinal a day.
+#: (PhysioNet's DateYear "92" of "MI '92", the apostrophe outside the span), an ordinal a day
+#: ('the 14th' too: read nowhere, its digits were drawn, 'the 92th').
 _WHOLE_DATE_PATTERNS = (re.compile(r"(?P<y>\d{2})"),
-                        re.compile(r"(?P<d>\d{1,2})(?P<ord>st|nd|rd|th)", re.IGNORECASE))
+                        re.compile(r"(?:the\s+)?(?P<d>\d{1,2})(?P<ord>st|nd|rd|th)", re.IGNORECASE))
 #: Clock times beside a date are kept: they identify nothing once the date is shifted ("10:30",
 #: "10:30:15", and four digits of a 24-hour clock that are no year alone: "0830", "2300").
 _CLOCK = re.compile(r"(?<!\d)(\d{1,2}:\d{2}(?::\d{2})?|(?:[01]\d|2[0-3])[0-5]\d)(?!\d)")
@@ -540,6 +543,23 @@ def _year_alone(year: int, offset: int) -> int:
     return (_dt.date(year, 7, 2) + _dt.timedelta(days=offset)).year
 
 
+def _day_alone(day: int, offset: int) -> int:
+    """The day a day of the month written alone ('the 14th') becomes: the day that this day of
+    most months of the common year moves to by ``offset`` days, leaving out months where it
+    lands on itself (a kept day tells that the offset is a whole number of months); between
+    months as common, the earliest's. ``ValueError`` where no month has the day.
+
+    Its month is unknown, and where a day lands depends on the lengths of the months the offset
+    passes over. The day most months agree on agrees with the patient's dates of an unknown
+    month ('March 14' beside 'the 14th', :data:`_NO_YEAR`) as often as one day can; shifted as
+    a day of January (as this did), 'the 14th' disagreed with them wherever February lay
+    between."""
+    landed = [(_dt.date(_NO_YEAR, month, day) + _dt.timedelta(days=offset)).day
+              for month in range(1, 13) if _valid(_NO_YEAR, month, day)]
+    moved = [new for new in landed if new != day]
+    return max(moved, key=moved.count)
+
+
 def _shifted(month, day, year, offset: int, weekday: bool):
     """(new date or None, new year or None) for the parts read from a date: a full or partial
     date moved by ``offset`` days, a year alone by :func:`_year_alone`; None where the parts
@@ -552,9 +572,8 @@ def _shifted(month, day, year, offset: int, weekday: bool):
             return new, new.year
         if year is not None:
             return None, _year_alone(year, offset)
-        if day is not None:   # a day alone ("the 11th"), as if in January of _NO_YEAR
-            new = _dt.date(_NO_YEAR, 1, day) + _dt.timedelta(days=offset)
-            return (new + _dt.timedelta(days=1) if new.day == day else new), None
+        if day is not None:   # a day alone ("the 11th"): only the new date's day is read
+            return _dt.date(_NO_YEAR, 1, _day_alone(day, offset)), None
     except (ValueError, OverflowError):
         return None
     return (None, None) if weekday else None

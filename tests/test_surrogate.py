@@ -191,6 +191,19 @@ def test_dates_shift_by_the_patient_offset_in_their_format(surrogates):
             assert dt.datetime.strptime(new.title(), fmt) - before == offset, (original, new)
 
 
+def _suffix(day):
+    return "th" if 10 <= day <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(day % 10, "th")
+
+
+def _day_alone(day, offset):
+    """Where ``day`` of most months of a common year lands, leaving out those it lands on
+    itself; between months as common, the earliest's."""
+    landed = [(dt.date(2001, m, day) + offset).day for m in range(1, 13)
+              if day <= (dt.date(2001 + m // 12, m % 12 + 1, 1) - dt.timedelta(days=1)).day]
+    moved = [new for new in landed if new != day]
+    return max(moved, key=moved.count)
+
+
 def _mdy(text):
     return dt.datetime.strptime(text, "%m/%d/%Y")
 
@@ -211,10 +224,8 @@ def test_partial_dates(surrogates):
     assert surrogates.surrogate("p1", "DATE", "'63") == f"'{63 + step:02d}"
     assert surrogates.surrogate("p1", "DATE", "1999") == str(1999 + step)
     assert surrogates.surrogate("p1", "DATE", "92") == f"{92 + step}"   # PhysioNet DateYear
-    day = (dt.date(2001, 1, 11) + offset).day
-    day = day if day != 11 else day + 1
-    suffix = "th" if 10 <= day <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(day % 10, "th")
-    assert surrogates.surrogate("p1", "DATE", "11th") == f"{day}{suffix}"   # a day alone
+    day = _day_alone(11, offset)
+    assert surrogates.surrogate("p1", "DATE", "11th") == f"{day}{_suffix(day)}"   # a day alone
     moved = dt.date(2001, 3, 5) + offset   # a common year, as most are
     assert surrogates.surrogate("p1", "DATE", "Mar 5") == f"{moved:%b} {moved.day}"
     assert surrogates.surrogate("p1", "DATE", "3/5") == f"{moved.month}/{moved.day}"
@@ -247,6 +258,23 @@ def test_a_year_alone_moves_into_the_year_most_of_its_dates_move_into(surrogates
     spans = [Span(3, 7, "DATE"), Span(23, 32, "DATE")]
     new, (year, date) = surrogates.replace(Document("d", text, [], patient="p4"), spans)
     assert new[year.start:year.end] == new[date.end - 4:date.end] == "2019"   # 54 days later
+
+
+def test_a_day_alone_moves_as_that_day_of_most_months_does(surrogates):
+    """'the 14th' was shifted as a day of January, so it disagreed with the 'March 14' of the
+    same patient wherever February lay between (and with 'the' in its span it was not read at
+    all: 'the 92th')."""
+    for patient in ("p1", "p2", "p3", "p4"):
+        offset = dt.timedelta(days=surrogates.date_offset(patient))
+        for day in (1, 14, 28, 30, 31):
+            new = _day_alone(day, offset)
+            assert surrogates.surrogate(patient, "DATE", f"{day}{_suffix(day)}") == f"{new}{_suffix(new)}"
+            assert surrogates.surrogate(patient, "DATE", f"The {day}{_suffix(day)}") == f"The {new}{_suffix(new)}"
+    offset = dt.timedelta(days=surrogates.date_offset("p4"))     # 54 days: 14 -> 7 in 9 months of 12
+    march = dt.date(2001, 3, 14) + offset
+    assert surrogates.surrogate("p4", "DATE", "the 14th") == f"the {march.day}th"
+    assert surrogates.surrogate("p4", "DATE", "March 14") == f"{march:%B} {march.day}"
+    assert surrogates.unparsed_dates == 0
 
 
 def test_dates_with_and_without_a_year_clock_times_and_may(surrogates):
@@ -377,10 +405,9 @@ def test_an_email_or_web_address_keeps_its_form_whatever_its_class(surrogates):
 
 def test_weekday_with_its_day_and_two_digit_years_after_a_month(surrogates):
     offset = dt.timedelta(days=surrogates.date_offset("p1"))
-    day = (dt.date(2001, 1, 7) + offset).day
+    day = _day_alone(7, offset)
     weekday = dt.date(2019, 3, 5) + offset      # a Tuesday
-    assert surrogates.surrogate("p1", "DATE", "Tuesday the 7th") == \
-        f"{weekday:%A} the {day}{'th' if 10 <= day <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(day % 10, 'th')}"
+    assert surrogates.surrogate("p1", "DATE", "Tuesday the 7th") == f"{weekday:%A} the {day}{_suffix(day)}"
     month = dt.date(1999, 12, 15) + offset
     assert surrogates.surrogate("p1", "DATE", "Dec 99") == f"{month:%b} {month:%y}"
     new = dt.date(1999, 12, 31) + offset
