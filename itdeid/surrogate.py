@@ -26,9 +26,10 @@ DOCTOR      is a known first name, ``last_names.tsv``), part by part: "Smith, Jo
             and degrees (Dr., Mrs., MD, M.D.; DO and PA only after a comma, being surnames
             too) are kept. A single word is a first name only where it is a known first name
             and no known last name, else a last name.
-HOSPITAL    an invented name from ``hospital_name_parts.tsv``, cities and last names, with the
-            original's suffix ("Medical Center", "Clinic", ...) kept, else " Hospital"; an
-            all-capital abbreviation of 2 to 6 letters ("MGH") becomes other capitals.
+HOSPITAL    an invented name from ``hospital_name_parts.tsv``, cities and last names, in the
+            case of the original's name, with the original's suffix ("Medical Center",
+            "Clinic", ...) kept as written, else " Hospital"; an all-capital abbreviation of
+            2 to 6 letters ("MGH") becomes other capitals.
 LOCATION    by comma-separated part: a zip code keeps its digits' shape, a 2-letter state
             abbreviation becomes another, a state name another state, a street address
             ("12 Main St") a number of as many digits and a street name (its suffix kept), a
@@ -939,7 +940,9 @@ class Surrogates:
     # HOSPITAL
     def _hospital(self, patient: str, cls: str, original: str) -> str:
         """A drawn name with the original's suffix, drawn for the name without it, so
-        "Cedar Hospital" and "Cedar Medical Center" keep one name."""
+        "Cedar Hospital" and "Cedar Medical Center" keep one name. The name is written in the
+        case of the original's name and the suffix as the original writes it ("MERCY Hospital"
+        took the word list's case, "Christian Hospital"); an added " Hospital" in the name's."""
         lead, core, trail = _split_space(original)
         suffix = next((s for s in _hospital_suffixes()
                        if core.casefold().endswith(s.casefold())
@@ -949,11 +952,11 @@ class Surrogates:
         draw = self._draw(patient, cls, _normalise(head))
         if not suffix and head.isalpha() and head.isupper() and 2 <= len(head) <= 6:
             return lead + _reshape_new(draw, head) + trail     # an abbreviation: MGH
-        new_head = self._hospital_head(draw, head)
+        new_head = _case_like(head or core, self._hospital_head(draw, head))
         if not head:
             separator = " "
-        new = new_head + separator + (suffix or "Hospital")
-        return lead + _case_like(core, new) + trail
+        written_suffix = core[len(core) - len(suffix):] if suffix else _case_like(head, "Hospital")
+        return lead + new_head + separator + written_suffix + trail
 
     def _hospital_head(self, draw: _Draw, head: str) -> str:
         """An invented hospital name, never ``head``."""

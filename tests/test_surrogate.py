@@ -496,6 +496,22 @@ def test_a_hospital_named_for_whom_it_serves_keeps_no_word_of_its_name():
         assert new.endswith("Hospital") and "Women" not in new and "Children" not in new, new
 
 
+def test_a_hospital_or_place_stand_in_is_written_in_the_case_of_each_part(surrogates):
+    """'MERCY Hospital' came out 'Christian Hospital': the stand-in took the word list's case
+    unless the whole span was in one case. Its name follows the original's name, its suffix is
+    kept as written."""
+    title = surrogates.surrogate("p1", "HOSPITAL", "Mercy Hospital")
+    name = title[:-len(" Hospital")]
+    assert surrogates.surrogate("p1", "HOSPITAL", "MERCY HOSPITAL") == f"{name.upper()} HOSPITAL"
+    assert surrogates.surrogate("p1", "HOSPITAL", "MERCY Hospital") == f"{name.upper()} Hospital"
+    assert surrogates.surrogate("p1", "HOSPITAL", "Mercy HOSPITAL") == f"{name} HOSPITAL"
+    assert surrogates.surrogate("p1", "HOSPITAL", "mercy Hospital") == f"{name.lower()} Hospital"
+    assert surrogates.surrogate("p1", "HOSPITAL", "mercy hospital") == f"{name.lower()} hospital"
+    assert surrogates.surrogate("p1", "HOSPITAL", "HOSPITAL").isupper()
+    for original in ("SPRINGFIELD, MA 01101", "12 MAIN ST", "GERMANY"):
+        assert surrogates.surrogate("p1", "LOCATION", original).isupper(), original
+
+
 def test_a_holiday_or_weekday_beside_a_shifted_date_does_not_give_the_shift_away(surrogates):
     """'Thanksgiving 2018 (11/22/2018)' came out as 'Thanksgiving 2019 (3/22/2019)', and
     '3/14/2019 (Thursday)' with the date alone tagged kept its weekday beside the shifted date:
