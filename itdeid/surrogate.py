@@ -25,11 +25,13 @@ DOCTOR      is a known first name, ``last_names.tsv``), part by part: "Smith, Jo
             "Last, First", "J. Smith" an initial and a last name, "SMITH" upper case; titles
             and degrees (Dr., Mrs., MD, M.D.; DO and PA only after a comma, being surnames
             too) are kept. A single word is a first name only where it is a known first name
-            and no known last name, else a last name.
+            and no known last name, else a last name. A word that is both ("Jordan") draws
+            from the names that are both, wherever it stands, so it keeps one stand-in.
 HOSPITAL    an invented name from ``hospital_name_parts.tsv``, cities and last names, in the
             case of the original's name, with the original's suffix ("Medical Center",
-            "Clinic", ...) kept as written, else " Hospital"; an all-capital abbreviation of
-            2 to 6 letters ("MGH") becomes other capitals.
+            "Clinic", "Hosp", ...) kept as written, else " Hospital"; an all-capital
+            abbreviation of 2 to 6 letters ("MGH") becomes other capitals, except a known word
+            of 4 or more ("MERCY" gets the stand-in "Mercy Hospital" gets).
 LOCATION    by comma-separated part: a zip code keeps its digits' shape, a 2-letter state
             abbreviation becomes another, a state name another state, a street address
             ("12 Main St") a number of as many digits and a street name (its suffix kept), a
@@ -217,6 +219,8 @@ class _Words:
     first_by_sex: dict
     sex_of: dict
     last: tuple[str, ...]
+    both: tuple[str, ...]       # first names that are last names too ('Jordan')
+    both_by_sex: dict           # of each sex
     first_set: frozenset
     last_set: frozenset
     cities: tuple[str, ...]
@@ -234,6 +238,9 @@ def _words(broad: bool = False) -> _Words:
     first = tuple(dict.fromkeys(row[0] for row in first_rows))
     by_sex = {sex: tuple(row[0] for row in first_rows if row[1] == sex) for sex in "FM"}
     last = tuple(row[0] for row in load_table("gazetteers", f"{prefix}last_names.tsv"))
+    last_set = frozenset(n.casefold() for n in last)
+    both = tuple(n for n in first if n.casefold() in last_set)
+    both_by_sex = {sex: tuple(n for n in names if n.casefold() in last_set) for sex, names in by_sex.items()}
     states = load_table("gazetteers", "us_states.tsv")
     parts: dict[str, list[str]] = {}
     for kind, part in load_table("gazetteers", "hospital_name_parts.tsv"):
@@ -244,13 +251,36 @@ def _words(broad: bool = False) -> _Words:
     state_names = tuple(row[0] for row in states)
     return _Words(
         first=first, first_by_sex=by_sex, sex_of={row[0].casefold(): row[1] for row in first_rows},
-        last=last, first_set=frozenset(n.casefold() for n in first),
-        last_set=frozenset(n.casefold() for n in last),
+        last=last, both=both, both_by_sex=both_by_sex, first_set=frozenset(n.casefold() for n in first),
+        last_set=last_set,
         cities=tuple(sorted({row[0] for row in load_table("gazetteers", "us_cities.tsv")})),
         state_abbrs=tuple(row[1] for row in states), streets=tuple(streets) + last,
         hospital={kind: tuple(values) for kind, values in parts.items()},
         places=tuple((names, frozenset(n.casefold() for n in names))
                      for names in (state_names, countries, world_cities)))
+
+
+def _abbreviation(head: str) -> bool:
+    """Whether a hospital name without a suffix is an abbreviation ('MGH', 'BIDMC'), whose
+    stand-in is other capitals: 2 to 6 capitals, and of 4 or more no name, city, word of a
+    hospital name or everyday word. 'MERCY' was read as one and drew 'RJXYF', where 'Mercy'
+    and 'MERCY HOSPITAL' draw one invented name; a word in capitals is the word. 'UCLA' and
+    'CHOP' are read as words too (their stand-in is a name), 'LAHEY' still as an abbreviation."""
+    if not (head.isalpha() and head.isupper() and 2 <= len(head) <= 6):
+        return False
+    if len(head) < 4:
+        return True
+    folded, lexicon = head.casefold(), _words()
+    return not (folded in lexicon.first_set or folded in lexicon.last_set
+                or folded in _hospital_words() or zipf(folded) >= COMMON_ZIPF)
+
+
+@lru_cache(maxsize=1)
+def _hospital_words() -> frozenset:
+    """The case-folded cities and words of hospital names in the gazetteers."""
+    words = _words()
+    parts = (part for values in words.hospital.values() for value in values for part in value.split())
+    return frozenset(w.casefold() for w in (*words.cities, *parts))
 
 
 @lru_cache(maxsize=1)
@@ -260,7 +290,10 @@ def _hospital_suffixes() -> tuple[str, ...]:
     words = _words().hospital
     extra = ("Hospital", "Clinic", "Clinics", "Medical Center", "Medical Centre", "Health Center",
              "Health System", "Health Care", "Center", "Centre", "Institute", "Rehab",
-             "Cancer Center", "Medical Group", "Associates")
+             "Cancer Center", "Medical Group", "Associates",
+             # abbreviated: 'Mercy Hosp' drew another name than 'Mercy Hospital'
+             "Hosp", "Hosp.", "Gen Hosp", "Gen. Hosp.", "Ctr", "Ctr.", "Med Ctr", "Med. Ctr.",
+             "Med Center", "Med. Center", "Medical Ctr", "Medical Ctr.")
     # an ending that names whom the hospital serves ("Women's Hospital", "Children's Hospital")
     # is part of the name: kept, it narrowed the stand-in to the few hospitals so named
     suffixes = {s.casefold(): s for s in words["suffix"] + words["facility"] + extra
@@ -317,6 +350,22 @@ def _kept(text: str, token: re.Match) -> bool:
 #: Two or three capitals without a vowel ('JS', 'MW', 'JRH'): a person's initials, written back
 #: as initials (a last name drawn for 'JS' read as 'JIMENEZ').
 _INITIALS = re.compile(r"[B-DF-HJ-NP-TV-XZ]{2,3}")
+
+
+def _names_for(lexicon: _Words, word: str, role: str) -> tuple[str, ...]:
+    """The names a name word's stand-in is drawn from: a first name of its sex (where known)
+    for a first name, a last name for a last name; but a word that is a known first name and
+    a known last name ('Jordan') draws from the names that are both, of its sex, in either
+    role, so 'Jordan Smith', 'Mike Jordan' and 'Jordan' alone give it one stand-in (they gave
+    two), which reads as a name either way. The gazetteers hold 93 men's such names and 19
+    women's: two of a patient's such women's names draw one stand-in one time in 19."""
+    folded = word.casefold()
+    sex = lexicon.sex_of.get(folded)
+    if folded in lexicon.first_set and folded in lexicon.last_set:
+        return lexicon.both_by_sex.get(sex) or lexicon.both
+    if role == "first":
+        return lexicon.first_by_sex.get(sex, lexicon.first)
+    return lexicon.last
 
 
 def _name_roles(text: str, words: list[re.Match]) -> list[str]:
@@ -925,11 +974,7 @@ class Surrogates:
                 letters = "".join(draw.choice(string.ascii_uppercase, avoid=c) for c in part.upper())
                 parts.append(letters.lower() if part.islower() else letters)
                 continue
-            if role == "first":
-                names = lexicon.first_by_sex.get(lexicon.sex_of.get(part.casefold()), lexicon.first)
-            else:
-                names = lexicon.last
-            parts.append(_case_like(part, draw.choice(names, avoid=part)))
+            parts.append(_case_like(part, draw.choice(_names_for(lexicon, part, role), avoid=part)))
         return "-".join(parts)
 
     def _single_last(self, patient: str, cls: str, original: str) -> str:
@@ -950,7 +995,7 @@ class Surrogates:
         head = core[:len(core) - len(suffix)].rstrip(" ,-") if suffix else core
         separator = core[len(head):len(core) - len(suffix)] if suffix else " "
         draw = self._draw(patient, cls, _normalise(head))
-        if not suffix and head.isalpha() and head.isupper() and 2 <= len(head) <= 6:
+        if not suffix and _abbreviation(head):
             return lead + _reshape_new(draw, head) + trail     # an abbreviation: MGH
         new_head = _case_like(head or core, self._hospital_head(draw, head))
         if not head:

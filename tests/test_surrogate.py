@@ -512,6 +512,25 @@ def test_a_hospital_or_place_stand_in_is_written_in_the_case_of_each_part(surrog
         assert surrogates.surrogate("p1", "LOCATION", original).isupper(), original
 
 
+def test_one_word_in_other_forms_gets_one_stand_in(surrogates):
+    """'Mercy Hospital', 'MERCY' and 'Mercy Hosp' drew three stand-ins (an all-capital word of up
+    to six letters was read as an abbreviation, 'Hosp' was no suffix), and 'Jordan' one as a
+    first name and another as a last name."""
+    for patient in ("p1", "p2", "p3"):
+        name = surrogates.surrogate(patient, "HOSPITAL", "Mercy Hospital")[:-len(" Hospital")]
+        for original, new in [("MERCY", f"{name.upper()} HOSPITAL"), ("mercy", f"{name.lower()} hospital"),
+                              ("Mercy Hosp", f"{name} Hosp"), ("MERCY HOSP.", f"{name.upper()} HOSP."),
+                              ("Mercy Med. Ctr.", f"{name} Med. Ctr.")]:
+            assert surrogates.surrogate(patient, "HOSPITAL", original) == new, (patient, original)
+        assert re.fullmatch(r"[A-Z]{3}", surrogates.surrogate(patient, "HOSPITAL", "MGH"))
+        assert re.fullmatch(r"[A-Z]{5}", surrogates.surrogate(patient, "HOSPITAL", "BIDMC"))
+        jordan = surrogates.surrogate(patient, "PATIENT", "Jordan")
+        assert jordan in FIRST and jordan in LAST
+        assert surrogates.surrogate(patient, "PATIENT", "Jordan Smith").split()[0] == jordan
+        assert surrogates.surrogate(patient, "DOCTOR", "Dr. Mike Jordan").split()[-1] == jordan
+        assert surrogates.surrogate(patient, "PATIENT", "JORDAN, JOHN").split(",")[0] == jordan.upper()
+
+
 def test_a_holiday_or_weekday_beside_a_shifted_date_does_not_give_the_shift_away(surrogates):
     """'Thanksgiving 2018 (11/22/2018)' came out as 'Thanksgiving 2019 (3/22/2019)', and
     '3/14/2019 (Thursday)' with the date alone tagged kept its weekday beside the shifted date:
