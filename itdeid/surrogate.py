@@ -76,6 +76,8 @@ DateYear "92" of "MI '92", whose apostrophe lies outside the span) and ``11th`` 
 * Zero padding: a date with a zero-padded day or month, and every year-first date, is written
   padded; one without (``12/25/2010``) unpadded (so "12/25/2010" style cannot tell "1/5/2010"
   from "01/05/2010" and writes the former).
+* A DATE span that is a pain score, N/10 beside 'pain', 'rates', 'score' or 'scale' ('pain
+  7/10'), is kept as written by :meth:`Surrogates.replace` (:func:`_pain_score`).
 * A holiday ("Christmas Eve", "Thanksgiving", "4th of July") is a date in a word: it is
   written as "holiday" (in its case), alone or beside a date, since kept it gave the shift away.
 * A DATE span that no shape matches has its digits replaced like an ID (its letters too where it
@@ -113,7 +115,8 @@ logger = logging.getLogger("itdeid.surrogate")
 #: give another stand-in, so ``itdeid deid`` refuses to resume a surrogate folder begun with
 #: another (one patient's notes would get two stand-ins for one name). 2: session 23's dates,
 #: IDs run by run, one draw for both name classes. 3: a year or a day alone moves as most
-#: of its dates do.
+#: of its dates do, a hospital's name takes its case, a word keeps one stand-in in other forms
+#: ('MERCY', 'Mercy Hosp', 'Jordan' first or last), a pain score typed DATE is kept.
 SURROGATE_SCHEME = 3
 #: The message separator of the keyed hash (ASCII unit separator: not in normalised note text).
 _SEP = "\x1f"
@@ -527,6 +530,34 @@ _DATE_AND_AGE_WORDS = frozenset(
     + "tues thur thurs st nd rd th of the and to through thru from on at in until since by am pm a m "
       "year years yr yrs y o yo yof yom old aged age ninety hundred day days week weeks month months "
       "ago about approx around early late mid s".split())
+#: A pain score ('pain 7/10'), which the trees sometimes type DATE: N/10 with N from 0 to 10.
+_PAIN_SCORE = re.compile(r"(?:10|\d)/10")
+#: Words that make an N/10 near them a pain score, and how many words away they may stand
+#: (before, after), on its line.
+_PAIN_WORDS = frozenset(("pain", "painful", "score", "scale", "rate", "rates", "rated", "rating"))
+_PAIN_REACH = (4, 2)
+#: A word just before an N/10 that makes it a date whatever stands near ('pain since 3/10').
+_DATE_BEFORE = frozenset(("on", "since", "until", "till", "by", "dated", "before", "after"))
+
+
+def _pain_score(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]``, a DATE span, is a pain score: N/10 with a word of
+    :data:`_PAIN_WORDS` up to four words before or two after it on its line, and no word of
+    :data:`_DATE_BEFORE` just before it. Shifted, 'pain 7/10' became 'pain 5/11'; a score
+    identifies no one. Narrow on purpose: every N/10 from 1/10 to 10/10 is also a date, and a
+    date kept as written is PHI, so '1/10' without such words, and 'pain since 1/10', move."""
+    if not _PAIN_SCORE.fullmatch(text[start:end]):
+        return False
+    line_start = max(text.rfind("\n", 0, start), text.rfind("\r", 0, start)) + 1
+    line_end = min((i for i in (text.find("\n", end), text.find("\r", end)) if i >= 0), default=len(text))
+    before = [w.casefold() for w in re.findall(r"[^\W\d_]+", text[line_start:start])]
+    after = [w.casefold() for w in re.findall(r"[^\W\d_]+", text[end:line_end])]
+    if before and before[-1] in _DATE_BEFORE:
+        return False
+    reach_before, reach_after = _PAIN_REACH
+    return any(w in _PAIN_WORDS for w in before[-reach_before:] + after[:reach_after])
+
+
 #: Two-digit years below the pivot are 20xx, the others 19xx.
 YEAR_PIVOT = 50
 #: The year in which dates without a year are shifted: a common year, as three years in four
@@ -827,14 +858,16 @@ class Surrogates:
         document and offsets). The patient is ``document.patient``, else the document id. With
         ``weekdays``, a weekday or holiday just before or after a DATE span is replaced with it
         (its span grows to hold it: :data:`_DATE_WORD_BEFORE`, :data:`_DATE_WORD_AFTER`);
-        re-substituted training copies leave the gold spans as they are.
+        re-substituted training copies leave the gold spans as they are. A DATE span that is a
+        pain score ('pain 7/10', :func:`_pain_score`) is kept as written.
         """
         spans = sorted(spans)
         Document(document.id, document.text, spans).check_spans()
         patient = document.patient or document.id
         pieces, new_spans, position, shift = [], [], 0, 0
         for index, span in enumerate(spans):
-            if weekdays and span.type == "DATE":
+            score = span.type == "DATE" and _pain_score(document.text, span.start, span.end)
+            if weekdays and span.type == "DATE" and not score:
                 # 'Monday 3/4/2019' or '3/4/2019 (Monday)' with the date alone tagged: the
                 # weekday kept beside the shifted date told the real date's weekday, and the
                 # shift mod 7 (a holiday the whole shift)
@@ -845,7 +878,7 @@ class Surrogates:
                             after.end() if after else span.end, span.type, span.subtype)
             original = document.text[span.start:span.end]
             unparsed = self.unparsed_dates
-            new = self.surrogate(patient, span.type, original)
+            new = original if score else self.surrogate(patient, span.type, original)
             if self.unparsed_dates != unparsed:
                 logger.debug("document %s: date %d-%d not parsed; replaced character by "
                              "character", document.id, span.start, span.end)

@@ -531,6 +531,25 @@ def test_one_word_in_other_forms_gets_one_stand_in(surrogates):
         assert surrogates.surrogate(patient, "PATIENT", "JORDAN, JOHN").split(",")[0] == jordan.upper()
 
 
+def test_a_pain_score_typed_date_is_kept(surrogates):
+    """'Pain 7/10' with '7/10' typed DATE came out 'Pain 5/11': a pain score identifies no one,
+    and shifted it ruined the text. N/10 near 'pain' (or 'rates', 'score', 'scale') is kept;
+    elsewhere, or after 'on' or 'since', it is a date (January 10)."""
+    lines = ["Pain 7/10 at rest.", "She rates her pain as 3/10 today.", "10/10 abdominal pain.",
+             "Pain score: 0/10.", "On a 0-10 scale, 6/10.", "Pain improved from 8/10 to 4/10."]
+    text = "\n".join(lines) + "\n"
+    scores = [m for m in re.finditer(r"\b(?:10|\d)/10\b", text)]
+    spans = [Span(m.start(), m.end(), "DATE") for m in scores]
+    new, new_spans = surrogates.replace(Document("d", text, [], patient="p1"), spans)
+    assert new == text and [(s.start, s.end) for s in new_spans] == [(s.start, s.end) for s in spans]
+    offset = dt.timedelta(days=surrogates.date_offset("p1"))
+    january = dt.date(2001, 1, 10) + offset
+    for text in ("Follow up 1/10.", "Pain since 1/10.", "Seen on 1/10 for pain.", "Pain clinic\n1/10"):
+        start = text.index("1/10")
+        new, _ = surrogates.replace(Document("d", text, [], patient="p1"), [Span(start, start + 4, "DATE")])
+        assert f"{january.month}/{january.day}" in new, text
+
+
 def test_a_holiday_or_weekday_beside_a_shifted_date_does_not_give_the_shift_away(surrogates):
     """'Thanksgiving 2018 (11/22/2018)' came out as 'Thanksgiving 2019 (3/22/2019)', and
     '3/14/2019 (Thursday)' with the date alone tagged kept its weekday beside the shifted date:
