@@ -69,6 +69,13 @@ NOTES = [
      " and son ", ("\uae40\ubbfc\uc218", "PATIENT", "name in a script without letter case"),
      " signed the consent ; name reading ", ("\uff94\uff8f\uff80\uff9e \uff8a\uff85\uff7a", "PATIENT",
                                               "name in a script without letter case"), " .\n"],
+    # ages over 89 in lists and in words before 'yo'/'y/o', after 'turned' or a relative (a black-box test)
+    ["Ages: pt ", ("91", "AGE", "age over 89"), ", spouse ", ("93", "AGE", "age over 89"), " . Couple, age ",
+     ("91", "AGE", "age over 89"), "/", ("93", "AGE", "age over 89"), " , ages 88, ", ("90", "AGE", "age over 89"),
+     " and ", ("96", "AGE", "age over 89"), " . A ", ("ninety one", "AGE", "age over 89"), " yo woman, her ",
+     ("ninety-two", "AGE", "age over 89"), " y/o sister, brother ", ("one hundred and fifteen", "AGE", "age over 89"),
+     " yrs old . Mother turned ", ("ninety-eight", "AGE", "age over 89"), " this week ; wife is ",
+     ("94", "AGE", "age over 89"), " . Seen at ", ("97", "AGE", "age over 89"), " years of age .\n"],
 ]
 
 #: Text with no PHI at all that the templates must not touch.
@@ -79,7 +86,9 @@ DISTRACTORS = (
     "Ferrous sulfate 325 mg tid x 3 months . Dec in urine output . 5'10\" tall . Group B strep . "
     "Model of care reviewed .\nCV/resp: stable .\nGI/gu: soft , BS+ .\nTemp 98.6. Aged 9.5 hours . Seen at 10:30 "
     "and 12:30:45 . Ninety minutes later , +2 edema , O2 sat 95% . I/O +2500 cc , +1200 -300 .\n"
-    "Pt is 95% on RA . She was 98.6 this am . Pt is 94 on 2L . 4 MG SQ , 1800 PER DR , 8 TRACH IN PLACE .\n")
+    "Pt is 95% on RA . She was 98.6 this am . Pt is 94 on 2L . 4 MG SQ , 1800 PER DR , 8 TRACH IN PLACE .\n"
+    "Ages: pt 88, spouse 85 . Age 45, wt 95 kg . Age 45 / HR 92 . Turned ninety degrees , turned q2h . "
+    "Wife is 95% sure . Mother is 92 kg . Ninety one minutes later . 90 years ago . Over 100 yrs of data .\n")
 
 
 def _note(pieces, number: int) -> tuple[Document, dict]:
