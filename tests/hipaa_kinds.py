@@ -76,6 +76,10 @@ NOTES = [
      ("ninety-two", "AGE", "age over 89"), " y/o sister, brother ", ("one hundred and fifteen", "AGE", "age over 89"),
      " yrs old . Mother turned ", ("ninety-eight", "AGE", "age over 89"), " this week ; wife is ",
      ("94", "AGE", "age over 89"), " . Seen at ", ("97", "AGE", "age over 89"), " years of age .\n"],
+    # an age over 89 with the sex letter glued on, where the context makes it an age (a black-box test)
+    [("92", "AGE", "age over 89"), "F with PMH of CHF , from her NH .\nPt is a ", ("91", "AGE", "age over 89"),
+     "M admitted with CP . This ", ("93", "AGE", "age over 89"), " F presents with SOB . She is a ",
+     ("95", "AGE", "age over 89"), "F w/ AF . This ", ("90", "AGE", "age over 89"), "M , retired , lives alone .\n"],
 ]
 
 #: Text with no PHI at all that the templates must not touch.
@@ -88,7 +92,9 @@ DISTRACTORS = (
     "and 12:30:45 . Ninety minutes later , +2 edema , O2 sat 95% . I/O +2500 cc , +1200 -300 .\n"
     "Pt is 95% on RA . She was 98.6 this am . Pt is 94 on 2L . 4 MG SQ , 1800 PER DR , 8 TRACH IN PLACE .\n"
     "Ages: pt 88, spouse 85 . Age 45, wt 95 kg . Age 45 / HR 92 . Turned ninety degrees , turned q2h . "
-    "Wife is 95% sure . Mother is 92 kg . Ninety one minutes later . 90 years ago . Over 100 yrs of data .\n")
+    "Wife is 95% sure . Mother is 92 kg . Ninety one minutes later . 90 years ago . Over 100 yrs of data .\n"
+    "98F\nT 98F , temp 99F , Tmax 100.4F , T 101 F . Spiked a 101F with rigors ; pt 101F , given tylenol .\n"
+    "101F with chills .\nTemp was 99F , admitted to MICU . Pt 98.6F with no chills . A 100F spike .\n")
 
 
 def _note(pieces, number: int) -> tuple[Document, dict]:
