@@ -80,6 +80,10 @@ NOTES = [
     [("92", "AGE", "age over 89"), "F with PMH of CHF , from her NH .\nPt is a ", ("91", "AGE", "age over 89"),
      "M admitted with CP . This ", ("93", "AGE", "age over 89"), " F presents with SOB . She is a ",
      ("95", "AGE", "age over 89"), "F w/ AF . This ", ("90", "AGE", "age over 89"), "M , retired , lives alone .\n"],
+    # a month and day with a hyphen after an admission or discharge word (a black-box test)
+    ["ADMIT ", ("3-14", "DATE", "date"), " via ED . Admitted ", ("3-14", "DATE", "date"), " to MICU ; DOA ",
+     ("3-14", "DATE", "date"), " . Discharged ", ("12-2", "DATE", "date"), " home with VNA , readmitted on ",
+     ("12-19", "DATE", "date"), ".\nDate of admission: ", ("1-05", "DATE", "date"), "\n"],
 ]
 
 #: Text with no PHI at all that the templates must not touch.
@@ -94,7 +98,9 @@ DISTRACTORS = (
     "Ages: pt 88, spouse 85 . Age 45, wt 95 kg . Age 45 / HR 92 . Turned ninety degrees , turned q2h . "
     "Wife is 95% sure . Mother is 92 kg . Ninety one minutes later . 90 years ago . Over 100 yrs of data .\n"
     "98F\nT 98F , temp 99F , Tmax 100.4F , T 101 F . Spiked a 101F with rigors ; pt 101F , given tylenol .\n"
-    "101F with chills .\nTemp was 99F , admitted to MICU . Pt 98.6F with no chills . A 100F spike .\n")
+    "101F with chills .\nTemp was 99F , admitted to MICU . Pt 98.6F with no chills . A 100F spike .\n"
+    "O2 3-4 L NC , x 3-4 days , BP 120-130 . Admitted 2-3 times this year ; discharged 1-2 days ago . "
+    "Admits 3-4 beers a day . D/C 2-3 L . Serous discharge 1-2 cc . On admission 3-4, now 2 L . Admit wt 3-4 kg up .\n")
 
 
 def _note(pieces, number: int) -> tuple[Document, dict]:
