@@ -69,6 +69,21 @@ NOTES = [
      " and son ", ("\uae40\ubbfc\uc218", "PATIENT", "name in a script without letter case"),
      " signed the consent ; name reading ", ("\uff94\uff8f\uff80\uff9e \uff8a\uff85\uff7a", "PATIENT",
                                               "name in a script without letter case"), " .\n"],
+    # ages over 89 in lists and in words before 'yo'/'y/o', after 'turned' or a relative (a black-box test)
+    ["Ages: pt ", ("91", "AGE", "age over 89"), ", spouse ", ("93", "AGE", "age over 89"), " . Couple, age ",
+     ("91", "AGE", "age over 89"), "/", ("93", "AGE", "age over 89"), " , ages 88, ", ("90", "AGE", "age over 89"),
+     " and ", ("96", "AGE", "age over 89"), " . A ", ("ninety one", "AGE", "age over 89"), " yo woman, her ",
+     ("ninety-two", "AGE", "age over 89"), " y/o sister, brother ", ("one hundred and fifteen", "AGE", "age over 89"),
+     " yrs old . Mother turned ", ("ninety-eight", "AGE", "age over 89"), " this week ; wife is ",
+     ("94", "AGE", "age over 89"), " . Seen at ", ("97", "AGE", "age over 89"), " years of age .\n"],
+    # an age over 89 with the sex letter glued on, where the context makes it an age (a black-box test)
+    [("92", "AGE", "age over 89"), "F with PMH of CHF , from her NH .\nPt is a ", ("91", "AGE", "age over 89"),
+     "M admitted with CP . This ", ("93", "AGE", "age over 89"), " F presents with SOB . She is a ",
+     ("95", "AGE", "age over 89"), "F w/ AF . This ", ("90", "AGE", "age over 89"), "M , retired , lives alone .\n"],
+    # a month and day with a hyphen after an admission or discharge word (a black-box test)
+    ["ADMIT ", ("3-14", "DATE", "date"), " via ED . Admitted ", ("3-14", "DATE", "date"), " to MICU ; DOA ",
+     ("3-14", "DATE", "date"), " . Discharged ", ("12-2", "DATE", "date"), " home with VNA , readmitted on ",
+     ("12-19", "DATE", "date"), ".\nDate of admission: ", ("1-05", "DATE", "date"), "\n"],
 ]
 
 #: Text with no PHI at all that the templates must not touch.
@@ -79,7 +94,13 @@ DISTRACTORS = (
     "Ferrous sulfate 325 mg tid x 3 months . Dec in urine output . 5'10\" tall . Group B strep . "
     "Model of care reviewed .\nCV/resp: stable .\nGI/gu: soft , BS+ .\nTemp 98.6. Aged 9.5 hours . Seen at 10:30 "
     "and 12:30:45 . Ninety minutes later , +2 edema , O2 sat 95% . I/O +2500 cc , +1200 -300 .\n"
-    "Pt is 95% on RA . She was 98.6 this am . Pt is 94 on 2L . 4 MG SQ , 1800 PER DR , 8 TRACH IN PLACE .\n")
+    "Pt is 95% on RA . She was 98.6 this am . Pt is 94 on 2L . 4 MG SQ , 1800 PER DR , 8 TRACH IN PLACE .\n"
+    "Ages: pt 88, spouse 85 . Age 45, wt 95 kg . Age 45 / HR 92 . Turned ninety degrees , turned q2h . "
+    "Wife is 95% sure . Mother is 92 kg . Ninety one minutes later . 90 years ago . Over 100 yrs of data .\n"
+    "98F\nT 98F , temp 99F , Tmax 100.4F , T 101 F . Spiked a 101F with rigors ; pt 101F , given tylenol .\n"
+    "101F with chills .\nTemp was 99F , admitted to MICU . Pt 98.6F with no chills . A 100F spike .\n"
+    "O2 3-4 L NC , x 3-4 days , BP 120-130 . Admitted 2-3 times this year ; discharged 1-2 days ago . "
+    "Admits 3-4 beers a day . D/C 2-3 L . Serous discharge 1-2 cc . On admission 3-4, now 2 L . Admit wt 3-4 kg up .\n")
 
 
 def _note(pieces, number: int) -> tuple[Document, dict]:
