@@ -261,3 +261,34 @@ def test_levers_refuses_a_fold_cache_of_other_folds_or_notes(tmp_path, monkeypat
     # a report over folds no row has cached wrote an empty table over this one, status 0
     assert "has its 3 folds cached" in str(levers("tiny.xml", "--folds", "3", "--report-only"))
     assert (tmp_path / "lv" / "results.md").read_text() == results
+
+
+def test_recipe_row_tagging_as_the_recipe_joins_name_gaps(tmp_path):
+    """The ``_SCREEN1E3_IDS`` rows are the recipe as it tags, but their spans left out the joined
+    name gaps (``join_gaps``) the shipped ensemble applies, so the CV described another tagger."""
+    import numpy as np
+    from itdeid.document import LABELS, Document, Span
+    from itdeid.featurize import tokenize_document
+    sys.path.insert(0, str(EXPERIMENTS))
+    try:
+        import levers
+    finally:
+        sys.path.remove(str(EXPERIMENTS))
+    text = "Seen at Harborview Cardiology Associates today."
+    gold = [Span(8, 18, "HOSPITAL"), Span(19, 29, "HOSPITAL"), Span(30, 40, "HOSPITAL")]
+    td = tokenize_document(Document("d1", text, gold))
+    proba = np.zeros((len(td.tokens), len(LABELS)), dtype=np.float32)
+    proba[:, 0] = 1.0
+    for i, token in enumerate(td.tokens):   # the middle word of the name falls below the threshold
+        if token.text in ("Harborview", "Associates"):
+            proba[i, [0, LABELS.index("HOSPITAL")]] = (0.1, 0.9)
+    prefix = "BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_TYPER50"
+    folder = tmp_path / levers.cache_name(f"{prefix}_SCREEN1E3_IDS")
+    folder.mkdir()
+    np.savez(folder / "fold0.npz", corpus_key=np.array(levers.corpus_key([td], [0])), proba=proba,
+             lengths=np.array([len(proba)]), threshold=np.array(0.5), seconds=np.array(1.0),
+             **{"screen0.001_first": proba, "screen0.001_second": proba})
+    spans = {row: [(s.start, s.end) for s in levers.cached_fold(row, [td], [0], tmp_path, 0)["spans"]["d1"]]
+             for row in (f"{prefix}_SCREEN1E3_OOF", f"{prefix}_SCREEN1E3_IDS")}
+    assert spans[f"{prefix}_SCREEN1E3_OOF"] == [(8, 18), (30, 40)]    # the ranking's row: decisions alone
+    assert spans[f"{prefix}_SCREEN1E3_IDS"] == [(8, 40)]              # as the recipe tags
