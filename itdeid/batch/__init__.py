@@ -68,7 +68,7 @@ from itdeid.outputs import FORMATS
 from itdeid.progress import Progress
 from itdeid.batch.unit import UnitResult, process_unit
 from itdeid.batch.patients import Grouping, group
-from itdeid.batch.rename import MAP_SUFFIX, map_path, renamed, write_map
+from itdeid.batch.rename import MAP_SUFFIX, looks_like_phi, map_path, renamed, write_map
 from itdeid.batch.settings import (KEY_SUFFIX, REVIEW_FORMATS, Settings, differences,
                                    key_path, load_or_create_key, load_tagger, model_fingerprint,
                                    resolve_model_dir)
@@ -112,6 +112,8 @@ class BatchSummary:
     key_file: Path | None = None
     rename_map: Path | None = None
     grouping: Grouping | None = None
+    #: notes of multi-note files whose ids look like PHI, written under them (no ``--rename``)
+    named_notes: int = 0
 
     @property
     def no_phi_warning(self) -> str | None:
@@ -220,6 +222,8 @@ def deidentify(inputs: Iterable[str], out, model=None, fmt: str = DEFAULT_FORMAT
                         + ", ".join(map(str, inputs)))
     check_layout(units, roots, out, renaming=rename)
     units, grouping = group(unique_units(units), patient_regex, patient_map)
+    if not rename:
+        _warn_of_named_paths(units, report)
     if grouping is not None and fmt != "surrogate":
         report(f"note: {grouping.by} only changes --format surrogate outputs")
     if grouping is not None and grouping.unmatched and grouping.alone:
@@ -292,6 +296,29 @@ def deidentify(inputs: Iterable[str], out, model=None, fmt: str = DEFAULT_FORMAT
                    tagger, progress, report)
     summary.key_file, summary.rename_map, summary.grouping = where_key, where_map, grouping
     return summary
+
+
+def _warn_of_named_paths(units: list[Unit], report) -> None:
+    """Warn when input paths look like they hold PHI (:func:`~itdeid.batch.rename.looks_like_phi`)
+    while they are copied into ``OUT``: 'Halvorsen_Ingrid_MRN1234567/2019-03-14.txt' went into
+    the output names, the manifest and the ``doc`` fields without a word. Counted, never
+    printed: the names are the PHI."""
+    named = sum(1 for unit in units if looks_like_phi(unit.rel))
+    if named:
+        report(f"warning: {named} of {len(units)} input paths look like they hold PHI (a "
+               "number of MRN length, a date or a person's name); without --rename they are "
+               "copied into the output paths, the manifest and the outputs' doc fields: rerun "
+               "with --rename (into a new --out, or with --force) if they do")
+
+
+def _named_notes_warning(count: int) -> str:
+    """The warning for ``count`` notes of multi-note files whose ids look like PHI (i2b2
+    ``RECORD ID="MRN1234567"``, PhysioNet patient numbers of MRN length, zip members' names):
+    without ``--rename`` each id names an output file and fills its ``doc`` fields."""
+    return (f"{count} notes of files of several notes have ids that look like they hold PHI (a "
+            "number of MRN length, a date or a person's name); without --rename they name the "
+            "notes' output files and fill the outputs' doc fields: rerun with --rename (into a "
+            "new --out, or with --force) if they do")
 
 
 def _check_key_present(manifest: Manifest, where_key: Path, force: bool, out: Path) -> None:
@@ -373,6 +400,8 @@ def _run(units, out, settings, manifest, force, strict, workers, engine, schedul
     summary.seconds = time.perf_counter() - started
     if summary.no_phi_warning:
         report(f"warning: {summary.no_phi_warning}")
+    if summary.named_notes:
+        report(f"warning: {_named_notes_warning(summary.named_notes)}")
     try:
         manifest.compact()
     except OSError as error:
@@ -407,5 +436,6 @@ def _finish(result: UnitResult, out: Path, settings: Settings, manifest: Manifes
     summary.done += 1
     summary.empty += result.empty
     summary.documents += result.documents
+    summary.named_notes += result.named_notes
     summary.tokens += result.tokens
     summary.phi.update(result.phi)
