@@ -1367,3 +1367,33 @@ def test_paths_and_record_ids_that_look_like_phi_are_warned_of_without_rename(tm
     assert not [w for w in ("Halvorsen", "Ingrid", "0091823", "2021-07-09", "Tobias") if w in err]
     assert deid(folder, "--out", tmp_path / "renamed", "--rename", model=model_dir) == 0
     assert "look like" not in capsys.readouterr().err
+
+
+def test_messages_of_a_renamed_run_name_inputs_by_their_hashed_names(tmp_path, model_dir, capsys,
+                                                                     monkeypatch):
+    """With --rename, 'failed: in/Halvorsen_Ingrid_MRN0091823.txt' (and a zip member's name, and
+    the empty-file warning) printed the paths the option keeps out of --out (a black-box test):
+    the user said the paths hold PHI, and a job's log travels. Messages now name the hashed
+    name, which the rename map leads back from."""
+    folder = tmp_path / "in"
+    (folder / "Okafor_Tobias").mkdir(parents=True)
+    (folder / "Halvorsen_Ingrid_MRN0091823.txt").write_bytes(b"seen by Dr. M\xfcller\n")
+    (folder / "Okafor_Tobias" / "2021-07-09.txt").write_bytes(b"")
+    import zipfile
+    with zipfile.ZipFile(folder / "batch.zip", "w") as archive:
+        archive.writestr("Lindqvist_Greta_0091823.xml", "<ROOT><RECORD ID='1'><TEXT>x</TEX>")
+    out = tmp_path / "out"
+    assert deid(folder, "--out", out, "--rename", model=model_dir) == 1
+    captured = capsys.readouterr()
+    printed = captured.out + captured.err
+    assert not [w for w in ("Halvorsen", "Okafor", "Lindqvist", "0091823", "2021-07-09") if w in printed]
+    import csv
+    names = {row["path"]: row["name"] for row in csv.DictReader((tmp_path / "out.itdeid-rename-map.csv").open())}
+    assert f"failed: {names['Halvorsen_Ingrid_MRN0091823.txt']} (renamed): not UTF-8" in captured.err
+    assert f"failed: {names['batch.zip']} (renamed): {names['batch.zip']}/#1:1: not well-formed" in captured.err
+    assert f"warning: {names['Okafor_Tobias/2021-07-09.txt']}: empty file" in captured.err
+    assert "2 input(s) failed (renamed: their paths are in the rename map)" in captured.err
+    monkeypatch.setattr("itdeid.formats.zips.MAX_MEMBER_BYTES", 3)     # a zip bomb's member
+    assert deid(folder / "batch.zip", "--out", tmp_path / "bomb", "--rename", model=model_dir) == 1
+    err = capsys.readouterr().err
+    assert "member #1 unpacks to more than 3 bytes" in err and "Lindqvist" not in err

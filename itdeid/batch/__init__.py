@@ -44,9 +44,10 @@ run whose model finds no PHI at all in :data:`NO_PHI_WARNING_NOTES` or more note
 
 Bad input never stops the batch (unless ``strict``): an unreadable, binary or malformed file, an
 output that cannot be written, is reported on stderr with its path and the reason, and counted as
-failed; the others are processed. Messages, warnings and the summary name files, note ids and
-offsets, never note text; an unexpected error is reported by its type and where it happened,
-without its message (which could quote text).
+failed; the others are processed. Messages, warnings and the summary name files (with
+``rename`` by their hashed names, :func:`shown_name`), note ids and offsets, never note text;
+an unexpected error is reported by its type and where it happened, without its message (which
+could quote text).
 """
 from __future__ import annotations
 
@@ -93,7 +94,8 @@ def _stderr(message: str) -> None:
 
 @dataclass
 class BatchSummary:
-    """What a batch did; ``failed`` lists (input path, reason)."""
+    """What a batch did; ``failed`` lists (input path, reason), an input named by its hashed
+    name under ``rename`` (:func:`shown_name`)."""
 
     out: Path
     fmt: str
@@ -215,8 +217,9 @@ def deidentify(inputs: Iterable[str], out, model=None, fmt: str = DEFAULT_FORMAT
         report(f"note: skipped {path}: {what}, not notes")
     units, span_files = without_span_files(units)
     if span_files:
-        shown = ", ".join(u.path for u in span_files[:3]) + (", ..." if len(span_files) > 3 else "")
-        report(f"note: skipped {len(span_files)} span files (.ann, .jsonl), not notes: {shown}")
+        shown = "" if rename else ": " + ", ".join(u.path for u in span_files[:3]) + (
+            ", ..." if len(span_files) > 3 else "")
+        report(f"note: skipped {len(span_files)} span files (.ann, .jsonl), not notes{shown}")
     if not units:
         raise UserError("no input files found outside itdeid output folders in "
                         + ", ".join(map(str, inputs)))
@@ -417,11 +420,42 @@ def _size(unit: Unit) -> int:
         return 0
 
 
+def shown_name(unit: Unit) -> str:
+    """How messages name an input: its path, or with ``--rename`` its hashed name, which the
+    rename map leads back from. Renaming says the paths hold PHI, and a run's log travels
+    further than its outputs' names (a scheduler's job log, a ticket): 'failed:
+    notes/Halvorsen_Ingrid_MRN0091823.txt' printed the name that --rename kept out of OUT."""
+    return f"{unit.renamed} (renamed)" if unit.renamed else unit.path
+
+
+def _without_path(message: str, unit: Unit) -> str:
+    """``message`` with the input's path and relative path put as :func:`shown_name` puts
+    them, and the names of a zip's members as their places in the archive ('#2'), since
+    --rename numbers them too (a warning or a reason names the file it is about, and a zip's
+    reasons the member: 'member Lindqvist_Greta.xml unpacks to more than ...')."""
+    if not unit.renamed:
+        return message
+    for number, member in sorted(_zip_members(unit.path), key=lambda m: -len(m[1])):
+        message = message.replace(member, f"#{number}")
+    message = message.replace(unit.path, unit.renamed)
+    return message.replace(unit.rel, unit.renamed)
+
+
+def _zip_members(path: str) -> list[tuple[int, str]]:
+    """(place, name) of each member of the zip at ``path``, none if it is no readable zip."""
+    import zipfile
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return list(enumerate(archive.namelist(), 1))
+    except (OSError, zipfile.BadZipFile, ValueError):
+        return []
+
+
 def _finish(result: UnitResult, out: Path, settings: Settings, manifest: Manifest,
             inputs: set[str], owners: dict, summary: BatchSummary, report) -> None:
     """Report a unit's warnings, write its outputs and record it, or report its failure."""
     for message in result.warnings:
-        report(f"warning: {message}")
+        report(f"warning: {_without_path(message, result.unit)}")
     summary.warnings += len(result.warnings)
     if result.error is None:
         try:
@@ -429,8 +463,9 @@ def _finish(result: UnitResult, out: Path, settings: Settings, manifest: Manifes
         except InputFailed as error:
             result.error = str(error)
     if result.error is not None:
-        summary.failed.append((result.unit.path, result.error))
-        report(f"failed: {result.unit.path}: {result.error}")
+        reason = _without_path(result.error, result.unit)
+        summary.failed.append((shown_name(result.unit), reason))
+        report(f"failed: {shown_name(result.unit)}: {reason}")
         return
     manifest.append(entry_for(result, settings))
     summary.done += 1
