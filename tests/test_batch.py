@@ -1343,3 +1343,57 @@ def test_a_record_id_no_file_can_be_named_is_no_matter_under_rename(tmp_path, mo
     assert "cannot be used as a file name" in capsys.readouterr().err
     assert deid(tmp_path / "in", "--out", tmp_path / "renamed", "--rename", model=model_dir) == 0
     assert [p.name for p in (tmp_path / "renamed").rglob("*.txt")] == ["1.txt"]
+
+
+def test_paths_and_record_ids_that_look_like_phi_are_warned_of_without_rename(tmp_path, model_dir,
+                                                                            capsys):
+    """'Halvorsen_Ingrid_MRN0091823/2021-07-09_visit.txt' and i2b2 ``RECORD ID="MRN0091823"``
+    were copied into the output names, the manifest and the doc fields without a word (a
+    black-box test). Such inputs are now counted in a warning naming --rename, never printed;
+    ordinary names ('ward/n1.txt', 'Progress_Notes/') and renamed runs give none."""
+    folder = tmp_path / "in"
+    names = ["Halvorsen_Ingrid_MRN0091823/2021-07-09_visit.txt", "Progress_Notes/n1.txt",
+             "ward/n2.txt", "TobiasOkafor.txt"]
+    for rel, doc in zip(names, tiny_corpus(4, seed=31)):
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rel).write_text(doc.text, encoding="utf-8")
+    several = tiny_corpus(2, seed=32)
+    several[0].id, several[1].id = "MRN0091823", "7"
+    write_i2b2_2006(several, folder / "records.xml")
+    assert deid(folder, "--out", tmp_path / "out", model=model_dir) == 0
+    err = capsys.readouterr().err
+    assert "warning: 2 of 5 input paths look like they hold PHI" in err and "--rename" in err
+    assert "warning: 1 notes of files of several notes have ids that look like" in err
+    assert not [w for w in ("Halvorsen", "Ingrid", "0091823", "2021-07-09", "Tobias") if w in err]
+    assert deid(folder, "--out", tmp_path / "renamed", "--rename", model=model_dir) == 0
+    assert "look like" not in capsys.readouterr().err
+
+
+def test_messages_of_a_renamed_run_name_inputs_by_their_hashed_names(tmp_path, model_dir, capsys,
+                                                                     monkeypatch):
+    """With --rename, 'failed: in/Halvorsen_Ingrid_MRN0091823.txt' (and a zip member's name, and
+    the empty-file warning) printed the paths the option keeps out of --out (a black-box test):
+    the user said the paths hold PHI, and a job's log travels. Messages now name the hashed
+    name, which the rename map leads back from."""
+    folder = tmp_path / "in"
+    (folder / "Okafor_Tobias").mkdir(parents=True)
+    (folder / "Halvorsen_Ingrid_MRN0091823.txt").write_bytes(b"seen by Dr. M\xfcller\n")
+    (folder / "Okafor_Tobias" / "2021-07-09.txt").write_bytes(b"")
+    import zipfile
+    with zipfile.ZipFile(folder / "batch.zip", "w") as archive:
+        archive.writestr("Lindqvist_Greta_0091823.xml", "<ROOT><RECORD ID='1'><TEXT>x</TEX>")
+    out = tmp_path / "out"
+    assert deid(folder, "--out", out, "--rename", model=model_dir) == 1
+    captured = capsys.readouterr()
+    printed = captured.out + captured.err
+    assert not [w for w in ("Halvorsen", "Okafor", "Lindqvist", "0091823", "2021-07-09") if w in printed]
+    import csv
+    names = {row["path"]: row["name"] for row in csv.DictReader((tmp_path / "out.itdeid-rename-map.csv").open())}
+    assert f"failed: {names['Halvorsen_Ingrid_MRN0091823.txt']} (renamed): not UTF-8" in captured.err
+    assert f"failed: {names['batch.zip']} (renamed): {names['batch.zip']}/#1:1: not well-formed" in captured.err
+    assert f"warning: {names['Okafor_Tobias/2021-07-09.txt']}: empty file" in captured.err
+    assert "2 input(s) failed (renamed: their paths are in the rename map)" in captured.err
+    monkeypatch.setattr("itdeid.formats.zips.MAX_MEMBER_BYTES", 3)     # a zip bomb's member
+    assert deid(folder / "batch.zip", "--out", tmp_path / "bomb", "--rename", model=model_dir) == 1
+    err = capsys.readouterr().err
+    assert "member #1 unpacks to more than 3 bytes" in err and "Lindqvist" not in err

@@ -44,9 +44,10 @@ run whose model finds no PHI at all in :data:`NO_PHI_WARNING_NOTES` or more note
 
 Bad input never stops the batch (unless ``strict``): an unreadable, binary or malformed file, an
 output that cannot be written, is reported on stderr with its path and the reason, and counted as
-failed; the others are processed. Messages, warnings and the summary name files, note ids and
-offsets, never note text; an unexpected error is reported by its type and where it happened,
-without its message (which could quote text).
+failed; the others are processed. Messages, warnings and the summary name files (with
+``rename`` by their hashed names, :func:`shown_name`), note ids and offsets, never note text;
+an unexpected error is reported by its type and where it happened, without its message (which
+could quote text).
 """
 from __future__ import annotations
 
@@ -68,7 +69,7 @@ from itdeid.outputs import FORMATS
 from itdeid.progress import Progress
 from itdeid.batch.unit import UnitResult, process_unit
 from itdeid.batch.patients import Grouping, group
-from itdeid.batch.rename import MAP_SUFFIX, map_path, renamed, write_map
+from itdeid.batch.rename import MAP_SUFFIX, looks_like_phi, map_path, renamed, write_map
 from itdeid.batch.settings import (KEY_SUFFIX, REVIEW_FORMATS, Settings, differences,
                                    key_path, load_or_create_key, load_tagger, model_fingerprint,
                                    resolve_model_dir)
@@ -93,7 +94,8 @@ def _stderr(message: str) -> None:
 
 @dataclass
 class BatchSummary:
-    """What a batch did; ``failed`` lists (input path, reason)."""
+    """What a batch did; ``failed`` lists (input path, reason), an input named by its hashed
+    name under ``rename`` (:func:`shown_name`)."""
 
     out: Path
     fmt: str
@@ -112,6 +114,8 @@ class BatchSummary:
     key_file: Path | None = None
     rename_map: Path | None = None
     grouping: Grouping | None = None
+    #: notes of multi-note files whose ids look like PHI, written under them (no ``--rename``)
+    named_notes: int = 0
 
     @property
     def no_phi_warning(self) -> str | None:
@@ -213,13 +217,16 @@ def deidentify(inputs: Iterable[str], out, model=None, fmt: str = DEFAULT_FORMAT
         report(f"note: skipped {path}: {what}, not notes")
     units, span_files = without_span_files(units)
     if span_files:
-        shown = ", ".join(u.path for u in span_files[:3]) + (", ..." if len(span_files) > 3 else "")
-        report(f"note: skipped {len(span_files)} span files (.ann, .jsonl), not notes: {shown}")
+        shown = "" if rename else ": " + ", ".join(u.path for u in span_files[:3]) + (
+            ", ..." if len(span_files) > 3 else "")
+        report(f"note: skipped {len(span_files)} span files (.ann, .jsonl), not notes{shown}")
     if not units:
         raise UserError("no input files found outside itdeid output folders in "
                         + ", ".join(map(str, inputs)))
     check_layout(units, roots, out, renaming=rename)
     units, grouping = group(unique_units(units), patient_regex, patient_map)
+    if not rename:
+        _warn_of_named_paths(units, report)
     if grouping is not None and fmt != "surrogate":
         report(f"note: {grouping.by} only changes --format surrogate outputs")
     if grouping is not None and grouping.unmatched and grouping.alone:
@@ -292,6 +299,29 @@ def deidentify(inputs: Iterable[str], out, model=None, fmt: str = DEFAULT_FORMAT
                    tagger, progress, report)
     summary.key_file, summary.rename_map, summary.grouping = where_key, where_map, grouping
     return summary
+
+
+def _warn_of_named_paths(units: list[Unit], report) -> None:
+    """Warn when input paths look like they hold PHI (:func:`~itdeid.batch.rename.looks_like_phi`)
+    while they are copied into ``OUT``: 'Halvorsen_Ingrid_MRN1234567/2019-03-14.txt' went into
+    the output names, the manifest and the ``doc`` fields without a word. Counted, never
+    printed: the names are the PHI."""
+    named = sum(1 for unit in units if looks_like_phi(unit.rel))
+    if named:
+        report(f"warning: {named} of {len(units)} input paths look like they hold PHI (a "
+               "number of MRN length, a date or a person's name); without --rename they are "
+               "copied into the output paths, the manifest and the outputs' doc fields: rerun "
+               "with --rename (into a new --out, or with --force) if they do")
+
+
+def _named_notes_warning(count: int) -> str:
+    """The warning for ``count`` notes of multi-note files whose ids look like PHI (i2b2
+    ``RECORD ID="MRN1234567"``, PhysioNet patient numbers of MRN length, zip members' names):
+    without ``--rename`` each id names an output file and fills its ``doc`` fields."""
+    return (f"{count} notes of files of several notes have ids that look like they hold PHI (a "
+            "number of MRN length, a date or a person's name); without --rename they name the "
+            "notes' output files and fill the outputs' doc fields: rerun with --rename (into a "
+            "new --out, or with --force) if they do")
 
 
 def _check_key_present(manifest: Manifest, where_key: Path, force: bool, out: Path) -> None:
@@ -373,6 +403,8 @@ def _run(units, out, settings, manifest, force, strict, workers, engine, schedul
     summary.seconds = time.perf_counter() - started
     if summary.no_phi_warning:
         report(f"warning: {summary.no_phi_warning}")
+    if summary.named_notes:
+        report(f"warning: {_named_notes_warning(summary.named_notes)}")
     try:
         manifest.compact()
     except OSError as error:
@@ -388,11 +420,42 @@ def _size(unit: Unit) -> int:
         return 0
 
 
+def shown_name(unit: Unit) -> str:
+    """How messages name an input: its path, or with ``--rename`` its hashed name, which the
+    rename map leads back from. Renaming says the paths hold PHI, and a run's log travels
+    further than its outputs' names (a scheduler's job log, a ticket): 'failed:
+    notes/Halvorsen_Ingrid_MRN0091823.txt' printed the name that --rename kept out of OUT."""
+    return f"{unit.renamed} (renamed)" if unit.renamed else unit.path
+
+
+def _without_path(message: str, unit: Unit) -> str:
+    """``message`` with the input's path and relative path put as :func:`shown_name` puts
+    them, and the names of a zip's members as their places in the archive ('#2'), since
+    --rename numbers them too (a warning or a reason names the file it is about, and a zip's
+    reasons the member: 'member Lindqvist_Greta.xml unpacks to more than ...')."""
+    if not unit.renamed:
+        return message
+    for number, member in sorted(_zip_members(unit.path), key=lambda m: -len(m[1])):
+        message = message.replace(member, f"#{number}")
+    message = message.replace(unit.path, unit.renamed)
+    return message.replace(unit.rel, unit.renamed)
+
+
+def _zip_members(path: str) -> list[tuple[int, str]]:
+    """(place, name) of each member of the zip at ``path``, none if it is no readable zip."""
+    import zipfile
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return list(enumerate(archive.namelist(), 1))
+    except (OSError, zipfile.BadZipFile, ValueError):
+        return []
+
+
 def _finish(result: UnitResult, out: Path, settings: Settings, manifest: Manifest,
             inputs: set[str], owners: dict, summary: BatchSummary, report) -> None:
     """Report a unit's warnings, write its outputs and record it, or report its failure."""
     for message in result.warnings:
-        report(f"warning: {message}")
+        report(f"warning: {_without_path(message, result.unit)}")
     summary.warnings += len(result.warnings)
     if result.error is None:
         try:
@@ -400,12 +463,14 @@ def _finish(result: UnitResult, out: Path, settings: Settings, manifest: Manifes
         except InputFailed as error:
             result.error = str(error)
     if result.error is not None:
-        summary.failed.append((result.unit.path, result.error))
-        report(f"failed: {result.unit.path}: {result.error}")
+        reason = _without_path(result.error, result.unit)
+        summary.failed.append((shown_name(result.unit), reason))
+        report(f"failed: {shown_name(result.unit)}: {reason}")
         return
     manifest.append(entry_for(result, settings))
     summary.done += 1
     summary.empty += result.empty
     summary.documents += result.documents
+    summary.named_notes += result.named_notes
     summary.tokens += result.tokens
     summary.phi.update(result.phi)

@@ -8,7 +8,12 @@ where ``k`` is derived from the run's secret key (:mod:`itdeid.batch.settings`, 
 ``OUT``): deterministic, so reruns and resumed runs find their outputs, and without the key a
 guessed path cannot be confirmed. ``ward/KOWALCZYK/note.txt`` becomes ``OUT/3f9c...e1.txt``
 (flat: folders are path components too), and the note inside is named the same. Notes of a
-multi-note file keep the ids written in the file (``OUT/3f9c...e1/1-1.txt``).
+multi-note file are numbered in file order (``OUT/3f9c...e1/1.txt``): their record ids can hold
+names or MRNs too.
+
+Without ``--rename``, :func:`looks_like_phi` picks out the paths and note ids that would carry
+PHI into ``OUT`` (a number of MRN length, a date, a person's name), so the batch can warn,
+counting them and naming the option, never printing them.
 
 The map back (:func:`write_map`: CSV ``name,path``, one row an input, mode 0600) is written
 outside ``OUT``, by default ``OUT.itdeid-rename-map.csv`` beside it; like the key, it is never
@@ -20,18 +25,71 @@ import csv
 import hashlib
 import hmac
 import io
+import re
 from contextlib import contextmanager
 from dataclasses import replace
+from functools import lru_cache
 from pathlib import Path
 
 from itdeid.batch.files import write_atomic
 from itdeid.batch.inputs import Unit, root_of, secret_file_outside
 from itdeid.errors import UserError
+from itdeid.resources import load_table, load_wordlist
 
 #: Hex digits of a renamed input's name (96 bits: no two inputs of a tree share one).
 NAME_HEX = 24
 #: Suffix of the default map file, beside ``OUT``.
 MAP_SUFFIX = ".itdeid-rename-map.csv"
+
+
+#: A number of MRN length (six digits or more: 'MRN1234567', '20190314', an account number),
+#: or one written in groups as SSNs and phone numbers are ('555-12-3456', '617.555.0142').
+_LONG_NUMBER = re.compile(r"(?<!\d)(?:\d{6,}|\d{3}[-. ]\d{2,3}[-. ]\d{4})(?!\d)")
+_MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+          r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
+#: A date: '2019-03-14', '03_14_2019', '14.3.19', '14Mar2019', 'Mar-14', 'dec_2019'.
+_DATE = re.compile(r"(?<!\d)(?:\d{4}[-_.]\d{1,2}[-_.]\d{1,2}|\d{1,2}[-_.]\d{1,2}[-_.]\d{2,4})(?!\d)"
+                   rf"|(?i:(?<![a-z])(?:\d{{1,2}}[-_ .]?{_MONTH}|{_MONTH}[-_ .]?\d{{1,4}})(?![a-z]))")
+#: Words of a name: runs of letters, split where a lower-case letter meets a capital
+#: ('JohnSmith'); ``_JOINED`` is what may stand between the two words of one name.
+_WORD = re.compile(r"[^\W\d_]+")
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+_JOINED = re.compile(r"[ _.,-]*")
+
+
+@lru_cache(maxsize=1)
+def _person_names() -> frozenset[str]:
+    """Census first and last names (lower case) that are no ordinary English word: 'smith',
+    'ingrid', but not 'patient' or 'mercy', so 'Patient_Notes' is no name."""
+    english = {word.lower() for word in load_wordlist("gazetteers", "nonphi_words.txt")}
+    names = {row[0].lower() for table in ("census_first_names.tsv", "census_last_names.tsv")
+             for row in load_table("gazetteers", table)}
+    return frozenset(names - english)
+
+
+def _words(name: str) -> list[tuple[int, int, str]]:
+    """(start, end, word) of each word of ``name``, camel case split."""
+    found = []
+    for match in _WORD.finditer(name):
+        start = match.start()
+        for part in _CAMEL.split(match.group()):
+            found.append((start, start + len(part), part))
+            start += len(part)
+    return found
+
+
+def looks_like_phi(name: str) -> bool:
+    """Whether a relative path or note id looks like it carries PHI that ``--rename`` would
+    keep out of ``OUT``: a number of six or more digits (an MRN, an SSN), a date, or two words of the
+    census name lists side by side ('Halvorsen_Ingrid', 'JohnSmith'). A hint, not a finding:
+    names outside the lists are missed, and 'Rose_Ward' is taken for one."""
+    if _LONG_NUMBER.search(name) or _DATE.search(name):
+        return True
+    names = _person_names()
+    words = _words(name)
+    return any(len(a) > 1 and len(b) > 1 and a.lower() in names and b.lower() in names
+               and _JOINED.fullmatch(name, end_a, start_b)
+               for (_, end_a, a), (start_b, _, b) in zip(words, words[1:]))
 
 
 def map_path(out: Path, map_file) -> Path:

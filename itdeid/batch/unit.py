@@ -22,6 +22,7 @@ from itdeid.errors import UserError
 from itdeid.batch.files import content_digest
 from itdeid.batch.inputs import InputFailed, Unit, read_documents, read_input
 from itdeid.outputs import RELEASED, render
+from itdeid.batch.rename import looks_like_phi
 from itdeid.batch.settings import Settings
 from itdeid.batch.tagging import tag_notes
 from itdeid.pieces import tags_independently
@@ -42,6 +43,8 @@ class UnitResult:
     tokens: int = 0
     phi: Counter = field(default_factory=Counter)
     empty: bool = False
+    #: notes of a multi-note file whose ids look like PHI and name outputs (no ``--rename``)
+    named_notes: int = 0
     warnings: list[str] = field(default_factory=list)
     error: str | None = None
 
@@ -200,6 +203,8 @@ def process_units(units: list[Unit], settings: Settings, model, surrogates,
             result.digest, result.size = content_digest(settings.digest_key, data), len(data)
             result.read_as, read["documents"], read["several"] = read_documents(
                 result.unit, data, settings.input_format, result.warnings)
+            if read["several"] and not result.unit.renamed:
+                result.named_notes = sum(looks_like_phi(doc.id) for doc in read["documents"])
 
         _guarded(result, step)
         if result.error is None:

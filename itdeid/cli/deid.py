@@ -122,6 +122,7 @@ def print_summary(summary) -> None:
         print(f"not de-identified: --format {summary.fmt} holds {summary.review_only}; for "
               "review, never for release")
     if summary.failed:
-        print(f"itdeid deid: {len(summary.failed)} input(s) failed:", file=sys.stderr)
+        renamed = " (renamed: their paths are in the rename map)" if summary.rename_map else ""
+        print(f"itdeid deid: {len(summary.failed)} input(s) failed{renamed}:", file=sys.stderr)
         for path, reason in summary.failed:
             print(printable(f"  {path}: {reason}"), file=sys.stderr)
