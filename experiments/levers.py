@@ -44,7 +44,9 @@ from itdeid.folds import group_folds  # noqa: E402
 from itdeid.formats import read_corpus, write_jsonl_spans  # noqa: E402
 from itdeid.ensemble import InnerEnsemble  # noqa: E402
 from itdeid.model import TokenModel, with_identifiers  # noqa: E402
+from itdeid.lexicon import Lexicon  # noqa: E402
 from itdeid.name_gaps import join_name_gaps  # noqa: E402
+from itdeid.subject_names import tag_named_subjects  # noqa: E402
 from itdeid.operating_point import decide  # noqa: E402
 from itdeid.report import code_version, corpus_digest, header, markdown_table  # noqa: E402
 from itdeid.spans import labels_to_spans  # noqa: E402
@@ -72,11 +74,12 @@ _RECIPE = dict(_SHALLOW, groups=_TRIAL_GROUPS, synthetic=(100, 0.5), calibrate_r
 def _screened_rows(prefix: str, **change) -> dict[str, dict]:
     """The recipe with ``change``, trained once a fold and tagging with the recipe's screen:
     ``PREFIX_SCREENS_OOF`` owns the cache, ``PREFIX_SCREEN1E3_OOF`` ranks its screened tagging,
-    ``PREFIX_SCREEN1E3_IDS`` adds the identifier templates and the joined name gaps (the recipe
-    as it tags: :meth:`itdeid.ensemble.InnerEnsemble.predict_tokenized`)."""
+    ``PREFIX_SCREEN1E3_IDS`` adds the identifier templates, the joined name gaps and the
+    surnames after 'pt' (the recipe as it tags: :meth:`itdeid.ensemble.InnerEnsemble.predict_tokenized`)."""
     row = dict(_RECIPE, **change, screens=(1e-3,))
     return {f"{prefix}_SCREENS_OOF": row, f"{prefix}_SCREEN1E3_OOF": dict(row, screen=1e-3),
-            f"{prefix}_SCREEN1E3_IDS": dict(row, screen=1e-3, identifiers=True, join_gaps=True)}
+            f"{prefix}_SCREEN1E3_IDS": dict(row, screen=1e-3, identifiers=True, join_gaps=True,
+                                            subject_names=True)}
 
 
 ROWS: dict[str, dict] = {
@@ -311,7 +314,7 @@ RECALLS = (0.90, 0.95, 0.97)
 
 
 #: Parameters that act after the models are trained: rows differing only by these share a cache.
-AFTER_TRAINING = ("identifiers", "context_weight", "argmax", "screen", "join_gaps")
+AFTER_TRAINING = ("identifiers", "context_weight", "argmax", "screen", "join_gaps", "subject_names")
 
 
 def _trained(params: dict) -> dict:
@@ -351,7 +354,7 @@ def run_fold(name, tokenized, assignment, f, cache: Path, n_jobs, seed) -> Path:
     """Train row ``name`` on every fold but ``f``, save its probabilities on fold ``f``
     (the row owning the cache is the one trained, so a cached threshold is that row's)."""
     params = {k: v for k, v in ROWS[cache_name(name)].items()
-              if k not in ("identifiers", "argmax", "screen", "join_gaps")}
+              if k not in ("identifiers", "argmax", "screen", "join_gaps", "subject_names")}
     seed += params.pop("seed_offset", 0)    # the same folds, other random draws in training
     path = cache / cache_name(name) / f"fold{f}.npz"
     if path.exists():
@@ -481,7 +484,8 @@ def tokenized_folds(args):
 def cached_fold(name, tokenized, assignment, cache: Path, f: int) -> dict:
     """Row ``name``'s cached fold ``f``: its test documents, their probabilities, the
     threshold, the seconds it took, and the predicted spans by document id at that threshold
-    (name gaps joined and identifier templates applied when the row has them)."""
+    (name gaps joined, surnames after 'pt' tagged and identifier templates applied when the
+    row has them)."""
     path = cache / cache_name(name) / f"fold{f}.npz"
     saved = np.load(path)
     check_cache(path, saved, tokenized, assignment, f)
@@ -503,6 +507,10 @@ def cached_fold(name, tokenized, assignment, cache: Path, f: int) -> dict:
         codes = [decide(p, threshold) for p in parts]
     if ROWS[name].get("join_gaps"):   # in the order the recipe tags (InnerEnsemble.predict_tokenized)
         codes = [join_name_gaps(td, c) for td, c in zip(test, codes)]
+    if ROWS[name].get("subject_names"):   # the words the fold's training notes use as ordinary text
+        # (the members' lexicons hold those of four fifths of them each; their union, all of them)
+        lexicon = Lexicon.count([td for td, a in zip(tokenized, assignment) if a != f])
+        codes = [tag_named_subjects(td, c, lexicon.table.__contains__) for td, c in zip(test, codes)]
     if ROWS[name].get("identifiers"):
         codes = with_identifiers(test, codes)
     spans = {td.document.id: labels_to_spans(td.document.text, td.tokens, [LABELS[c] for c in cc])

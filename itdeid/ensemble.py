@@ -58,6 +58,7 @@ from itdeid.model_files import checked_params, damaged, model_part, read_model_s
 from itdeid.model_out import check_kind
 from itdeid.learners import N_LABELS, Learner
 from itdeid.name_gaps import join_name_gaps
+from itdeid.subject_names import tag_named_subjects
 from itdeid.model import (NotFittedError, TokenModel, check_count, labels_in_documents, predict_spans,
                           with_identifiers)
 from itdeid.operating_point import check_threshold, decide, loaded_threshold, threshold_for_recall
@@ -130,6 +131,9 @@ class InnerEnsemble(BaseEstimator):
     join_gaps : bool, default True
         Tag a capitalized word standing alone between two PHI tokens on one line as the token
         after it ('Harborview Cardiology Associates': :mod:`itdeid.name_gaps`).
+    subject_names : bool, default True
+        Tag a census surname right after 'pt' or 'patient' that the members never saw as
+        ordinary text as PATIENT ('Pt Murphy resting': :mod:`itdeid.subject_names`).
     context_pass : bool, default False
         Stack a context stage on the members' mean (see the module docstring).
     context_weight : float, default 0.5
@@ -167,13 +171,14 @@ class InnerEnsemble(BaseEstimator):
     #: Parameters free to change after fit (:mod:`itdeid.fitted_params`): a threshold or screen
     #: over the learned ones, the templates and joining gaps, which act when the model tags, and
     #: the members' threads and device, which only training reads.
-    RUNTIME_PARAMS = ("threshold", "screen", "identifiers", "join_gaps", "n_jobs", "device")
+    RUNTIME_PARAMS = ("threshold", "screen", "identifiers", "join_gaps", "subject_names", "n_jobs",
+                      "device")
 
     def __init__(self, base: TokenModel | None = None, folds: int = 5,
                  target_recall: float | None = 0.95, threshold: float | None = None,
                  identifiers: bool = True, context_pass: bool = False, context_weight: float = 0.5,
                  stage_refit: bool = False, screen: float | None = None, draws: int = 1,
-                 join_gaps: bool = True):
+                 join_gaps: bool = True, subject_names: bool = True):
         self.base = base
         self.folds = folds
         self.draws = draws
@@ -185,6 +190,7 @@ class InnerEnsemble(BaseEstimator):
         self.stage_refit = stage_refit
         self.screen = screen
         self.join_gaps = join_gaps
+        self.subject_names = subject_names
 
     def _member(self, f: int, draw: int = 0) -> TokenModel:
         """Inner fold ``f``'s member of draw ``draw``: seed ``random_state + f + draw * folds``,
@@ -428,7 +434,20 @@ class InnerEnsemble(BaseEstimator):
         codes = [decide(p, threshold) for p in self.predict_proba_tokenized(docs)]
         if self.join_gaps:
             codes = [join_name_gaps(td, c) for td, c in zip(docs, codes)]
+        if self.subject_names:
+            known = self.known_word
+            codes = [tag_named_subjects(td, c, known) for td, c in zip(docs, codes)]
         return with_identifiers(docs, codes) if self.identifiers else codes
+
+    def known_word(self, word: str) -> bool:
+        """Whether a member saw ``word`` (lower case) as ordinary text in training (its
+        ``lexicon`` group's words, else its never-PHI words): all a model keeps of its notes."""
+        for member in self.members_:
+            extractor = member.extractor_
+            lexicon = getattr(extractor, "lexicon_", None)
+            if (lexicon is not None and word in lexicon.table) or word in extractor.nonphi_:
+                return True
+        return False
 
     def predict(self, documents: Sequence[Document]):
         """Predicted PHI spans of each document (gold spans, if any, are ignored)."""

@@ -258,6 +258,7 @@ def test_train_typer_settings_reach_the_members_with_the_recipe_default_and_bad_
     (["--members", "0", "--screen", "0.01"], "--screen"),
     (["--members", "0", "--draws", "2"], "--draws"),
     (["--members", "0", "--no-stage-refit"], "--no-stage-refit"),
+    (["--members", "0", "--no-subject-names"], "--no-subject-names"),
     (["--no-context-pass", "--no-stage-refit"], "--no-stage-refit"),
     (["--iterations", "1"], "--iterations"),
     (["--vote", "recall_first"], "--vote"),

@@ -129,3 +129,18 @@ def test_tag_names_the_installed_model_default(tmp_path, monkeypatch):
     (tmp_path / "default").mkdir()
     assert main(["deid", str(NOTES / "nursing-note.txt"), "--out", str(tmp_path / "o2"), "--model",
                  "default", "--workers", "1"]) == 2
+
+
+def test_default_model_tags_a_surname_after_pt_in_any_case():
+    """'Pt Murphy tolerating po's': the shipped model found 34-43 % of surnames after 'pt'
+    (experiments/results/named-subjects.md); itdeid.subject_names tags those the training
+    notes never use as ordinary text, and turned off, the trees alone miss these."""
+    from itdeid.document import Document
+    model = load_model(default_model_dir())
+    notes = [Document(str(i), f"NPN 7a-7p: VSS. {s} tolerating po's. Lungs clear.", [])
+             for i, s in enumerate(("Pt Kowalczyk", "pt kowalczyk", "PT KOWALCZYK", "Patient Szymanski"))]
+    found = [[n.text[s.start:s.end] for s in spans if s.type == "PATIENT"]
+             for n, spans in zip(notes, model.predict(notes))]
+    assert found == [["Kowalczyk"], ["kowalczyk"], ["KOWALCZYK"], ["Szymanski"]]
+    model.subject_names = False
+    assert not all(any(s.type == "PATIENT" for s in spans) for spans in model.predict(notes))

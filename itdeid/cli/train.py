@@ -89,6 +89,10 @@ def add_parser(subparsers):
     p.add_argument("--join-gaps", action=argparse.BooleanOptionalAction, default=RECIPE["join_gaps"],
                    help="with --members: tag a capitalized word standing alone between two PHI "
                         "tokens on one line with them (itdeid.name_gaps; default: on)")
+    p.add_argument("--subject-names", action=argparse.BooleanOptionalAction, default=RECIPE["subject_names"],
+                   help="with --members: tag a census surname right after 'pt' or 'patient' that "
+                        "the training notes never use as ordinary text as PATIENT ('Pt Murphy "
+                        "resting'; itdeid.subject_names; default: on)")
     p.add_argument("--context-pass", action=argparse.BooleanOptionalAction, default=RECIPE["context_pass"],
                    help="stack a second stage that reads the first stage's probabilities of the "
                         "neighbours and of the note's other occurrences of a word: over the "
@@ -159,7 +163,7 @@ def add_parser(subparsers):
 #: Options a preset's training uses; every other option of ``train`` sets the recipe a preset fixes.
 PRESET_OPTIONS = frozenset({"preset", "physionet", "out", "n_jobs", "device", "corpus", "run", "command"})
 #: Options only an ensemble (``--members`` 2 or more) reads (``--synthetic``'s own check says so).
-ENSEMBLE_OPTIONS = ("join_gaps", "draws", "stage_refit", "screen")
+ENSEMBLE_OPTIONS = ("join_gaps", "subject_names", "draws", "stage_refit", "screen")
 #: Options only the iterative system (``--system``) reads.
 SYSTEM_OPTIONS = ("iterations", "vote", "harvest", "spread")
 #: The learners' tree options, and those each learner reads (xgboost all of them).
@@ -289,7 +293,8 @@ def run(args):
         model = InnerEnsemble(base, folds=args.members, target_recall=params["target_recall"],
                               identifiers=args.identifiers, context_pass=args.context_pass,
                               stage_refit=args.stage_refit, screen=args.screen or None,
-                              draws=args.draws, join_gaps=args.join_gaps)
+                              draws=args.draws, join_gaps=args.join_gaps,
+                              subject_names=args.subject_names)
     else:
         model = TokenModel(trigger=args.trigger, random_state=args.seed, identifiers=args.identifiers,
                            groups=groups, **params)

@@ -1,0 +1,84 @@
+"""A surname right after 'pt' or 'patient' is the patient's name.
+
+Nurses name the patient by surname as the subject of a sentence: 'Pt Murphy tolerating po's',
+'pt o'brien oob to chair', 'PATIENT GARCIA-LOPEZ RESTING'. The PhysioNet split never does ('pt'
+is followed by a verb or an adjective there: 'PT REMAINS', 'pt alert'), so the trees learned
+that the word after 'pt' is ordinary text, and the shipped model found 34-43 % of such names
+(experiments/results/named-subjects.md); synthetic notes that name the patient so raise that only
+in part, least in notes written in one case, where capitals say nothing.
+
+So after the decisions, :func:`tag_named_subjects` makes a word PATIENT when all of these hold:
+
+- the word before it is 'pt', 'pt.' or 'patient' (any case), on the same line, with only
+  spaces or a full stop between;
+- it is a surname of the 1990 census lists (``gazetteers/census_last_names.tsv``, public domain;
+  an apostrophe is dropped to look it up: O'Brien is OBRIEN there);
+- it is no everyday English word (``gazetteers/nonphi_words.txt``: 'alert', 'remains', 'will');
+- the model never saw it as ordinary text in its training notes (``known``: the lexicon a
+  fitted model keeps, issue F's words seen outside PHI): 'foley', 'vent', 'cough' and 'may' are
+  census surnames too, and every clinical word the notes use after 'pt' is one the lexicon holds.
+
+A surname joined by a hyphen to another census surname ('Garcia-Lopez') is taken whole. On the
+PhysioNet split, with the vocabulary of all its notes (words seen twice or more as ordinary
+text), the rule matches 4 of 270,000 tokens: one gold name and three ordinary words ('reap',
+'aud' and a misspelt 'denies'; a local count, session 27). What it changes in the split's
+cross-validation is in experiments/README.md (session 27).
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import TYPE_CHECKING, Callable
+
+import numpy as np
+
+from itdeid.document import LABELS
+from itdeid.resources import load_table, load_wordlist
+
+if TYPE_CHECKING:
+    from itdeid.featurize import TokenizedDocument
+
+#: The words that announce the patient as a sentence's subject.
+SUBJECTS = frozenset({"pt", "patient"})
+PATIENT = LABELS.index("PATIENT")
+
+
+@lru_cache(maxsize=1)
+def _surnames() -> frozenset[str]:
+    """Census surnames (lower case, no apostrophes) that are no everyday English word."""
+    english = {w.lower() for w in load_wordlist("gazetteers", "nonphi_words.txt")}
+    return frozenset(row[0].lower() for row in load_table("gazetteers", "census_last_names.tsv")) - english
+
+
+def _surname(word: str, known: Callable[[str], bool]) -> bool:
+    return (word.replace("'", "").isalpha() and len(word) >= 2 and not known(word)
+            and word.replace("'", "") in _surnames())
+
+
+def _after_subject(td: TokenizedDocument, i: int) -> bool:
+    """Whether token ``i`` follows 'pt', 'pt.' or 'patient' on its line, spaces between."""
+    text, tokens, j = td.document.text, td.tokens, i - 1
+    if j >= 1 and tokens[j].text == "." and tokens[j].start == tokens[j - 1].end:
+        j -= 1          # 'Pt. Murphy'
+    return (j >= 0 and td.words[j] in SUBJECTS
+            and text[tokens[j].end:tokens[i].start].strip(" \t.") == ""
+            and tokens[i].start > tokens[j].end)
+
+
+def tag_named_subjects(td: TokenizedDocument, codes: np.ndarray, known: Callable[[str], bool]) -> np.ndarray:
+    """``codes`` (label codes of ``td``'s tokens, 0 for non-PHI) with a census surname right
+    after 'pt' or 'patient' made PATIENT (see the module docstring); ``known(word)``: whether
+    the model saw the (lower-case) word as ordinary text."""
+    codes = np.asarray(codes)
+    out = None
+    words, tokens = td.words, td.tokens
+    for i, word in enumerate(words):
+        if codes[i] or not _surname(word, known) or not _after_subject(td, i):
+            continue
+        out = codes.copy() if out is None else out
+        out[i] = PATIENT
+        k = i     # 'Garcia-Lopez': a hyphen and a second surname, nothing between
+        while (k + 2 < len(words) and words[k + 1] == "-" and tokens[k + 1].start == tokens[k].end
+               and tokens[k + 2].start == tokens[k + 1].end and _surname(words[k + 2], known)):
+            out[k + 1] = out[k + 2] = PATIENT
+            k += 2
+    return codes if out is None else out
