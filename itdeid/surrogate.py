@@ -532,9 +532,11 @@ _DATE_AND_AGE_WORDS = frozenset(
       "ago about approx around early late mid s".split())
 #: A pain score ('pain 7/10'), which the trees sometimes type DATE: N/10 with N from 0 to 10.
 _PAIN_SCORE = re.compile(r"(?:10|\d)/10")
-#: Words that make an N/10 near them a pain score, and how many words away they may stand
-#: (before, after), on its line.
-_PAIN_WORDS = frozenset(("pain", "painful", "score", "scale", "rate", "rates", "rated", "rating"))
+#: Words that make an N/10 near them a score, not a date, and how many words away they may stand
+#: (before, after), on its line: pain ('cp 7/10' is chest pain) and the ventilator's pressure
+#: support over PEEP ('PEEP/PS 5/10', 'CPAP 5/10').
+_PAIN_WORDS = frozenset(("pain", "painful", "score", "scale", "rate", "rates", "rated", "rating",
+                         "cp", "discomfort", "ache", "headache", "peep", "ps", "psv", "cpap", "bipap"))
 _PAIN_REACH = (4, 2)
 #: A word just before an N/10 that makes it a date whatever stands near ('pain since 3/10').
 _DATE_BEFORE = frozenset(("on", "since", "until", "till", "by", "dated", "before", "after"))

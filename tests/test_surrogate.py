@@ -536,7 +536,8 @@ def test_a_pain_score_typed_date_is_kept(surrogates):
     and shifted it ruined the text. N/10 near 'pain' (or 'rates', 'score', 'scale') is kept;
     elsewhere, or after 'on' or 'since', it is a date (January 10)."""
     lines = ["Pain 7/10 at rest.", "She rates her pain as 3/10 today.", "10/10 abdominal pain.",
-             "Pain score: 0/10.", "On a 0-10 scale, 6/10.", "Pain improved from 8/10 to 4/10."]
+             "Pain score: 0/10.", "On a 0-10 scale, 6/10.", "Pain improved from 8/10 to 4/10.",
+             "c/o cp 7/10, ntg x1.", "Vent: PEEP/PS 5/10, FiO2 40%.", "CPAP 5/10 overnight."]
     text = "\n".join(lines) + "\n"
     scores = [m for m in re.finditer(r"\b(?:10|\d)/10\b", text)]
     spans = [Span(m.start(), m.end(), "DATE") for m in scores]
