@@ -71,8 +71,12 @@ def tag_named_subjects(td: TokenizedDocument, codes: np.ndarray, known: Callable
     codes = np.asarray(codes)
     out = None
     words, tokens = td.words, td.tokens
-    for i, word in enumerate(words):
-        if codes[i] or not _surname(word, known) or not _after_subject(td, i):
+    # the words after a subject word ('pt', or 'pt' and its full stop) are all there is to
+    # look at: one set lookup a token, as the rule runs on every note tagged (issue I)
+    after = (j + 2 if j + 2 < len(words) and words[j + 1] == "." else j + 1
+             for j, w in enumerate(words) if w in SUBJECTS)
+    for i in after:
+        if i >= len(words) or codes[i] or not _after_subject(td, i) or not _surname(words[i], known):
             continue
         out = codes.copy() if out is None else out
         out[i] = PATIENT
