@@ -41,7 +41,7 @@ from itdeid.errors import run_script
 ROOT = Path(__file__).resolve().parent.parent
 
 #: The recipe's row of levers.py (itdeid/recipe.py), tagging as the shipped model does.
-RECIPE_ROW = "BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_TYPER50"
+RECIPE_ROW = "BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_TYPER50_NAMED"
 LEVERS = "experiments/results/g-levers"
 DEFAULT_CORPUS = "../shared/corpora/physionet-deid"
 PREDICTIONS = f"{LEVERS}/predictions-{RECIPE_ROW}_SCREEN1E3_IDS.jsonl"

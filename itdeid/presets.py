@@ -36,7 +36,8 @@ from itdeid.synth import generate, supplement
 #: it where a test has no real notes), the recipe's synthetic supplement, and the seed.
 PRESETS: dict[str, dict] = {
     "default": dict(physionet=True, records=0, synthetic=RECIPE["synthetic"],
-                    synthetic_nursing=RECIPE["synthetic_nursing"], seed=0),
+                    synthetic_nursing=RECIPE["synthetic_nursing"], synthetic_named=RECIPE["synthetic_named"],
+                    seed=0),
 }
 
 
@@ -68,10 +69,13 @@ def preset_corpus(name: str, physionet: str | os.PathLike | None = None) -> tupl
                           f"{recipe['records']} --seed {recipe['seed']}` (invented PHI; MIT, as the project)")
     calibrate = [True] * len(documents)
     if recipe["synthetic"]:
-        extra = supplement(recipe["synthetic"], seed=recipe["seed"], nursing=recipe["synthetic_nursing"])
+        extra = supplement(recipe["synthetic"], seed=recipe["seed"], nursing=recipe["synthetic_nursing"],
+                           named=recipe.get("synthetic_named", 0.0))
         documents, calibrate = documents + extra, calibrate + [False] * len(extra)
         data["synthetic"] = (f"{len(extra)} records of `itdeid.synth.supplement` (seed "
                              f"{recipe['seed']}, {recipe['synthetic_nursing']:.0%} ICU nursing notes, "
+                             f"{recipe.get('synthetic_named', 0.0):.0%} of those with PHI naming the "
+                             "patient after 'pt' or a title, "
                              "the rest discharge summaries; invented PHI, MIT as the project), "
                              "not used to choose the threshold")
     return documents, calibrate, data

@@ -219,6 +219,9 @@ def test_train_with_synthetic_records_chooses_the_threshold_on_the_corpus_alone(
     assert "--synthetic needs the ensemble (--members 2 or more)" in capsys.readouterr().err
     assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "x"),
                  "--synthetic", "4", "--synthetic-nursing", "1.5"]) == 2
+    assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "x"),
+                 "--synthetic", "4", "--synthetic-named", "-0.1"]) == 2
+    assert "--synthetic-named must be between 0 and 1" in capsys.readouterr().err
 
 
 def test_train_window_reaches_the_members_and_a_negative_one_is_refused(tmp_path):
@@ -267,6 +270,7 @@ def test_train_typer_settings_reach_the_members_with_the_recipe_default_and_bad_
     (["--members", "0", "--typer-estimators", "5"], "--typer-estimators"),
     (["--no-two-step", "--typer-learning-rate", "0.5"], "--typer-learning-rate"),
     (["--synthetic", "0", "--synthetic-nursing", "0.2"], "--synthetic-nursing"),
+    (["--synthetic", "0", "--synthetic-named", "0.2"], "--synthetic-named"),
     (["--argmax", "--target-recall", "0.9"], "--target-recall"),
     (["--physionet", "elsewhere"], "--physionet"),
     (["--members", "0", "--learner", "tree", "--n-estimators", "50"], "--n-estimators"),

@@ -9,7 +9,7 @@ from itdeid.errors import UserError
 @pytest.fixture
 def tiny_preset(monkeypatch):
     monkeypatch.setitem(presets.PRESETS, "tiny", dict(
-        physionet=False, records=14, synthetic=4, synthetic_nursing=0.5, seed=1))
+        physionet=False, records=14, synthetic=4, synthetic_nursing=0.5, synthetic_named=0.3, seed=1))
     return "tiny"
 
 
@@ -65,3 +65,19 @@ def test_a_preset_takes_the_options_it_uses(tmp_path, monkeypatch):
     assert main(["train", "--preset", "default", "--out", str(tmp_path / "m"), "--n-jobs", "1",
                  "--physionet", str(tmp_path)]) == 0
     assert calls and calls[0][1]["model_params"]["n_jobs"] == 1
+
+
+def test_preset_supplement_names_patients_as_the_recipe_says(tiny_preset, monkeypatch):
+    """The preset asks the supplement for the recipe's share of notes naming the patient after
+    'pt' ('Pt Murphy afebrile'), as `itdeid train` does; dropped, the shipped model would not be
+    the recipe its card and CV describe."""
+    asked = {}
+    original = presets.supplement
+
+    def spy(records, **kwargs):
+        asked.update(kwargs)
+        return original(records, **kwargs)
+
+    monkeypatch.setattr(presets, "supplement", spy)
+    _docs, _calibrate, data = presets.preset_corpus(tiny_preset)
+    assert asked["named"] == 0.3 and "30% of those with PHI naming the patient" in data["synthetic"]

@@ -130,6 +130,11 @@ def add_parser(subparsers):
     p.add_argument("--synthetic-nursing", type=float, default=RECIPE["synthetic_nursing"], metavar="F",
                    help="share of the synthetic records written as ICU nursing notes "
                         f"(default: {RECIPE['synthetic_nursing']})")
+    p.add_argument("--synthetic-named", type=float, default=RECIPE["synthetic_named"], metavar="F",
+                   help="share of those nursing notes that name the patient by last name after "
+                        "'pt' or a title in a sentence ('Pt Murphy afebrile'), which real nursing "
+                        "notes do and the PhysioNet split never does "
+                        f"(default: {RECIPE['synthetic_named']})")
     p.add_argument("--stage-refit", action=argparse.BooleanOptionalAction, default=RECIPE["stage_refit"],
                    help="tag with one context-stage model refitted on all the inner folds' rows "
                         "instead of the mean of one a fold: a fifth of the stage's trees a token "
@@ -244,9 +249,12 @@ def run(args):
         raise UserError("--synthetic needs the ensemble (--members 2 or more): it chooses its "
                         "threshold on the corpus's own notes, not on the synthetic ones")
     if not args.synthetic:
-        _refuse_unread(given, ("synthetic_nursing",), "it shapes the synthetic records of --synthetic N")
+        _refuse_unread(given, ("synthetic_nursing", "synthetic_named"),
+                       "it shapes the synthetic records of --synthetic N")
     if not 0 <= args.synthetic_nursing <= 1:
         raise UserError("--synthetic-nursing must be between 0 and 1")
+    if not 0 <= args.synthetic_named <= 1:
+        raise UserError("--synthetic-named must be between 0 and 1")
     if single_context and args.resubstitutions:
         raise UserError("--resubstitutions needs --no-context-pass with --members 0: a re-substituted "
                         "copy has no out-of-fold first pass for the second model to read")
@@ -302,7 +310,8 @@ def run(args):
     start = time.perf_counter()
     real = len(documents)
     if args.synthetic:
-        documents = documents + supplement(args.synthetic, seed=args.seed, nursing=args.synthetic_nursing)
+        documents = documents + supplement(args.synthetic, seed=args.seed, nursing=args.synthetic_nursing,
+                                           named=args.synthetic_named)
         model.fit(documents, calibrate_on=[i < real for i in range(len(documents))])
     else:
         model.fit(documents)

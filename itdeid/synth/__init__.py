@@ -116,7 +116,8 @@ def supplement(records: int, seed: int = 0, nursing: float = 0.5, named: float =
     would put synthetic and real notes in one inner fold). Half nursing notes by default: added
     to PhysioNet's nursing notes they ranked real PHI better over 10 folds (issue H,
     experiments/README.md), where discharge summaries alone taught little about nursing notes.
-    ``named`` is :func:`generate`'s (on trial in experiments/levers.py's ``_NAMED`` row)."""
+    ``named`` is :func:`generate`'s (the recipe's 0.3 since session 27: experiments/levers.py's
+    ``_NAMED`` row, itdeid/recipe.py)."""
     return [replace(d, id=SUPPLEMENT_PREFIX + d.id, patient=SUPPLEMENT_PREFIX + d.patient)
             for d in generate(records, seed=seed, nursing=nursing, named=named)]
 
