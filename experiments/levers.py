@@ -290,6 +290,11 @@ ROWS: dict[str, dict] = {
     # experiments/named_subjects.py what it gains
     **_screened_rows("BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_TYPER50_NAMED", typer_estimators=50,
                      typer_learning_rate=0.3, synthetic=(100, 0.5, 0.3)),
+    # the recipe since session 27 (the _NAMED row) tagging without the surnames-after-'pt' rule
+    # (itdeid/subject_names.py): beside its _IDS row, what the rule changes in these folds
+    "BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_TYPER50_NAMED_SCREEN1E3_IDS_NO_SUBJECTS": dict(
+        _RECIPE, typer_estimators=50, typer_learning_rate=0.3, synthetic=(100, 0.5, 0.3), screens=(1e-3,),
+        screen=1e-3, identifiers=True, join_gaps=True),
     # the recipe again, keeping the members' out-of-fold mean beside the blend (keep_passes), so
     # that thresholds.py can set the operating point of another context_weight: the stage alone
     # or weighted 0.75 ranked better at R.95 than the even blend in both recipe runs' caches
