@@ -45,7 +45,7 @@ from itdeid.formats import read_corpus, write_jsonl_spans  # noqa: E402
 from itdeid.ensemble import InnerEnsemble  # noqa: E402
 from itdeid.model import TokenModel, with_identifiers  # noqa: E402
 from itdeid.lexicon import Lexicon  # noqa: E402
-from itdeid.name_gaps import join_name_gaps  # noqa: E402
+from itdeid.name_gaps import join_gaps  # noqa: E402
 from itdeid.subject_names import tag_named_subjects  # noqa: E402
 from itdeid.operating_point import decide  # noqa: E402
 from itdeid.report import code_version, corpus_digest, header, markdown_table  # noqa: E402
@@ -511,7 +511,7 @@ def cached_fold(name, tokenized, assignment, cache: Path, f: int) -> dict:
     else:
         codes = [decide(p, threshold) for p in parts]
     if ROWS[name].get("join_gaps"):   # in the order the recipe tags (InnerEnsemble.predict_tokenized)
-        codes = [join_name_gaps(td, c) for td, c in zip(test, codes)]
+        codes = [join_gaps(td, c) for td, c in zip(test, codes)]
     if ROWS[name].get("subject_names"):   # the words the fold's training notes use as ordinary text
         # (the members' lexicons hold those of four fifths of them each; their union, all of them)
         lexicon = Lexicon.count([td for td, a in zip(tokenized, assignment) if a != f])

@@ -57,7 +57,7 @@ from itdeid.feature_format import FEATURE_FORMAT, check_feature_format
 from itdeid.model_files import checked_params, damaged, model_part, read_model_state
 from itdeid.model_out import check_kind
 from itdeid.learners import N_LABELS, Learner
-from itdeid.name_gaps import join_name_gaps
+from itdeid.name_gaps import join_gaps
 from itdeid.subject_names import tag_named_subjects
 from itdeid.model import (NotFittedError, TokenModel, check_count, labels_in_documents, predict_spans,
                           with_identifiers)
@@ -130,7 +130,8 @@ class InnerEnsemble(BaseEstimator):
         Also tag what the fixed-shape identifier templates match (:mod:`itdeid.identifiers`).
     join_gaps : bool, default True
         Tag a capitalized word standing alone between two PHI tokens on one line as the token
-        after it ('Harborview Cardiology Associates': :mod:`itdeid.name_gaps`).
+        after it ('Harborview Cardiology Associates'), and a US state right after a tagged place
+        and a comma as LOCATION ('Portland, ME'): :mod:`itdeid.name_gaps`.
     subject_names : bool, default True
         Tag a census surname right after 'pt' or 'patient' that the members never saw as
         ordinary text as PATIENT ('Pt Murphy resting': :mod:`itdeid.subject_names`).
@@ -433,7 +434,7 @@ class InnerEnsemble(BaseEstimator):
         threshold = self.operating_threshold()
         codes = [decide(p, threshold) for p in self.predict_proba_tokenized(docs)]
         if self.join_gaps:
-            codes = [join_name_gaps(td, c) for td, c in zip(docs, codes)]
+            codes = [join_gaps(td, c) for td, c in zip(docs, codes)]
         if self.subject_names:
             known = self.known_word
             codes = [tag_named_subjects(td, c, known) for td, c in zip(docs, codes)]

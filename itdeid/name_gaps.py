@@ -7,7 +7,13 @@ the words on both sides pass it: the released note then keeps a piece of the nam
 that. So after the decisions :func:`join_name_gaps` gives such a word the class of the PHI token
 after it (the last word of an institution's name, 'Associates', 'Practice', names its kind).
 
-The rule is narrow on purpose: one word of a capital and lower-case letters only, with nothing
+The same holds for a place and its state: after 'Portland, ME' the trees tagged the town and left
+the state, which with the town narrows the place to one ('ME' is also a pronoun, 'MD' a degree).
+So :func:`join_state_after_place` gives a US state's abbreviation or name right after a place
+the model tagged LOCATION and a comma, on the same line, the class LOCATION (the sample letter
+of issue J showed it).
+
+The first rule is narrow on purpose: one word of a capital and lower-case letters only, with nothing
 but spaces or tabs between it and PHI tokens on both sides. A comma, a line break, a number or a
 lower-case word ('Smith and Jones') ends a name. On the PhysioNet split's out-of-fold decisions
 of the recipe it changed one token over 1,422 notes (a false alarm, "Harbor Hosp", where the gold
@@ -17,9 +23,13 @@ are written in full, as in discharge letters.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
+
+from itdeid.document import LABELS
+from itdeid.resources import load_table
 
 if TYPE_CHECKING:
     from itdeid.featurize import TokenizedDocument
@@ -28,6 +38,13 @@ if TYPE_CHECKING:
 CAPITALIZED = re.compile(r"[A-Z][a-z]+")
 #: What may separate it from its neighbours.
 SPACES = re.compile(r"[ \t]+")
+LOCATION = LABELS.index("LOCATION")
+
+
+@lru_cache(maxsize=1)
+def _states() -> frozenset[str]:
+    """US state names and their two-capital abbreviations (``gazetteers/us_states.tsv``)."""
+    return frozenset(part for row in load_table("gazetteers", "us_states.tsv") for part in row[:2])
 
 
 def join_name_gaps(td: TokenizedDocument, codes: np.ndarray) -> np.ndarray:
@@ -48,3 +65,23 @@ def join_name_gaps(td: TokenizedDocument, codes: np.ndarray) -> np.ndarray:
                 and SPACES.fullmatch(text[word.end:after.start])):
             out[i] = codes[i + 1]
     return out
+
+
+def join_state_after_place(td: TokenizedDocument, codes: np.ndarray) -> np.ndarray:
+    """``codes`` with a US state ('ME', 'Maine') standing right after a LOCATION token and a
+    comma, on the same line ('Portland, ME'), made LOCATION."""
+    codes = np.asarray(codes)
+    text, tokens = td.document.text, td.tokens
+    out = None
+    for i in np.flatnonzero(codes[:-2] == LOCATION).tolist():
+        comma, state = tokens[i + 1], tokens[i + 2]
+        if (codes[i + 2] == 0 and comma.text == "," and state.text in _states()
+                and comma.start == tokens[i].end and SPACES.fullmatch(text[comma.end:state.start])):
+            out = codes.copy() if out is None else out
+            out[i + 2] = LOCATION     # the comma stays outside, as the gold has it
+    return codes if out is None else out
+
+
+def join_gaps(td: TokenizedDocument, codes: np.ndarray) -> np.ndarray:
+    """Both rules of this module, as the recipe applies them (``join_gaps``)."""
+    return join_state_after_place(td, join_name_gaps(td, codes))

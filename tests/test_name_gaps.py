@@ -45,3 +45,22 @@ def test_short_and_empty_notes():
     for text in ("", "Smith", "Smith Jones"):
         td, codes = _codes(text, {"Smith": "DOCTOR"})
         assert np.array_equal(join_name_gaps(td, codes), codes)
+
+
+def test_a_state_after_a_tagged_place_and_a_comma_is_the_place_s():
+    """The shipped model tagged 'Portland' and left 'ME' of 'Portland, ME' in the sample letter
+    (issue J's demo): with the town, the state narrows the place to one."""
+    from itdeid.name_gaps import join_gaps, join_state_after_place
+    LOC = LABELS.index("LOCATION")
+    for text, expected in (("Pinewood Practice\nPortland, ME\n", ["Portland", "ME"]),
+                           ("moved to Salem, Oregon last year", ["Salem", "Oregon"])):
+        td = tokenize_document(Document("d", text, []))
+        codes = np.array([LOC if t.text in ("Portland", "Salem") else 0 for t in td.tokens])
+        assert [t.text for t, c in zip(td.tokens, join_gaps(td, codes)) if c == LOC] == expected
+    # a degree after a doctor's name, a pronoun, a state on the next line, no comma: left alone
+    for text, tagged in (("Dr. Smith, MD", ("Smith",)), ("Portland, me too", ("Portland",)),
+                         ("Portland,\nME", ("Portland",)), ("Portland ME", ("Portland",))):
+        td = tokenize_document(Document("d", text, []))
+        cls = LABELS.index("DOCTOR") if text.startswith("Dr") else LOC
+        codes = np.array([cls if t.text in tagged else 0 for t in td.tokens])
+        assert np.array_equal(join_state_after_place(td, codes), codes), text
