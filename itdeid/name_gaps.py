@@ -23,13 +23,12 @@ are written in full, as in discharge letters.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from itdeid.document import LABELS
-from itdeid.resources import load_table
+from itdeid.featurize import _gazetteers
 
 if TYPE_CHECKING:
     from itdeid.featurize import TokenizedDocument
@@ -41,10 +40,11 @@ SPACES = re.compile(r"[ \t]+")
 LOCATION = LABELS.index("LOCATION")
 
 
-@lru_cache(maxsize=1)
-def _states() -> frozenset[str]:
-    """US state names and their two-capital abbreviations (``gazetteers/us_states.tsv``)."""
-    return frozenset(part for row in load_table("gazetteers", "us_states.tsv") for part in row[:2])
+def _is_state(word: str) -> bool:
+    """A US state's two-capital abbreviation or one-word name ('ME', 'Maine'), from the
+    ``location`` group's lists (``gazetteers/us_states.tsv``)."""
+    gazetteers = _gazetteers()
+    return word in gazetteers["state_abbr"] or (word.istitle() and (word.lower(),) in gazetteers["states"])
 
 
 def join_name_gaps(td: TokenizedDocument, codes: np.ndarray) -> np.ndarray:
@@ -75,7 +75,7 @@ def join_state_after_place(td: TokenizedDocument, codes: np.ndarray) -> np.ndarr
     out = None
     for i in np.flatnonzero(codes[:-2] == LOCATION).tolist():
         comma, state = tokens[i + 1], tokens[i + 2]
-        if (codes[i + 2] == 0 and comma.text == "," and state.text in _states()
+        if (codes[i + 2] == 0 and comma.text == "," and _is_state(state.text)
                 and comma.start == tokens[i].end and SPACES.fullmatch(text[comma.end:state.start])):
             out = codes.copy() if out is None else out
             out[i + 2] = LOCATION     # the comma stays outside, as the gold has it

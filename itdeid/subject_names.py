@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Callable
 import numpy as np
 
 from itdeid.document import LABELS
-from itdeid.resources import load_table, load_wordlist
+from itdeid.featurize import _census, _gazetteers
 
 if TYPE_CHECKING:
     from itdeid.featurize import TokenizedDocument
@@ -44,9 +44,9 @@ PATIENT = LABELS.index("PATIENT")
 
 @lru_cache(maxsize=1)
 def _surnames() -> frozenset[str]:
-    """Census surnames (lower case, no apostrophes) that are no everyday English word."""
-    english = {w.lower() for w in load_wordlist("gazetteers", "nonphi_words.txt")}
-    return frozenset(row[0].lower() for row in load_table("gazetteers", "census_last_names.tsv")) - english
+    """Census surnames (lower case, no apostrophes) that are no everyday English word: the
+    lists the ``census`` and ``nonphi`` feature groups already hold in memory."""
+    return frozenset(_census()[1]) - _gazetteers()["english"]
 
 
 def _surname(word: str, known: Callable[[str], bool]) -> bool:
