@@ -11,7 +11,9 @@ Issues G and I ask that the default recipe train on the PhysioNet dev split in a
 model's preset train in at most 30 minutes), timed from start to exit with its peak resident memory
 (``wait4``), and the saved model's size on disk. ``--keep DIR`` keeps the model folders
 (``DIR/NAME``) for the tagging benchmark (experiments/bench.py ``--model``). Run it on a quiet
-machine: other work on the cores shows up in every number.
+machine: other work on the cores shows up in every number. A configuration with ``--device cuda``
+trains xgboost on the GPU (issue I asks for the ratio when a GPU machine is lent); the report then
+names the GPU and the xgboost build beside the machine.
 """
 from __future__ import annotations
 
@@ -60,6 +62,22 @@ def train(corpus: str, model: Path, extra: list[str]) -> dict:
             "model MiB": size / 2**20, "itdeid says": stdout.decode().strip().splitlines()[-1]}
 
 
+def gpu_line(configs) -> str:
+    """The report's GPU line when a configuration trains on one: the card(s) nvidia-smi names and
+    whether the xgboost that trains was built with CUDA (empty when none asks for a GPU)."""
+    if not any("--device" in extra and "cuda" in extra for _, extra in configs):
+        return ""
+    import xgboost
+    try:
+        cards = subprocess.run(["nvidia-smi", "--query-gpu=name,memory.total,driver_version",
+                                "--format=csv,noheader"], capture_output=True, text=True,
+                               timeout=30).stdout.strip().replace("\n", "; ") or "none found"
+    except (OSError, subprocess.SubprocessError):
+        cards = "nvidia-smi not found"
+    cuda = "with CUDA" if xgboost.build_info().get("USE_CUDA") else "without CUDA"
+    return f"- GPU: {cards}; xgboost {xgboost.__version__} built {cuda}\n"
+
+
 def main(argv=None) -> int:
     args = parse_args(argv)
     configs = [c.split("=", 1) for c in (args.config or ["default=", "two-step=--two-step"])]
@@ -73,7 +91,9 @@ def main(argv=None) -> int:
             rows.append(row)
             print(f"  {row['seconds']:.0f} s", flush=True)
     text = (header("itdeid train: wall time, memory and model size")
-            + f"- corpus: `{args.corpus}`\n- cores: {os.cpu_count()} (xgboost uses all of them)\n\n"
+            + gpu_line(configs)
+            + f"- corpus: `{args.corpus}`\n- cores: {len(os.sched_getaffinity(0))} (xgboost uses all of "
+              "them unless a configuration's `--n-jobs` says otherwise)\n\n"
             + "Each configuration is `itdeid train CORPUS --out DIR` plus its extra arguments, one "
               "process, timed from start to exit (reading, training, saving).\n\n"
             + markdown_table(pd.DataFrame(rows), floatfmt=".1f") + "\n")

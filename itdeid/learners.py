@@ -186,7 +186,10 @@ class Learner:
                 # Tagging calls the classifier once a token position on a few hundred rows, where
                 # waking a team of threads costs far more than it saves (measured: 31 ms a call
                 # with all cores, 0.4 ms with one); parallel tagging comes from worker processes.
-                booster.set_param({"nthread": 1})
+                # Trees trained on a GPU (--device cuda) predict on the CPU too: these rows are
+                # numpy arrays in host memory, and xgboost would otherwise copy each small batch
+                # to the card (warning of the mismatch) for no gain.
+                booster.set_param({"nthread": 1, "device": "cpu"})
                 self._one_thread = True
             proba = booster.inplace_predict(X)
             if proba.ndim == 1:   # a logistic model: P(the second class)
