@@ -16,9 +16,11 @@ site=/tmp/itdeid-site
 mkdir -p "$site"
 tar xJf .whl/xgb-sm90.tar.xz -C "$site"
 tar xJf .whl/wordfreq-slim.tar.xz -C "$site"
-export PYTHONPATH="$site"
+# itdeid from this checkout, as setup.py maps it (pip cannot build there: no registry)
+ln -sfn ../features itdeid/features
+ln -sfn ../gazetteers itdeid/gazetteers
+export PYTHONPATH="$PWD:$site"
 if [ -d .gitshallow ] && [ ! -e .git ]; then cp -r .gitshallow .git; fi
-python3 -m pip install -q --no-deps --no-build-isolation --no-index -e . >/dev/null
 python3 -c "import xgboost, sklearn, numpy, pandas; print('xgboost', xgboost.__version__, 'cuda', xgboost.build_info().get('USE_CUDA'), 'sklearn', sklearn.__version__, 'numpy', numpy.__version__, 'pandas', pandas.__version__)"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 export PYTHONUNBUFFERED=1
