@@ -20,7 +20,8 @@ tar xJf .whl/wordfreq-slim.tar.xz -C "$site"
 ln -sfn ../features itdeid/features
 ln -sfn ../gazetteers itdeid/gazetteers
 export PYTHONPATH="$PWD:$site"
-if [ -d .gitshallow ] && [ ! -e .git ]; then cp -r .gitshallow .git; fi
+# the machine's copy may hold a .git of an older commit: the report must name this one
+if [ -d .gitshallow ]; then rm -rf .git && cp -r .gitshallow .git; fi
 python3 -c "import xgboost, sklearn, numpy, pandas; print('xgboost', xgboost.__version__, 'cuda', xgboost.build_info().get('USE_CUDA'), 'sklearn', sklearn.__version__, 'numpy', numpy.__version__, 'pandas', pandas.__version__)"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 export PYTHONUNBUFFERED=1
