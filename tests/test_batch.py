@@ -1397,3 +1397,20 @@ def test_messages_of_a_renamed_run_name_inputs_by_their_hashed_names(tmp_path, m
     assert deid(folder / "batch.zip", "--out", tmp_path / "bomb", "--rename", model=model_dir) == 1
     err = capsys.readouterr().err
     assert "member #1 unpacks to more than 3 bytes" in err and "Lindqvist" not in err
+
+
+def test_folders_a_run_creates_are_owner_only(tmp_path, model_dir):
+    """Outputs are 0600; the folders holding them were 0755, so anyone on the machine could list
+    the output tree, whose names mirror the input folders' (often a patient's name or record
+    number). Folders a run creates are 0700; a folder that was there keeps its mode."""
+    notes = tmp_path / "notes"
+    write_notes(notes, 4)
+    existing = tmp_path / "shared"
+    existing.mkdir(mode=0o755)
+    existing.chmod(0o755)
+    out = existing / "deep" / "out"
+    assert deid(notes, "--out", out, model=model_dir) == 0
+    for folder in (existing / "deep", out, out / "sub"):
+        assert folder.is_dir() and (folder.stat().st_mode & 0o777) == 0o700, folder
+    assert (existing.stat().st_mode & 0o777) == 0o755
+    assert all((p.stat().st_mode & 0o077) == 0 for p in out.rglob("*") if p.is_file())

@@ -59,6 +59,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
+from itdeid.batch.files import make_private_folders
 from itdeid.batch.engines import ENGINES, import_distributed, run_dask, run_inline, run_pool
 from itdeid.errors import UserError, printable
 from itdeid.batch.inputs import (INPUT_FORMATS, InputFailed, Unit, check_layout, expand_inputs,
@@ -176,7 +177,7 @@ def _prepare_out(out: Path, force: bool) -> None:
                             f"{MANIFEST_NAME}): give a new or empty folder, or --force to write "
                             "into it (outputs replace files of the same names)")
     try:
-        out.mkdir(parents=True, exist_ok=True)
+        make_private_folders(out)
     except OSError as error:
         raise UserError(f"cannot create --out {out}: {error.strerror}") from None
 

@@ -5,6 +5,9 @@ imports none of its siblings, so imports flow one way: ``files`` <- ``inputs`` <
 * :func:`write_atomic`: outputs, the manifest, keys and maps are written whole or not at all,
   owner-only, because a crash must never leave half a note or a key that does not match the
   outputs.
+* :func:`make_private_folders`: the folders a run creates are owner-only (0700), as its files
+  are: their names mirror the input tree's, and a hospital's folders are often named after a
+  patient or a record number.
 * :func:`sync_filesystem`: one call that makes every file written so far in a folder's
   filesystem durable (Linux ``syncfs``), so a batch of short notes pays one flush a second
   instead of one an output (issue I: on a 2-core machine the fsync of each output was a fifth
@@ -68,13 +71,32 @@ def sync_filesystem(folder: Path) -> None:
         os.close(descriptor)
 
 
+def make_private_folders(folder: Path) -> None:
+    """Create ``folder`` and each missing folder above it owner-only (0700, whatever the umask);
+    folders that already exist keep their modes (``Path.mkdir(parents=True)`` gives the missing
+    parents the default mode)."""
+    missing = []
+    for candidate in (folder, *folder.parents):
+        if candidate.is_dir():
+            break
+        missing.append(candidate)
+    for candidate in reversed(missing):
+        try:
+            os.mkdir(candidate, 0o700)
+        except FileExistsError:           # made meanwhile by another worker
+            if not candidate.is_dir():
+                raise
+            continue
+        os.chmod(candidate, 0o700)        # mkdir's mode is masked by the umask; 0700 is the cap
+
+
 def write_atomic(path: Path, data: bytes, sync: bool = True) -> None:
     """Write through a temporary file in the same folder, then ``os.replace``: a crash leaves the
     old file or the new one. ``sync``: fsync the file before the rename, so that it is on disk
     when this returns; without, the caller makes it durable (:func:`sync_filesystem`) before
     anything says it is done. The temporary file is created owner-only (0600), and the output
-    keeps that mode."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    keeps that mode; missing folders are created owner-only (:func:`make_private_folders`)."""
+    make_private_folders(path.parent)
     descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
                                              suffix=TEMP_SUFFIX)
     try:

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from itdeid import __version__
-from itdeid.batch.files import fingerprint, folder_sha256
+from itdeid.batch.files import fingerprint, folder_sha256, make_private_folders
 from itdeid.batch.inputs import secret_file_outside
 from itdeid.errors import UserError
 from itdeid.surrogate import SURROGATE_SCHEME
@@ -108,7 +108,7 @@ def load_or_create_key(path: Path) -> tuple[bytes, bool]:
     import tempfile
     if not path.exists():
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            make_private_folders(path.parent)
             descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
                                                      suffix=".itdeid.tmp")
         except OSError as error:
