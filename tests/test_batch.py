@@ -1414,3 +1414,20 @@ def test_folders_a_run_creates_are_owner_only(tmp_path, model_dir):
         assert folder.is_dir() and (folder.stat().st_mode & 0o777) == 0o700, folder
     assert (existing.stat().st_mode & 0o777) == 0o755
     assert all((p.stat().st_mode & 0o077) == 0 for p in out.rglob("*") if p.is_file())
+
+
+def test_a_renamed_run_withholds_record_ids_in_messages(tmp_path, model_dir, capsys):
+    """With --rename the record ids of a multi-note file are numbered in the outputs, but a
+    file that failed to read printed them: 'document id 'KOWALCZYK_MRN0044173' occurs more than
+    once'. Messages now withhold them and say where the notes are; without --rename they name
+    the id, which is what a user fixing the file needs."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    record = '<RECORD ID="KOWALCZYK_MRN0044173">\n<TEXT>\nseen today\n</TEXT>\n</RECORD>\n'
+    (folder / "a.xml").write_text(f'<?xml version="1.0"?>\n<ROOT>\n{record}{record}</ROOT>\n')
+    assert deid(folder, "--out", tmp_path / "renamed", "--rename", model=model_dir) == 1
+    printed = "".join(capsys.readouterr())
+    assert "KOWALCZYK" not in printed and "0044173" not in printed
+    assert "document id (id withheld) occurs more than once (notes 1 and 2 in reading order)" in printed
+    assert deid(folder, "--out", tmp_path / "plain", model=model_dir) == 1
+    assert "document id 'KOWALCZYK_MRN0044173' occurs more than once" in capsys.readouterr().err

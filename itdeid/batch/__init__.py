@@ -70,7 +70,8 @@ from itdeid.outputs import FORMATS
 from itdeid.progress import Progress
 from itdeid.batch.unit import UnitResult, process_unit
 from itdeid.batch.patients import Grouping, group
-from itdeid.batch.rename import MAP_SUFFIX, looks_like_phi, map_path, renamed, write_map
+from itdeid.batch.rename import (MAP_SUFFIX, looks_like_phi, map_path, renamed, without_note_ids,
+                                 write_map)
 from itdeid.batch.settings import (KEY_SUFFIX, REVIEW_FORMATS, Settings, differences,
                                    key_path, load_or_create_key, load_tagger, model_fingerprint,
                                    resolve_model_dir)
@@ -433,13 +434,14 @@ def _without_path(message: str, unit: Unit) -> str:
     """``message`` with the input's path and relative path put as :func:`shown_name` puts
     them, and the names of a zip's members as their places in the archive ('#2'), since
     --rename numbers them too (a warning or a reason names the file it is about, and a zip's
-    reasons the member: 'member Lindqvist_Greta.xml unpacks to more than ...')."""
+    reasons the member: 'member Lindqvist_Greta.xml unpacks to more than ...'), and without the
+    note ids the readers name (:func:`~itdeid.batch.rename.without_note_ids`)."""
     if not unit.renamed:
         return message
     for number, member in sorted(_zip_members(unit.path), key=lambda m: -len(m[1])):
         message = message.replace(member, f"#{number}")
     message = message.replace(unit.path, unit.renamed)
-    return message.replace(unit.rel, unit.renamed)
+    return without_note_ids(message.replace(unit.rel, unit.renamed))
 
 
 def _zip_members(path: str) -> list[tuple[int, str]]:

@@ -90,6 +90,19 @@ def looks_like_phi(name: str) -> bool:
                for (_, end_a, a), (start_b, _, b) in zip(words, words[1:]))
 
 
+#: How the readers name a note in a message: 'document id 'X'', 'document X:', 'record X has no',
+#: 'note X at', 'note id 'X''; group 2 is the id (quoted, or up to a space, colon or comma).
+_NOTE_ID = re.compile(r"""\b(document id|note id|document|record|note) ('[^']*'|"[^"]*"|[^\s:,;'"]+)""")
+
+
+def without_note_ids(message: str) -> str:
+    """``message`` with the note ids the readers name put as '(id withheld)': with --rename a
+    multi-note file's record ids are numbered in the outputs (they hold names and MRNs, as
+    ``RECORD ID="KOWALCZYK_MRN0044173"``), and a message about a file that failed to read has
+    no numbers to give them; the line number, where the message has one, finds the record."""
+    return _NOTE_ID.sub(lambda m: f"{m.group(1)} (id withheld)", message)
+
+
 def map_path(out: Path, map_file) -> Path:
     """Where the map is written: ``map_file``, else beside ``OUT``; refused inside ``OUT``."""
     path = Path(map_file).resolve() if map_file is not None else out.with_name(out.name + MAP_SUFFIX)

@@ -55,12 +55,13 @@ def line_of(data, offset: int) -> int:
 def unique(documents: list[Document], path=None) -> list[Document]:
     """``documents``, after checking no id occurs twice (naming ``path``, else the file the
     second one came from)."""
-    seen = set()
-    for doc in documents:
+    seen: dict[str, int] = {}
+    for place, doc in enumerate(documents, 1):
         if doc.id in seen:
             raise FormatError(path if path is not None else doc.source,
-                              f"document id {doc.id!r} occurs more than once")
-        seen.add(doc.id)
+                              f"document id {doc.id!r} occurs more than once (notes {seen[doc.id]} "
+                              f"and {place} in reading order)")
+        seen[doc.id] = place
     return documents
 
 
