@@ -13,6 +13,12 @@ ambiguous shapes, '5/10', '2-3', bare years, ages under 90, are left to the mode
 kind maps onto an i2b2 2006 class as the 2014 corpus's subtypes do (e-mail, URL, IP, SSN,
 licence, vehicle and device numbers are ID; ZIP codes, streets and counties LOCATION).
 
+The same file's 'plain' templates are the other way round: shapes that are never PHI, whose
+tokens lose the model's tag before the templates above are applied. Nursing notes write clock
+times as four digits ('heparin at 2000', '0700-1930'), which the trees took for years (19 of the
+recipe's out-of-fold false alarms on the PhysioNet split were 'at 2000' alone), and the
+surrogates then moved the time as a year.
+
 Whether a model applies them is its ``identifiers`` parameter
 (:class:`~itdeid.model.TokenModel`, :class:`~itdeid.deidentifier.Deidentifier`).
 """
@@ -40,6 +46,26 @@ def identifier_templates() -> tuple[tuple[str, str, Template, bool], ...]:
     return tuple((t["kind"], t["class"], Template(t["pattern"], re.IGNORECASE if "i" in t.get("flags", "") else 0),
                   t.get("label") != "model")
                  for t in load_json("features", "identifiers.json")["templates"])
+
+
+@lru_cache(maxsize=1)
+def plain_templates() -> tuple[tuple[str, Template], ...]:
+    """(kind, compiled pattern) of every 'plain' template of features/identifiers.json: shapes
+    that are never PHI (a clock time after 'at')."""
+    return tuple((t["kind"], Template(t["pattern"], re.IGNORECASE if "i" in t.get("flags", "") else 0))
+                 for t in load_json("features", "identifiers.json")["plain"])
+
+
+def plain_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of every 'plain' template's group 'plain' in ``text``, at its own offsets,
+    in text order."""
+    read, starts = model_text(text)
+    lowered = lowered_ascii(read)
+    found = sorted(part for _kind, pattern in plain_templates()
+                   for _whole, part in pattern.matches(read, lowered, group="plain") if part[1] > part[0])
+    if starts is not None:
+        found = [(int(starts[a]), int(starts[b])) for a, b in found]
+    return found
 
 
 def identifier_spans(text: str) -> list[tuple[Span, str]]:
@@ -77,8 +103,12 @@ def apply_identifiers(text: str, starts: np.ndarray, ends: np.ndarray, codes: np
     PATIENT-or-DOCTOR kept. The tokens wholly inside a match's label ('MRN', 'SSN', 'Tel',
     'aged' before the number) are not PHI: the model, which has seen few such labels, took
     'MRN' for a patient's name and 'SSN' for a doctor's. A label never takes a token some
-    match's PHI part overlaps."""
+    match's PHI part overlaps. Before all that, the tokens a 'plain' template's part overlaps
+    (:func:`plain_spans`: 'at 2000', a clock time the model took for a year) lose the model's
+    tag."""
     codes = np.array(codes, copy=True)
+    for start, end in plain_spans(text):
+        codes[np.searchsorted(ends, start, side="right"):np.searchsorted(starts, end, side="left")] = 0
     matches = _template_matches(text)
     for _span, _kind, label in matches:
         if label is not None:

@@ -3,7 +3,7 @@ is found by the templates of features/identifiers.json, and nothing in the distr
 import numpy as np
 import pytest
 
-from itdeid.document import LABELS, Document
+from itdeid.document import LABELS, Document, Span
 from itdeid.identifiers import identifier_spans, identifier_templates
 from itdeid.model import TokenModel
 
@@ -123,3 +123,36 @@ def test_a_label_before_an_identifier_is_not_phi():
     assert [tag["4452198"], tag["123-45-6789"], tag["02115"]] == ["ID", "ID", "LOCATION"]
     assert tag["MA"] == "PATIENT"                           # the model's reading stands
     assert [tag["617-555-0134"], tag["ext"], tag["22"]] == ["PHONE"] * 3
+
+
+#: Clock times and a misspelt relation word the 'plain' templates clear, and look-alikes they
+#: leave to the model (bare years, which some corpora's gold marks; a volume; a title's name).
+PLAIN = [("heparin started at 2000", "2000"), ("labs @ 1930.", "1930"), ("flat until 2000", "2000"),
+         ("TILL APPROX 2030", "2030"), ("Nursing note 0700->1930", "1930"),
+         ("shift 0700-1930", "0700"), ("check 2000 hrs", "2000"), ("at 0130 alert", "0130"),
+         ("WIFE AND NEICE IN TO VISIT", "NEICE"), ("Family: neice called", "neice")]
+NOT_PLAIN = ["MI 1992; CABG 1957, 1971", "since 2006", "in march of 2022", "from 1995 to 1998",
+             "restrict to 2000", "at 2000/5", "at 20.5", "at 1960", "1900-2300", "dob 12/12/1930",
+             "Mrs. Neice called", "Pat 2000"]
+
+
+@pytest.mark.parametrize("text, word", PLAIN)
+def test_plain_templates_clear_clock_times_and_a_misspelt_relation(text, word):
+    """The model typed 'at 2000' DATE (a year) and 'NEICE' a name; the tokens lose the tag."""
+    from itdeid.identifiers import apply_identifiers
+    start = text.index(word)
+    codes = apply_identifiers(text, np.array([0, start]), np.array([1, start + len(word)]),
+                              np.array([LABELS.index("DATE"), LABELS.index("DATE")]))
+    assert codes.tolist() == [LABELS.index("DATE"), 0]
+
+
+@pytest.mark.parametrize("text", NOT_PLAIN)
+def test_plain_templates_leave_years_and_names_to_the_model(text):
+    from itdeid.identifiers import plain_spans
+    assert not plain_spans(text), [text[a:b] for a, b in plain_spans(text)]
+
+
+def test_plain_templates_clear_no_phi_of_the_corpus():
+    from itdeid.identifiers import plain_spans
+    docs, _kinds = hipaa_corpus()
+    assert not [(d.id, a) for d in docs for a, b in plain_spans(d.text) if _overlaps(Span(a, b, "DATE"), d.spans)]
