@@ -6,7 +6,10 @@ The templates of ``features/identifiers.json`` are applied after the model and t
 they match (:mod:`itdeid.identifiers`), so each must be precise on real notes. This counts, per
 kind, the matches that overlap a gold PHI span (and of those, how many have the template's
 class) and the matches that overlap none (false alarms). No training is involved, so the counts
-are the same in every cross-validation fold. No note text is printed.
+are the same in every cross-validation fold. The 'plain' templates of the same file clear the
+model's tags on shapes that are never PHI ('at 2000', 'BP 75/40'): for them a match overlapping
+gold PHI is the error, counted the same way (``overlap_phi``, which must stay 0). No note text
+is printed.
 """
 from __future__ import annotations
 
@@ -17,7 +20,7 @@ from pathlib import Path
 import pandas as pd
 
 from itdeid.formats import read_corpus
-from itdeid.identifiers import identifier_spans
+from itdeid.identifiers import identifier_spans, plain_templates
 from itdeid.report import header, markdown_table, publish
 from itdeid.errors import run_script
 
@@ -39,6 +42,23 @@ def count_matches(documents) -> pd.DataFrame:
                         columns=["kind", "overlap_phi", "same_class", "false_alarms"]).set_index("kind")
 
 
+def count_plain(documents) -> pd.DataFrame:
+    """Per 'plain' kind: matches overlapping gold PHI (what the template would clear) and not."""
+    from itdeid.model_text import model_text
+    phi, other = Counter(), Counter()
+    for d in documents:
+        read, starts = model_text(d.text)
+        for kind, pattern in plain_templates():
+            for _whole, (a, b) in pattern.matches(read, None, group="plain"):
+                if starts is not None:
+                    a, b = int(starts[a]), int(starts[b])
+                hit = any(g.start < b and a < g.end for g in d.spans)
+                (phi if hit else other)[kind] += 1
+    kinds = [kind for kind, _pattern in plain_templates()]
+    return pd.DataFrame([{"kind": k, "overlap_phi": phi[k], "outside_phi": other[k]} for k in kinds],
+                        columns=["kind", "overlap_phi", "outside_phi"]).set_index("kind")
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--corpus", required=True)
@@ -52,6 +72,9 @@ def main(argv=None):
              "PHI spans\n\nMatches of features/identifiers.json by HIPAA kind (kinds with no match "
              "are not listed):\n\n")
     text += markdown_table(table, floatfmt=".0f")
+    text += ("\nMatches of its 'plain' templates (shapes never PHI, whose tokens lose the model's tag; "
+             "a match overlapping gold PHI would clear PHI):\n\n")
+    text += markdown_table(count_plain(documents), floatfmt=".0f")
     publish(text, args.out)
 
 
