@@ -33,7 +33,8 @@ from levers import (add_cache_arguments, cache_provenance, cached_fold, cached_f
 
 from itdeid.casing import casing_columns  # noqa: E402
 from itdeid.evaluate import overlaps_any  # noqa: E402
-from itdeid.featurize import _census, static_columns  # noqa: E402
+from itdeid.featurize import static_columns  # noqa: E402
+from itdeid.word_lists import census_names  # noqa: E402
 from itdeid.report import header  # noqa: E402
 from itdeid.errors import run_script  # noqa: E402
 
@@ -90,7 +91,7 @@ def ordinary_counts(tokenized, assignment, f: int) -> Counter:
 def count_errors(name, tokenized, assignment, cache: Path, folds):
     """Misses, false alarms and gold instances of row ``name`` over the fold indices ``folds``."""
     missed, alarms, totals = Counter(), Counter(), Counter()
-    census = _census()
+    census = census_names()
     marked = phi_notes(tokenized)
     for f in folds:
         fold = cached_fold(name, tokenized, assignment, cache, f)

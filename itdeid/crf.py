@@ -38,7 +38,8 @@ from sklearn.base import BaseEstimator
 from itdeid import __version__, fitted_params
 from itdeid.document import LABELS, Document, Span
 from itdeid.errors import ParameterError, UserError
-from itdeid.featurize import TokenizedDocument, _gazetteers, tokenize_document, tokenize_documents
+from itdeid.featurize import TokenizedDocument, tokenize_document, tokenize_documents
+from itdeid.word_lists import gazetteer_sets
 from itdeid.model import check_count, labels_in_documents, predict_spans
 from itdeid.model_files import checked_params, damaged, read_model_state
 from itdeid.model_out import check_kind
@@ -71,7 +72,7 @@ def _token_features(text: str) -> tuple[tuple[str, object], ...]:
     point (a str from the API can hold one; a decoded file cannot) becomes U+FFFD: CRFsuite
     encodes attribute names as UTF-8 and raised SystemError on it."""
     text = _LONE_SURROGATE.sub("\ufffd", text)
-    g = _gazetteers()
+    g = gazetteer_sets()
     low = text.lower()
     features: list[tuple[str, object]] = [("w", low), ("shape", _shape(text)), ("len", min(len(text), 12))]
     for k in range(1, 5):

@@ -90,6 +90,7 @@ from itdeid.structure import Structure, analyze
 from itdeid.tokens import Token, tokenize
 from itdeid.triggers import TriggerLists
 from itdeid.token_batch import TokenBatch
+from itdeid.word_lists import census_names, gazetteer_sets
 from itdeid.word_table import WordTable
 from itdeid.zipf import zipf
 
@@ -200,34 +201,6 @@ def regex_templates() -> dict[str, list[Template]]:
     return {cls: [Template(t["pattern"], re.IGNORECASE if "i" in t.get("flags", "") else 0)
                   for t in templates]
             for cls, templates in data.items()}
-
-
-@lru_cache(maxsize=1)
-def _gazetteers() -> dict:
-    first = {}
-    for name, _sex, weight in load_table("gazetteers", "first_names.tsv"):
-        key = name.lower()
-        first[key] = max(first.get(key, 0.0), float(weight))
-    last = {name.lower(): float(weight) for name, weight in load_table("gazetteers", "last_names.tsv")}
-    # phrase sets are frozen: hashable, so their first-word index is cached (_phrase_lengths)
-    cities = frozenset(tuple(tokenize_words(row[0])) for row in load_table("gazetteers", "us_cities.tsv"))
-    states = frozenset(tuple(tokenize_words(name)) for name, _abbr in load_table("gazetteers", "us_states.tsv"))
-    state_abbr = {abbr.upper() for _name, abbr in load_table("gazetteers", "us_states.tsv")}
-    countries = frozenset(tuple(tokenize_words(x)) for x in load_wordlist("gazetteers", "countries.txt"))
-    world = frozenset(tuple(tokenize_words(x)) for x in load_wordlist("gazetteers", "world_cities.txt"))
-    english = {w.lower() for w in load_wordlist("gazetteers", "nonphi_words.txt")}
-    return {"first": first, "last": last, "cities": cities, "states": states,
-            "state_abbr": state_abbr, "countries": countries, "world": world, "english": english}
-
-
-@lru_cache(maxsize=1)
-def _census() -> tuple[dict, dict]:
-    """Lower-case census first names and surnames -> percent of the population."""
-    first: dict[str, float] = {}
-    for name, _sex, pct in load_table("gazetteers", "census_first_names.tsv"):
-        first[name.lower()] = first.get(name.lower(), 0.0) + float(pct)
-    last = {name.lower(): float(pct) for name, pct in load_table("gazetteers", "census_last_names.tsv")}
-    return first, last
 
 
 @lru_cache(maxsize=1)
@@ -464,7 +437,7 @@ def _clock_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
 
 
 def _location_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
-    gaz = _gazetteers()
+    gaz = gazetteer_sets()
     state = _phrase_marks(td.words, gaz["states"])
     state[[i for i, t in enumerate(td.tokens) if t.text in gaz["state_abbr"]]] = 1.0
     return {"us_city": _phrase_marks(td.words, gaz["cities"]), "us_state": state,
@@ -508,7 +481,7 @@ def _context_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
 
 
 def _name_list_values(word: str) -> tuple[float, float]:
-    gaz = _gazetteers()
+    gaz = gazetteer_sets()
     return math.log1p(gaz["first"].get(word, 0.0)), math.log1p(gaz["last"].get(word, 0.0))
 
 
@@ -516,12 +489,12 @@ def _census_values(word: str) -> tuple[float, float]:
     """1 + log(1 + 1000 x percent) for a listed name (so a listed but rare name is still 1), 0
     for a word not in the list; first names, then last names."""
     return tuple(0.0 if pct is None else 1.0 + math.log1p(1000.0 * pct)
-                 for pct in (table.get(word) for table in _census()))
+                 for pct in (table.get(word) for table in census_names()))
 
 
 _NAME_LIST_TABLE = WordTable(_name_list_values, 2)
 _CENSUS_TABLE = WordTable(_census_values, 2)
-_ENGLISH_TABLE = WordTable(lambda word: (word in _gazetteers()["english"],), 1)
+_ENGLISH_TABLE = WordTable(lambda word: (word in gazetteer_sets()["english"],), 1)
 _NAME_SHAPE_TABLE = WordTable(lambda word: (name_shape(word),), 1)
 _LANGUAGE_TABLE = WordTable(language_values, len(LANGUAGE_COLUMNS))
 
@@ -641,7 +614,7 @@ class FeatureExtractor:
                     as_phi[w] += 1
             headings.update(self._phi_free_headings(td))
         ordinary = {w for w, n in seen.items() if n > as_phi[w]}
-        english = _gazetteers()["english"]
+        english = gazetteer_sets()["english"]
         # suffixes are declarative (features/suffixes.json), no longer learned from PHI phrase ends
         self.suffixes_ = dict(phrase_suffixes())
         self.nonphi_ = {w for w, n in seen.items() if n >= self.nonphi_min_count and not as_phi[w]}

@@ -30,7 +30,8 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from itdeid.document import LABELS
-from itdeid.featurize import TRUSTED_COLUMNS, TokenizedDocument, _gazetteers
+from itdeid.featurize import TRUSTED_COLUMNS, TokenizedDocument
+from itdeid.word_lists import gazetteer_sets
 from itdeid.spans import label_runs
 
 #: Label codes of the person classes, whose name parts are trusted on their own.
@@ -90,7 +91,7 @@ def harvest(td: TokenizedDocument, codes: Sequence[int], headings: frozenset[str
     when harvesting for training with ``harvest="gold"``).
     """
     names = [h.name for h in td.structure.headings]
-    english = _gazetteers()["english"]
+    english = gazetteer_sets()["english"]
     found: dict[tuple[str, ...], int] = {}
     for first, last, code in label_runs(codes):
         h = td.structure.heading[first]

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from itdeid.document import LABELS
-from itdeid.featurize import _gazetteers
+from itdeid.word_lists import gazetteer_sets
 
 if TYPE_CHECKING:
     from itdeid.featurize import TokenizedDocument
@@ -43,7 +43,7 @@ LOCATION = LABELS.index("LOCATION")
 def _is_state(word: str) -> bool:
     """A US state's two-capital abbreviation or one-word name ('ME', 'Maine'), from the
     ``location`` group's lists (``gazetteers/us_states.tsv``)."""
-    gazetteers = _gazetteers()
+    gazetteers = gazetteer_sets()
     return word in gazetteers["state_abbr"] or (word.istitle() and (word.lower(),) in gazetteers["states"])
 
 

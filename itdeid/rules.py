@@ -26,9 +26,10 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from itdeid.document import LABELS, Document, Span
-from itdeid.featurize import (TokenizedDocument, _covered, _gazetteers, _phrase_marks,
+from itdeid.featurize import (TokenizedDocument, _covered, _phrase_marks,
                               regex_templates, token_offsets, tokenize_words)
 from itdeid.resources import load_table
+from itdeid.word_lists import gazetteer_sets
 from itdeid.model import labels_in_documents, predict_spans
 
 _CODE = {label: i for i, label in enumerate(LABELS)}
@@ -94,7 +95,7 @@ class RuleModel(BaseEstimator):
             if cls != "DATE":                      # 'MRN', 'yo', 'pager' around the number are not PHI
                 mask &= np.array([any(c.isdigit() for c in t.text) for t in tokens], dtype=bool)
             codes[mask & (codes == 0)] = _CODE[cls]
-        g = _gazetteers()
+        g = gazetteer_sets()
         cap = np.array([_capitalized(t.text) for t in tokens], dtype=bool)
         place = (_phrase_marks(words, g["cities"]) + _phrase_marks(words, g["states"])
                  + _phrase_marks(words, g["countries"]) + _phrase_marks(words, g["world"])) > 0

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Callable
 import numpy as np
 
 from itdeid.document import LABELS
-from itdeid.featurize import _census, _gazetteers
+from itdeid.word_lists import census_names, gazetteer_sets
 
 if TYPE_CHECKING:
     from itdeid.featurize import TokenizedDocument
@@ -46,7 +46,7 @@ PATIENT = LABELS.index("PATIENT")
 def _surnames() -> frozenset[str]:
     """Census surnames (lower case, no apostrophes) that are no everyday English word: the
     lists the ``census`` and ``nonphi`` feature groups already hold in memory."""
-    return frozenset(_census()[1]) - _gazetteers()["english"]
+    return frozenset(census_names()[1]) - gazetteer_sets()["english"]
 
 
 def _surname(word: str, known: Callable[[str], bool]) -> bool:

@@ -6,7 +6,8 @@ import pytest
 
 from itdeid.casing import ANNOUNCER_KINDS, casing_columns
 from itdeid.document import Document, Span
-from itdeid.featurize import GROUPS, RECALL_GROUPS, FeatureExtractor, _census, tokenize_document
+from itdeid.featurize import GROUPS, RECALL_GROUPS, FeatureExtractor, tokenize_document
+from itdeid.word_lists import census_names
 from itdeid.lexicon import Lexicon
 from itdeid.model import TokenModel
 from itdeid.resubstitute import recased, resubstituted
@@ -44,7 +45,7 @@ def test_case_shares_say_how_much_capitals_mean_in_this_note():
 
 
 def test_census_lists_are_broader_than_the_first_name_gazetteer():
-    first, last = _census()
+    first, last = census_names()
     assert len(first) > 5000 and len(last) > 80000
     assert "smith" in last and "mary" in first
 

@@ -9,7 +9,8 @@ import pytest
 
 from itdeid.cli import main
 from itdeid.document import LABELS, PHI_CLASSES
-from itdeid.featurize import _gazetteers, tokenize_document
+from itdeid.featurize import tokenize_document
+from itdeid.word_lists import gazetteer_sets
 from itdeid.formats import read_corpus, write_i2b2_2006
 from itdeid.stats import PAPER_PER_100K, corpus_stats
 from itdeid.synth import generate
@@ -50,7 +51,7 @@ def test_corpus_pinned():
 def _name_tokens_in_feature_lists(documents) -> float:
     """Share of the alphabetic PATIENT and DOCTOR tokens (two letters or more) that are in the
     name feature lists (first_names.tsv, last_names.tsv)."""
-    lists = _gazetteers()
+    lists = gazetteer_sets()
     found = total = 0
     for doc in documents:
         td = tokenize_document(doc)

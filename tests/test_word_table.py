@@ -3,7 +3,7 @@ import math
 
 import numpy as np
 
-from itdeid import featurize
+from itdeid import featurize, word_lists
 from itdeid.featurize import tokenize_document
 from itdeid.word_table import WordTable
 from itdeid.zipf import zipf
@@ -35,8 +35,8 @@ def test_document_columns_equal_the_token_by_token_values():
     docs = tiny_corpus(8, seed=2)
     odd = "MRN12345 O'Brien 6/03/04 XIV Ça 3.5 ... e.g. Smith's (617) 555-1212 ZZZQX"
     docs.append(docs[0].__class__("odd", odd, [], None))
-    gaz = featurize._gazetteers()
-    first, last = featurize._census()
+    gaz = word_lists.gazetteer_sets()
+    first, last = word_lists.census_names()
 
     def census(table, w):
         return 0.0 if table.get(w) is None else 1.0 + math.log1p(1000.0 * table[w])

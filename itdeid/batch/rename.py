@@ -34,7 +34,7 @@ from pathlib import Path
 from itdeid.batch.files import write_atomic
 from itdeid.batch.inputs import Unit, root_of, secret_file_outside
 from itdeid.errors import UserError
-from itdeid.featurize import _census, _gazetteers
+from itdeid.word_lists import census_names, gazetteer_sets
 
 #: Hex digits of a renamed input's name (96 bits: no two inputs of a tree share one).
 NAME_HEX = 24
@@ -61,8 +61,8 @@ _JOINED = re.compile(r"[ _.,-]*")
 def _person_names() -> frozenset[str]:
     """Census first and last names (lower case) that are no ordinary English word: 'smith',
     'ingrid', but not 'patient' or 'mercy', so 'Patient_Notes' is no name."""
-    first, last = _census()      # the lists the feature groups already hold
-    return frozenset((first.keys() | last.keys()) - _gazetteers()["english"])
+    first, last = census_names()      # the lists the feature groups already hold
+    return frozenset((first.keys() | last.keys()) - gazetteer_sets()["english"])
 
 
 def _words(name: str) -> list[tuple[int, int, str]]:
