@@ -134,7 +134,8 @@ class InnerEnsemble(BaseEstimator):
         and a comma as LOCATION ('Portland, ME'): :mod:`itdeid.name_gaps`.
     subject_names : bool, default True
         Tag a census surname right after 'pt' or 'patient' that the members never saw as
-        ordinary text as PATIENT ('Pt Murphy resting': :mod:`itdeid.subject_names`).
+        ordinary text as PATIENT ('Pt Murphy resting'), and the capitalized words after a
+        title written as one ('Mr. Brown', 'Dr. Hannah Abernathy'): :mod:`itdeid.subject_names`.
     context_pass : bool, default False
         Stack a context stage on the members' mean (see the module docstring).
     context_weight : float, default 0.5

@@ -92,7 +92,8 @@ def add_parser(subparsers):
     p.add_argument("--subject-names", action=argparse.BooleanOptionalAction, default=RECIPE["subject_names"],
                    help="with --members: tag a census surname right after 'pt' or 'patient' that "
                         "the training notes never use as ordinary text as PATIENT ('Pt Murphy "
-                        "resting'; itdeid.subject_names; default: on)")
+                        "resting'), and capitalized words after a title ('Mr. Brown', 'Dr. Bell'; "
+                        "itdeid.subject_names; default: on)")
     p.add_argument("--context-pass", action=argparse.BooleanOptionalAction, default=RECIPE["context_pass"],
                    help="stack a second stage that reads the first stage's probabilities of the "
                         "neighbours and of the note's other occurrences of a word: over the "
