@@ -84,6 +84,13 @@ NOTES = [
     ["ADMIT ", ("3-14", "DATE", "date"), " via ED . Admitted ", ("3-14", "DATE", "date"), " to MICU ; DOA ",
      ("3-14", "DATE", "date"), " . Discharged ", ("12-2", "DATE", "date"), " home with VNA , readmitted on ",
      ("12-19", "DATE", "date"), ".\nDate of admission: ", ("1-05", "DATE", "date"), "\n"],
+    # a day as an ordinal after 'on the', an age at a relative's death, an extension alone (the
+    # held-out letters' misses)
+    ["Repeat cultures on the ", ("9th", "DATE", "date"), " and ", ("10th", "DATE", "date"),
+     " were negative ; G-CSF was started on the ", ("12th", "DATE", "date"), " and ANC recovered . She asks "
+     "whether it's the ", ("14th", "DATE", "date"), ".\nFH: mother died at ", ("96", "AGE", "age over 89"),
+     " , father passed away at age ", ("92", "AGE", "age over 89"), " . Reach me directly at ",
+     ("x5543", "PHONE", "phone extension"), " or call ", ("x4410", "PHONE", "phone extension"), " .\n"],
 ]
 
 #: Text with no PHI at all that the templates must not touch.
@@ -100,7 +107,9 @@ DISTRACTORS = (
     "98F\nT 98F , temp 99F , Tmax 100.4F , T 101 F . Spiked a 101F with rigors ; pt 101F , given tylenol .\n"
     "101F with chills .\nTemp was 99F , admitted to MICU . Pt 98.6F with no chills . A 100F spike .\n"
     "O2 3-4 L NC , x 3-4 days , BP 120-130 . Admitted 2-3 times this year ; discharged 1-2 days ago . "
-    "Admits 3-4 beers a day . D/C 2-3 L . Serous discharge 1-2 cc . On admission 3-4, now 2 L . Admit wt 3-4 kg up .\n")
+    "Admits 3-4 beers a day . D/C 2-3 L . Serous discharge 1-2 cc . On admission 3-4, now 2 L . Admit wt 3-4 kg up .\n"
+    "Moved to the 2nd floor on the 3rd day ; ulcers on the 2nd and 3rd toes ; this is the 4th time . "
+    "Died at 96 kg ? No : weight 96 kg at death . Vanc x1000 , PRBC x2 , call x2 RN .\n")
 
 
 def _note(pieces, number: int) -> tuple[Document, dict]:
