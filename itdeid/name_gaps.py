@@ -13,6 +13,18 @@ So :func:`join_state_after_place` gives a US state's abbreviation or name right 
 the model tagged LOCATION and a comma, on the same line, the class LOCATION (the sample letter
 of issue J showed it).
 
+Headers and care-team lines write a name surname first: 'PCP: Hall, Norman', 'PRIMARY CARE:
+HALL, SUSAN, MD'. The trees found the first name and, where the surname is also an English word
+('Hall', 'Brown', 'Said', 'Stone'), left the surname (a black-box probe of session 28: 39 of 42
+such headers). So :func:`join_surname_before_name` gives the word before a comma and a tagged
+PATIENT or DOCTOR token the name's class, where the word begins its field (first on its line, or
+right after a colon or a tab), is written in the name's case, and is a census surname (or, in
+title case, no everyday English word), but no announcing word ('GUARDIAN: Niece, Patricia'). And
+a name's trailing initial ('NWOSU, ADAEZE C', 'Lopez M.') is the name's too
+(:func:`join_initial_after_name`): a single letter right after a PATIENT or DOCTOR token, in the
+name's case, before the line's end or a comma, a full stop, a bracket or a semicolon ('C/O' and
+'M.D.' are no initials).
+
 The first rule is narrow on purpose: one word of a capital and lower-case letters only, with nothing
 but spaces or tabs between it and PHI tokens on both sides. A comma, a line break, a number or a
 lower-case word ('Smith and Jones') ends a name. On the PhysioNet split's out-of-fold decisions
@@ -27,8 +39,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from itdeid.casing import announcers
 from itdeid.document import LABELS
-from itdeid.word_lists import gazetteer_sets
+from itdeid.word_lists import census_names, gazetteer_sets
 
 if TYPE_CHECKING:
     from itdeid.featurize import TokenizedDocument
@@ -82,6 +95,67 @@ def join_state_after_place(td: TokenizedDocument, codes: np.ndarray) -> np.ndarr
     return codes if out is None else out
 
 
+NAMES = (LABELS.index("PATIENT"), LABELS.index("DOCTOR"))
+
+
+def _case(text: str) -> str:
+    return "upper" if text.isupper() else "lower" if text.islower() else "title" if text[:1].isupper() else "other"
+
+
+def join_surname_before_name(td: TokenizedDocument, codes: np.ndarray) -> np.ndarray:
+    """``codes`` with the surname of a 'Surname, Name' field given the name's class (see the
+    module docstring)."""
+    codes = np.asarray(codes)
+    text, tokens, words = td.document.text, td.tokens, td.words
+    first, last = census_names()
+    english = gazetteer_sets()["english"]
+    relations = announcers()    # 'LEGAL GUARDIAN: Niece, Patricia WAITE': the relation, no surname
+    out = None
+    for i in np.flatnonzero(np.isin(codes[2:], NAMES)).tolist():
+        k, comma, name = i, tokens[i + 1], tokens[i + 2]
+        word = tokens[k]
+        bare = words[k].replace("'", "").replace("-", "")
+        if (codes[k] or comma.text != "," or comma.start != word.end
+                or not SPACES.fullmatch(text[comma.end:name.start]) or len(bare) < 2 or not bare.isalpha()
+                or _case(word.text) != _case(name.text)):
+            continue
+        line_start = text.rfind("\n", 0, word.start) + 1
+        before = text[line_start:word.start]
+        if not (before.strip(" \t") == "" or before.rstrip(" ").endswith((":", "\t"))):
+            continue
+        if not (bare in last or (_case(word.text) != "upper" and words[k] not in english)) or words[k] in relations:
+            continue
+        out = codes.copy() if out is None else out
+        out[k] = codes[i + 2]
+    return codes if out is None else out
+
+
+def join_initial_after_name(td: TokenizedDocument, codes: np.ndarray) -> np.ndarray:
+    """``codes`` with a name's trailing initial given the name's class (see the module
+    docstring)."""
+    codes = np.asarray(codes)
+    text, tokens = td.document.text, td.tokens
+    out = None
+    for i in np.flatnonzero(np.isin(codes[:-1], NAMES)).tolist():
+        letter = tokens[i + 1]
+        if codes[i + 1] or len(letter.text) != 1 or not letter.text.isalpha():
+            continue
+        if not SPACES.fullmatch(text[tokens[i].end:letter.start]):
+            continue
+        name_case = _case(tokens[i].text)
+        if (letter.text.isupper()) != (name_case in ("upper", "title")):
+            continue
+        line_end = text.find("\n", letter.end)
+        after = text[letter.end:len(text) if line_end < 0 else line_end]
+        if not (after.strip(" \t") == "" or after[0] in ",;)"
+                or (after[0] == "." and (len(after) == 1 or after[1] in " \t,;)"))):
+            continue
+        out = codes.copy() if out is None else out
+        out[i + 1] = codes[i]
+    return codes if out is None else out
+
+
 def join_gaps(td: TokenizedDocument, codes: np.ndarray) -> np.ndarray:
-    """Both rules of this module, as the recipe applies them (``join_gaps``)."""
-    return join_state_after_place(td, join_name_gaps(td, codes))
+    """The rules of this module, as the recipe applies them (``join_gaps``)."""
+    codes = join_state_after_place(td, join_name_gaps(td, codes))
+    return join_initial_after_name(td, join_surname_before_name(td, codes))

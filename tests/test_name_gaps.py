@@ -64,3 +64,31 @@ def test_a_state_after_a_tagged_place_and_a_comma_is_the_place_s():
         cls = LABELS.index("DOCTOR") if text.startswith("Dr") else LOC
         codes = np.array([cls if t.text in tagged else 0 for t in td.tokens])
         assert np.array_equal(join_state_after_place(td, codes), codes), text
+
+
+@pytest.mark.parametrize("text, tagged, joined", [
+    ("PCP: Hall, Norman\nnext", {"Norman": "DOCTOR"}, ["Hall", "Norman"]),
+    ("PRIMARY CARE: HALL, SUSAN, MD", {"SUSAN": "DOCTOR"}, ["HALL", "SUSAN"]),
+    ("provider: hall, gregory pa-c", {"gregory": "DOCTOR"}, ["hall", "gregory"]),
+    ("Pt:\tSaid, Leila", {"Leila": "PATIENT"}, ["Said", "Leila"]),
+    ("PATIENT NAME: NWOSU, ADAEZE C\nDOB", {"NWOSU": "PATIENT", "ADAEZE": "PATIENT"}, ["NWOSU", "ADAEZE", "C"]),
+    ("name: ramirez, luz m", {"ramirez": "PATIENT", "luz": "PATIENT"}, ["ramirez", "luz", "m"]),
+    ("COSIGNED HADDAD M. today", {"HADDAD": "DOCTOR"}, ["HADDAD", "M"]),
+    # a relation, an abbreviation, an English word, mid-sentence, other case: no surname
+    ("LEGAL GUARDIAN: Niece, Patricia WAITE", {"Patricia": "PATIENT"}, ["Patricia"]),
+    ("Dx: CHF, MARY called", {"MARY": "PATIENT"}, ["MARY"]),
+    ("seen with pain, John today", {"John": "PATIENT"}, ["John"]),
+    ("PCP: HALL, Norman", {"Norman": "DOCTOR"}, ["Norman"]),
+    # 'C/O', 'M.D.', a letter before more words: no initial
+    ("JOHN SMITH C/O pain", {"JOHN": "PATIENT", "SMITH": "PATIENT"}, ["JOHN", "SMITH"]),
+    ("Bhatt, Nikhil, M.D.", {"Bhatt": "DOCTOR", "Nikhil": "DOCTOR"}, ["Bhatt", "Nikhil"]),
+    ("Okafor N and Bell", {"Okafor": "DOCTOR"}, ["Okafor"]),
+])
+def test_a_surname_before_its_name_and_a_trailing_initial_join_the_name(text, tagged, joined):
+    """A black-box probe of headers (session 28): 'PCP: Hall, Norman' lost the surname where it
+    is an English word (39 of 42 headers), and 'NWOSU, ADAEZE C' its initial."""
+    from itdeid.name_gaps import join_gaps
+    td, codes = _codes(text, tagged)
+    out = join_gaps(td, codes)
+    assert [t.text for t, c in zip(td.tokens, out) if c] == joined
+    assert {LABELS[c] for c in out if c} == set(tagged.values())     # the name's own class
