@@ -91,6 +91,12 @@ NOTES = [
      "whether it's the ", ("14th", "DATE", "date"), ".\nFH: mother died at ", ("96", "AGE", "age over 89"),
      " , father passed away at age ", ("92", "AGE", "age over 89"), " . Reach me directly at ",
      ("x5543", "PHONE", "phone extension"), " or call ", ("x4410", "PHONE", "phone extension"), " .\n"],
+    # a name after a next-of-kin label (a black-box probe of headers, session 28)
+    ["NEXT OF KIN: ", ("WANJIRU KAMAU", "PATIENT", "name after a next-of-kin label"), " (MOTHER) ",
+     ("617-555-0187", "PHONE", "phone"), "\nEmergency contact: ", ("Dmitri Sokolov", "PATIENT",
+                                                                    "name after a next-of-kin label"),
+     ", son\nHealth care proxy: ", ("Maria L. Garcia", "PATIENT", "name after a next-of-kin label"), " ",
+     ("617-555-0100", "PHONE", "phone"), "\n"],
 ]
 
 #: Text with no PHI at all that the templates must not touch.
@@ -109,7 +115,8 @@ DISTRACTORS = (
     "O2 3-4 L NC , x 3-4 days , BP 120-130 . Admitted 2-3 times this year ; discharged 1-2 days ago . "
     "Admits 3-4 beers a day . D/C 2-3 L . Serous discharge 1-2 cc . On admission 3-4, now 2 L . Admit wt 3-4 kg up .\n"
     "Moved to the 2nd floor on the 3rd day ; ulcers on the 2nd and 3rd toes ; this is the 4th time . "
-    "Died at 96 kg ? No : weight 96 kg at death . Vanc x1000 , PRBC x2 , call x2 RN .\n")
+    "Died at 96 kg ? No : weight 96 kg at death . Vanc x1000 , PRBC x2 , call x2 RN .\n"
+    "Next of kin: wife\nNOK: SELF\nGUARDIAN: NONE\nHealth care proxy: daughter, see chart\n")
 
 
 def _note(pieces, number: int) -> tuple[Document, dict]:
