@@ -130,8 +130,9 @@ class InnerEnsemble(BaseEstimator):
         Also tag what the fixed-shape identifier templates match (:mod:`itdeid.identifiers`).
     join_gaps : bool, default True
         Tag a capitalized word standing alone between two PHI tokens on one line as the token
-        after it ('Harborview Cardiology Associates'), and a US state right after a tagged place
-        and a comma as LOCATION ('Portland, ME'): :mod:`itdeid.name_gaps`.
+        after it ('Harborview Cardiology Associates'), a US state right after a tagged place
+        and a comma as LOCATION ('Portland, ME'), the surname of a 'Surname, First' field as the
+        name ('PCP: Hall, Norman') and a name's trailing initial: :mod:`itdeid.name_gaps`.
     subject_names : bool, default True
         Tag a census surname right after 'pt' or 'patient' that the members never saw as
         ordinary text as PATIENT ('Pt Murphy resting'), and the capitalized words after a

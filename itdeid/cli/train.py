@@ -88,7 +88,9 @@ def add_parser(subparsers):
                         "(default: on)")
     p.add_argument("--join-gaps", action=argparse.BooleanOptionalAction, default=RECIPE["join_gaps"],
                    help="with --members: tag a capitalized word standing alone between two PHI "
-                        "tokens on one line with them (itdeid.name_gaps; default: on)")
+                        "tokens on one line with them, a state after a tagged place ('Portland, "
+                        "ME'), the surname of a 'Surname, First' field and a name's trailing "
+                        "initial (itdeid.name_gaps; default: on)")
     p.add_argument("--subject-names", action=argparse.BooleanOptionalAction, default=RECIPE["subject_names"],
                    help="with --members: tag a census surname right after 'pt' or 'patient' that "
                         "the training notes never use as ordinary text as PATIENT ('Pt Murphy "
