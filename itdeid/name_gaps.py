@@ -25,12 +25,13 @@ a name's trailing initial ('NWOSU, ADAEZE C', 'Lopez M.') is the name's too
 name's case, before the line's end or a comma, a full stop, a bracket or a semicolon ('C/O' and
 'M.D.' are no initials).
 
-The first rule is narrow on purpose: one word of a capital and lower-case letters only, with nothing
-but spaces or tabs between it and PHI tokens on both sides. A comma, a line break, a number or a
-lower-case word ('Smith and Jones') ends a name. On the PhysioNet split's out-of-fold decisions
-of the recipe it changed one token over 1,422 notes (a false alarm, "Harbor Hosp", where the gold
-marks the first word alone: a local count, session 17); it matters where names of institutions
-are written in full, as in discharge letters.
+The first rule is narrow on purpose: one word of a capital and lower-case letters only, with
+nothing but spaces or tabs between it and PHI tokens on both sides. A comma, a line break, a
+number or a lower-case word ('Smith and Jones') ends a name, except 'and', '&' and 'of' between
+two words the model typed HOSPITAL ('Brigham and Women's', 'Mass Eye and Ear'). On the PhysioNet
+split's out-of-fold decisions of the recipe it changed one token over 1,422 notes (a false
+alarm, "Harbor Hosp", where the gold marks the first word alone: a local count, session 17); it
+matters where names of institutions are written in full, as in discharge letters.
 """
 from __future__ import annotations
 
@@ -60,9 +61,16 @@ def _is_state(word: str) -> bool:
     return word in gazetteers["state_abbr"] or (word.istitle() and (word.lower(),) in gazetteers["states"])
 
 
+#: Lower-case words that join the words of one institution's name ('Brigham and Women's',
+#: 'Mass Eye and Ear', 'Hospital of Saint Raphael'): only between two HOSPITAL tokens.
+HOSPITAL_JOINERS = frozenset({"and", "&", "of"})
+HOSPITAL = LABELS.index("HOSPITAL")
+
+
 def join_name_gaps(td: TokenizedDocument, codes: np.ndarray) -> np.ndarray:
     """``codes`` (label codes of ``td``'s tokens, 0 for non-PHI) with every capitalized word that
-    stands alone between two PHI tokens on one line given the class of the token after it."""
+    stands alone between two PHI tokens on one line given the class of the token after it, and
+    'and', '&' or 'of' alone between two HOSPITAL tokens made HOSPITAL."""
     codes = np.asarray(codes)
     phi = codes != 0
     if len(codes) < 3:
@@ -74,7 +82,8 @@ def join_name_gaps(td: TokenizedDocument, codes: np.ndarray) -> np.ndarray:
     out = codes.copy()
     for i in gaps.tolist():
         before, word, after = tokens[i - 1], tokens[i], tokens[i + 1]
-        if (CAPITALIZED.fullmatch(word.text) and SPACES.fullmatch(text[before.end:word.start])
+        joiner = word.text.lower() in HOSPITAL_JOINERS and codes[i - 1] == codes[i + 1] == HOSPITAL
+        if ((CAPITALIZED.fullmatch(word.text) or joiner) and SPACES.fullmatch(text[before.end:word.start])
                 and SPACES.fullmatch(text[word.end:after.start])):
             out[i] = codes[i + 1]
     return out

@@ -92,3 +92,21 @@ def test_a_surname_before_its_name_and_a_trailing_initial_join_the_name(text, ta
     out = join_gaps(td, codes)
     assert [t.text for t, c in zip(td.tokens, out) if c] == joined
     assert {LABELS[c] for c in out if c} == set(tagged.values())     # the name's own class
+
+
+def test_and_between_two_hospital_words_joins_them():
+    """'Brigham and Women's' came out as '[**HOSPITAL**] and [**HOSPITAL**]' (a black-box probe,
+    session 28): between two HOSPITAL tokens 'and', '&' and 'of' are the name's; between names
+    of people, or places, they are not."""
+    for text, tagged, joined in (
+            ("Transferred from Brigham and Women's today", {"Brigham": "HOSPITAL", "Women": "HOSPITAL"},
+             ["Brigham", "and", "Women"]),
+            ("seen at Mass Eye & Ear", {"Mass": "HOSPITAL", "Eye": "HOSPITAL", "Ear": "HOSPITAL"},
+             ["Mass", "Eye", "&", "Ear"]),
+            ("Hospital of Saint Raphael", {"Hospital": "HOSPITAL", "Saint": "HOSPITAL", "Raphael": "HOSPITAL"},
+             ["Hospital", "of", "Saint", "Raphael"]),
+            ("Smith and Jones", {"Smith": "DOCTOR", "Jones": "DOCTOR"}, ["Smith", "Jones"]),
+            ("Boston and Chicago", {"Boston": "LOCATION", "Chicago": "LOCATION"}, ["Boston", "Chicago"]),
+            ("Brigham and Jones", {"Brigham": "HOSPITAL", "Jones": "DOCTOR"}, ["Brigham", "Jones"])):
+        td, codes = _codes(text, tagged)
+        assert [t.text for t, c in zip(td.tokens, join_name_gaps(td, codes)) if c] == joined, text
