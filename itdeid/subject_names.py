@@ -29,7 +29,9 @@ discharge summaries ('Thank you for asking me to see Mr. Brown again': 'brown' i
 word of the nursing notes). So :func:`tag_named_subjects` also tags the capitalized word after
 'Mr', 'Mrs', 'Ms', 'Miss', 'Mx' (PATIENT) or 'Dr' (DOCTOR), with or without its full stop,
 and the capitalized census names right after it ('Dr. Hannah Abernathy'), where the model left
-them non-PHI. Only where the title itself is written as a title ('Mr', 'Dr'): in capitals 'MR'
+them non-PHI. The first word must be an initial, or no everyday English word and either a census
+name or a word the training notes never used: 'Mr. Brown', 'Dr. Okonkwo', not 'Dr. Office' or
+'Mrs. Denies'. Only where the title itself is written as a title ('Mr', 'Dr'): in capitals 'MR'
 and 'MS' are mitral regurgitation and mental status as often as titles (on the PhysioNet split
 all 12 capitalized words after a title that the gold leaves out follow such capitals; the other
 189 are names), and a lower-case word after a title ('Mr. and Mrs.') is no name.
@@ -100,7 +102,7 @@ def tag_named_subjects(td: TokenizedDocument, codes: np.ndarray, known: Callable
                and tokens[k + 2].start == tokens[k + 1].end and _surname(words[k + 2], known)):
             out[k + 1] = out[k + 2] = PATIENT
             k += 2
-    return _tag_titled_names(td, codes if out is None else out)
+    return _tag_titled_names(td, codes if out is None else out, known)
 
 
 def _capitalized(text: str) -> bool:
@@ -111,10 +113,22 @@ def _capitalized(text: str) -> bool:
             and any(c.islower() for c in letters))
 
 
-def _tag_titled_names(td: TokenizedDocument, codes: np.ndarray) -> np.ndarray:
+def _tag_titled_names(td: TokenizedDocument, codes: np.ndarray, known: Callable[[str], bool]) -> np.ndarray:
     """``codes`` with the capitalized words after a title tagged (see the module docstring)."""
     words, tokens, text = td.words, td.tokens, td.document.text
     first, last = census_names()
+    english = gazetteer_sets()["english"]
+
+    def named(k: int) -> bool:
+        """Whether the word after a title may be a name: an initial, or a capitalized word that is
+        no everyday English word and is a census name or a word the training notes never used
+        ('Mr. Brown', 'Dr. Okonkwo'; not 'Mr. Alert', 'Dr. Office', 'Mrs. Denies')."""
+        if len(tokens[k].text) == 1:
+            return tokens[k].text.isupper()
+        bare = words[k].replace("'", "")
+        return (_capitalized(tokens[k].text) and words[k] not in english
+                and (bare in first or bare in last or not known(words[k])))
+
     out = None
 
     def glued(k: int) -> bool:          # token k touches the one before it
@@ -131,9 +145,8 @@ def _tag_titled_names(td: TokenizedDocument, codes: np.ndarray) -> np.ndarray:
         while (i < len(words) and taken < TITLED_WORDS and not codes[i]
                and text[tokens[i - 1].end:tokens[i].start] in (" ", "  ", "\t")
                and words[i] not in TITLES
-               and (_capitalized(tokens[i].text) if taken else
-                    _capitalized(tokens[i].text) or (len(tokens[i].text) == 1 and tokens[i].text.isupper()))
-               and (taken == 0 or words[i].replace("'", "") in first or words[i].replace("'", "") in last)):
+               and (named(i) if taken == 0 else _capitalized(tokens[i].text)
+                    and (words[i].replace("'", "") in first or words[i].replace("'", "") in last))):
             out = codes.copy() if out is None else out
             out[i] = TITLES[words[j]]
             taken += 1

@@ -55,11 +55,13 @@ def test_a_word_already_phi_keeps_its_class():
     # capitals: 'MR' and 'MS' are mitral regurgitation and mental status as often as titles
     ("SEVERE MR. PT HAS MRSA ; ALTERED MS. ASPIRATION PRECAUTIONS", []),
     ("Mr. and the team ; Dr.\nSmith", []),
+    # an everyday English word, or a word of the training notes that is no census name
+    ("Dr. Office visit ; Mrs. Denies pain", []),
 ])
 def test_the_capitalized_word_after_a_title_is_a_name(text, names):
     """The trees missed 'Mr. Brown' in a held-out letter ('brown' is an ordinary word of the
     nursing notes): after a title written as one, capitalized words are the name, a doctor's
     after 'Dr'."""
     td = tokenize_document(Document("n", text, []))
-    codes = tag_named_subjects(td, np.zeros(len(td.tokens), dtype=int), {"brown", "and"}.__contains__)
+    codes = tag_named_subjects(td, np.zeros(len(td.tokens), dtype=int), {"brown", "and", "denies"}.__contains__)
     assert [(t.text, LABELS[c]) for t, c in zip(td.tokens, codes) if c] == names
