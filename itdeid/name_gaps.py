@@ -164,7 +164,28 @@ def join_initial_after_name(td: TokenizedDocument, codes: np.ndarray) -> np.ndar
     return codes if out is None else out
 
 
+def join_hyphenated_names(td: TokenizedDocument, codes: np.ndarray) -> np.ndarray:
+    """``codes`` with a hyphen glued between two tokens of one name class ('Mary-Kate',
+    'Garcia-Lopez') given that class, where the model left it out or typed it the other name
+    class: then it cut the name in two spans, which the
+    surrogates read as two lone first names in one place and as one double-barrelled surname in
+    another ('Mary-Kate' became 'Jaime-Durham', then 'Wall-Durham'), and the redacted text said
+    '[**PATIENT**]-[**PATIENT**]'."""
+    codes = np.asarray(codes)
+    tokens = td.tokens
+    out = None
+    for i in range(1, len(codes) - 1):
+        if (codes[i] != codes[i - 1] and codes[i] in (0,) + NAMES and codes[i - 1] in NAMES
+                and codes[i + 1] == codes[i - 1]
+                and tokens[i].text == "-" and tokens[i].start == tokens[i - 1].end
+                and tokens[i + 1].start == tokens[i].end):
+            out = codes.copy() if out is None else out
+            out[i] = codes[i - 1]
+    return codes if out is None else out
+
+
 def join_gaps(td: TokenizedDocument, codes: np.ndarray) -> np.ndarray:
     """The rules of this module, as the recipe applies them (``join_gaps``)."""
     codes = join_state_after_place(td, join_name_gaps(td, codes))
-    return join_initial_after_name(td, join_surname_before_name(td, codes))
+    codes = join_initial_after_name(td, join_surname_before_name(td, codes))
+    return join_hyphenated_names(td, codes)

@@ -110,3 +110,17 @@ def test_and_between_two_hospital_words_joins_them():
             ("Brigham and Jones", {"Brigham": "HOSPITAL", "Jones": "DOCTOR"}, ["Brigham", "Jones"])):
         td, codes = _codes(text, tagged)
         assert [t.text for t, c in zip(td.tokens, join_name_gaps(td, codes)) if c] == joined, text
+
+
+def test_a_hyphen_inside_a_name_is_the_name_s():
+    """The model tagged 'Mary' and 'Kate' PATIENT and the hyphen DOCTOR: the name came out as two
+    spans, and its surrogates differed from those of 'Mary-Kate' as one span elsewhere."""
+    from itdeid.name_gaps import join_gaps
+    for text, tagged, expected in (
+            ("Mary-Kate Olsen seen", {"Mary": "PATIENT", "-": "DOCTOR", "Kate": "PATIENT"}, "PATIENT"),
+            ("Mary-Kate Olsen seen", {"Mary": "PATIENT", "Kate": "PATIENT"}, "PATIENT"),
+            ("March-April", {"March": "DATE", "April": "DATE"}, "NONE"),            # ranges stay as they are
+            ("Smith - Jones", {"Smith": "DOCTOR", "Jones": "DOCTOR"}, "NONE")):      # spaced: two names
+        td, codes = _codes(text, tagged)
+        hyphen = [t.text for t in td.tokens].index("-")
+        assert LABELS[join_gaps(td, codes)[hyphen]] == expected, text
