@@ -119,21 +119,30 @@ def _tag_titled_names(td: TokenizedDocument, codes: np.ndarray, known: Callable[
     first, last = census_names()
     english = gazetteer_sets()["english"]
 
-    def named(k: int) -> bool:
-        """Whether the word after a title may be a name: an initial, or a capitalized word that is
-        no everyday English word and is a census name or a word the training notes never used
-        ('Mr. Brown', 'Dr. Okonkwo'; not 'Mr. Alert', 'Dr. Office', 'Mrs. Denies')."""
-        if len(tokens[k].text) == 1:
-            return tokens[k].text.isupper()
-        bare = words[k].replace("'", "")
-        return (_capitalized(tokens[k].text) and words[k] not in english
-                and (bare in first or bare in last or not known(words[k])))
-
-    out = None
-
     def glued(k: int) -> bool:          # token k touches the one before it
         return tokens[k].start == tokens[k - 1].end
 
+    def census(k: int) -> bool:
+        bare = words[k].replace("'", "")
+        return bare in first or bare in last
+
+    def takes(k: int, taken: int) -> bool:
+        """Whether token ``k``, the ``taken``-th word after a title, is the name's: on the same
+        line, left non-PHI, no title itself; the first word an initial, or a capitalized word
+        that is no everyday English word and is a census name or a word the training notes
+        never used ('Mr. Brown', 'Dr. Okonkwo'; not 'Mr. Alert', 'Dr. Office', 'Mrs. Denies');
+        the next ones capitalized census names."""
+        if (codes[k] or words[k] in TITLES or taken >= TITLED_WORDS
+                or text[tokens[k - 1].end:tokens[k].start] not in (" ", "  ", "\t")):
+            return False
+        word = tokens[k].text
+        if taken:
+            return _capitalized(word) and census(k)
+        if len(word) == 1:
+            return word.isupper()
+        return _capitalized(word) and words[k] not in english and (census(k) or not known(words[k]))
+
+    out = None
     for j in (j for j, w in enumerate(words) if w in TITLES):
         title = tokens[j].text
         if not (title[0].isupper() and (len(title) == 1 or title[1:].islower())):
@@ -142,11 +151,7 @@ def _tag_titled_names(td: TokenizedDocument, codes: np.ndarray, known: Callable[
         if i < len(words) and words[i] == "." and glued(i):
             i += 1
         taken = 0
-        while (i < len(words) and taken < TITLED_WORDS and not codes[i]
-               and text[tokens[i - 1].end:tokens[i].start] in (" ", "  ", "\t")
-               and words[i] not in TITLES
-               and (named(i) if taken == 0 else _capitalized(tokens[i].text)
-                    and (words[i].replace("'", "") in first or words[i].replace("'", "") in last))):
+        while i < len(words) and takes(i, taken):
             out = codes.copy() if out is None else out
             out[i] = TITLES[words[j]]
             taken += 1
