@@ -116,7 +116,7 @@ def join_surname_before_name(td: TokenizedDocument, codes: np.ndarray) -> np.nda
     module docstring)."""
     codes = np.asarray(codes)
     text, tokens, words = td.document.text, td.tokens, td.words
-    first, last = census_names()
+    last = census_names()[1]
     english = gazetteer_sets()["english"]
     relations = announcers()    # 'LEGAL GUARDIAN: Niece, Patricia WAITE': the relation, no surname
     out = None
@@ -167,18 +167,19 @@ def join_initial_after_name(td: TokenizedDocument, codes: np.ndarray) -> np.ndar
 def join_hyphenated_names(td: TokenizedDocument, codes: np.ndarray) -> np.ndarray:
     """``codes`` with a hyphen glued between two tokens of one name class ('Mary-Kate',
     'Garcia-Lopez') given that class, where the model left it out or typed it the other name
-    class: then it cut the name in two spans, which the
-    surrogates read as two lone first names in one place and as one double-barrelled surname in
-    another ('Mary-Kate' became 'Jaime-Durham', then 'Wall-Durham'), and the redacted text said
-    '[**PATIENT**]-[**PATIENT**]'."""
+    class: then it cut the name in two spans, which the surrogates read as two lone first names
+    in one place and as one double-barrelled surname in another ('Mary-Kate' became
+    'Jaime-Durham', then 'Wall-Durham'), and the redacted text said '[**PATIENT**]-[**PATIENT**]'."""
     codes = np.asarray(codes)
+    if len(codes) < 3:
+        return codes
     tokens = td.tokens
+    # array tests first: the rule runs on every note tagged (issue I)
+    between = np.flatnonzero(np.isin(codes[:-2], NAMES) & (codes[2:] == codes[:-2]) & (codes[1:-1] != codes[:-2])
+                             & np.isin(codes[1:-1], (0,) + NAMES)) + 1
     out = None
-    for i in range(1, len(codes) - 1):
-        if (codes[i] != codes[i - 1] and codes[i] in (0,) + NAMES and codes[i - 1] in NAMES
-                and codes[i + 1] == codes[i - 1]
-                and tokens[i].text == "-" and tokens[i].start == tokens[i - 1].end
-                and tokens[i + 1].start == tokens[i].end):
+    for i in between.tolist():
+        if tokens[i].text == "-" and tokens[i].start == tokens[i - 1].end and tokens[i + 1].start == tokens[i].end:
             out = codes.copy() if out is None else out
             out[i] = codes[i - 1]
     return codes if out is None else out
