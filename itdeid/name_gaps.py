@@ -9,9 +9,12 @@ after it (the last word of an institution's name, 'Associates', 'Practice', name
 
 The same holds for a place and its state: after 'Portland, ME' the trees tagged the town and left
 the state, which with the town narrows the place to one ('ME' is also a pronoun, 'MD' a degree).
-So :func:`join_state_after_place` gives a US state's abbreviation or name right after a place
-the model tagged LOCATION and a comma, on the same line, the class LOCATION (the sample letter
-of issue J showed it).
+So :func:`join_state_after_place` gives a US state's abbreviation or name, or a country's name,
+right after a place the model tagged LOCATION and a comma, on the same line, the class LOCATION
+(the sample letter of issue J showed it; a black-box probe of session 28 found 'REVERE,
+MASSACHUSETTS' left in capitals and 'Lagos, Nigeria' typed as a person's 'Surname, First').
+And a place's name that begins with a possessive ("Children's Hospital", which the trees tagged
+from "'s" on) takes the word before it (:func:`join_possessive_start`).
 
 Headers and care-team lines write a name surname first: 'PCP: Hall, Norman', 'PRIMARY CARE:
 HALL, SUSAN, MD'. The trees found the first name and, where the surname is also an English word
@@ -52,13 +55,18 @@ CAPITALIZED = re.compile(r"[A-Z][a-z]+")
 #: What may separate it from its neighbours.
 SPACES = re.compile(r"[ \t]+")
 LOCATION = LABELS.index("LOCATION")
+NAMES = (LABELS.index("PATIENT"), LABELS.index("DOCTOR"))
 
 
-def _is_state(word: str) -> bool:
-    """A US state's two-capital abbreviation or one-word name ('ME', 'Maine'), from the
-    ``location`` group's lists (``gazetteers/us_states.tsv``)."""
+def _is_region(word: str) -> bool:
+    """A US state's two-capital abbreviation, or a one-word state or country name in title case
+    or capitals ('ME', 'Maine', 'MASSACHUSETTS', 'Nigeria'), from the ``location`` group's lists
+    (``gazetteers/us_states.tsv``, ``countries.txt``)."""
     gazetteers = gazetteer_sets()
-    return word in gazetteers["state_abbr"] or (word.istitle() and (word.lower(),) in gazetteers["states"])
+    if word in gazetteers["state_abbr"]:
+        return True
+    key = (word.lower(),)
+    return (word.istitle() or word.isupper()) and (key in gazetteers["states"] or key in gazetteers["countries"])
 
 
 #: Lower-case words that join the words of one institution's name ('Brigham and Women's',
@@ -90,21 +98,19 @@ def join_name_gaps(td: TokenizedDocument, codes: np.ndarray) -> np.ndarray:
 
 
 def join_state_after_place(td: TokenizedDocument, codes: np.ndarray) -> np.ndarray:
-    """``codes`` with a US state ('ME', 'Maine') standing right after a LOCATION token and a
-    comma, on the same line ('Portland, ME'), made LOCATION."""
+    """``codes`` with a US state or a country ('ME', 'Maine', 'Nigeria') standing right after a
+    LOCATION token and a comma, on the same line ('Portland, ME', 'Lagos, Nigeria'), made
+    LOCATION: left out, or typed a name (the trees read 'Lagos, Nigeria' as 'Surname, First')."""
     codes = np.asarray(codes)
     text, tokens = td.document.text, td.tokens
     out = None
     for i in np.flatnonzero(codes[:-2] == LOCATION).tolist():
         comma, state = tokens[i + 1], tokens[i + 2]
-        if (codes[i + 2] == 0 and comma.text == "," and _is_state(state.text)
+        if (codes[i + 2] in (0,) + NAMES and comma.text == "," and _is_region(state.text)
                 and comma.start == tokens[i].end and SPACES.fullmatch(text[comma.end:state.start])):
             out = codes.copy() if out is None else out
             out[i + 2] = LOCATION     # the comma stays outside, as the gold has it
     return codes if out is None else out
-
-
-NAMES = (LABELS.index("PATIENT"), LABELS.index("DOCTOR"))
 
 
 def _case(text: str) -> str:
@@ -185,8 +191,28 @@ def join_hyphenated_names(td: TokenizedDocument, codes: np.ndarray) -> np.ndarra
     return codes if out is None else out
 
 
+PLACES = (HOSPITAL, LOCATION)
+
+
+def join_possessive_start(td: TokenizedDocument, codes: np.ndarray) -> np.ndarray:
+    """``codes`` with the word before a "'s" tagged HOSPITAL or LOCATION given its class where
+    the model left it out ('Children' of "Children's Hospital", typed "'s Hospital" HOSPITAL;
+    not a name's: "updated by MD's")."""
+    codes = np.asarray(codes)
+    tokens = td.tokens
+    out = None
+    for i in np.flatnonzero(np.isin(codes[1:], PLACES) & (codes[:-1] == 0)).tolist():
+        k = i + 1
+        if (tokens[k].text.lower() in ("'s", "\u2019s") and tokens[k].start == tokens[i].end
+                and tokens[i].text[:1].isupper() and tokens[i].text.isalpha()):
+            out = codes.copy() if out is None else out
+            out[i] = codes[k]
+    return codes if out is None else out
+
+
 def join_gaps(td: TokenizedDocument, codes: np.ndarray) -> np.ndarray:
     """The rules of this module, as the recipe applies them (``join_gaps``)."""
     codes = join_state_after_place(td, join_name_gaps(td, codes))
     codes = join_initial_after_name(td, join_surname_before_name(td, codes))
+    codes = join_possessive_start(td, codes)
     return join_hyphenated_names(td, codes)

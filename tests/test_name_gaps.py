@@ -124,3 +124,19 @@ def test_a_hyphen_inside_a_name_is_the_name_s():
         td, codes = _codes(text, tagged)
         hyphen = [t.text for t in td.tokens].index("-")
         assert LABELS[join_gaps(td, codes)[hyphen]] == expected, text
+
+
+def test_a_state_or_country_in_capitals_or_typed_a_name_and_a_possessive_start_join_the_place():
+    """A black-box probe (session 28): 'REVERE, MASSACHUSETTS' left the state, 'Lagos, Nigeria'
+    came out as 'Surname, First', and "Children's Hospital" as "'s Hospital"."""
+    from itdeid.name_gaps import join_gaps
+    for text, tagged, joined in (
+            ("LIVES IN REVERE, MASSACHUSETTS WITH SON", {"REVERE": "LOCATION"}, {"MASSACHUSETTS": "LOCATION"}),
+            ("moved from Lagos, Nigeria in 2001", {"Lagos": "LOCATION", "Nigeria": "DOCTOR"}, {"Nigeria": "LOCATION"}),
+            ("seen at Children's Hospital Boston", {"'s": "HOSPITAL", "Hospital": "HOSPITAL"}, {"Children": "HOSPITAL"}),
+            ("Family updated by MD's", {"'s": "DOCTOR"}, {}),                   # a name's possessive: no place
+            ("Dr. Smith, Jones and Lee", {"Smith": "LOCATION", "Jones": "DOCTOR"}, {})):   # no state or country
+        td, codes = _codes(text, tagged)
+        out = join_gaps(td, codes)
+        changed = {t.text: LABELS[c] for t, c, o in zip(td.tokens, out, codes) if c != o}
+        assert changed == joined, text
