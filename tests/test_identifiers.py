@@ -132,11 +132,12 @@ PLAIN = [("heparin started at 2000", "2000"), ("labs @ 1930.", "1930"), ("flat u
          ("shift 0700-1930", "0700"), ("check 2000 hrs", "2000"), ("at 0130 alert", "0130"),
          ("WIFE AND NEICE IN TO VISIT", "NEICE"), ("Family: neice called", "neice"),
          ("BP 75/40 on levophed", "75/40"), ("BP 120/80.", "120/80"), ("ABG 62/35/50", "62/35/50"),
-         ("x\nClinic Note\nPCP: Hall", "Clinic"), ("x\nDISCHARGE SUMMARY:\nX", "DISCHARGE")]
+         ("x\nClinic Note\nPCP: Hall", "Clinic"), ("x\nDISCHARGE SUMMARY:\nX", "DISCHARGE"),
+         ("x   DOB 02/11/1957", "DOB"), ("x D.O.B.: 3/14/1950", "D")]
 NOT_PLAIN = ["MI 1992; CABG 1957, 1971", "since 2006", "in march of 2022", "from 1995 to 1998",
-             "restrict to 2000", "at 2000/5", "at 20.5", "at 1960", "1900-2300", "dob 12/12/1930",
+             "restrict to 2000", "at 2000/5", "at 20.5", "at 1960", "1900-2300", "born 12/12/1930",
              "Mrs. Neice called", "Pat 2000", "MI 8/87", "cath 6/30-7/2", "2019/03/14", "98/03/14",
-             "pain 5/10", "32/1998", "Lahey Clinic Note\n", "Mercy Clinic\n", "seen in clinic note today"]
+             "pain 5/10", "32/1998", "Lahey Clinic Note\n", "Mercy Clinic\n", "seen in clinic note today", "Dob Smith called", "DOB unknown"]
 
 
 @pytest.mark.parametrize("text, word", PLAIN)
