@@ -116,8 +116,9 @@ logger = logging.getLogger("itdeid.surrogate")
 #: another (one patient's notes would get two stand-ins for one name). 2: session 23's dates,
 #: IDs run by run, one draw for both name classes. 3: a year or a day alone moves as most
 #: of its dates do, a hospital's name takes its case, a word keeps one stand-in in other forms
-#: ('MERCY', 'Mercy Hosp', 'Jordan' first or last), a pain score typed DATE is kept.
-SURROGATE_SCHEME = 3
+#: ('MERCY', 'Mercy Hosp', 'Jordan' first or last), a pain score typed DATE is kept. 4: a North
+#: American phone number's area code and exchange can be dialled, its country code 1 is kept.
+SURROGATE_SCHEME = 4
 #: The message separator of the keyed hash (ASCII unit separator: not in normalised note text).
 _SEP = "\x1f"
 #: The class both name classes are keyed by (see the module docstring).
@@ -499,6 +500,10 @@ _ID_LABELS = frozenset((
 #: ('192.168.1.20' was drawn as '796.767.9.81', an SSN with group '00', which is never issued).
 _IPV4 = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
 _SSN = re.compile(r"\d{3}-\d{2}-\d{4}")
+#: A North American phone number: its area code and exchange are the first two runs of three
+#: digits (after a leading country code 1, which is kept).
+_NANP = re.compile(r"(?:\+?1[ .-]?)?\(?\d{3}\)?[ .-]?\d{3}[ .-]?\d{4}(?:\s*(?:x|ext\.?|extension)\s*\d{1,5})?",
+                   re.IGNORECASE)
 
 
 def _valid_part(kind: str | None, index: int, part: str) -> bool:
@@ -510,6 +515,10 @@ def _valid_part(kind: str | None, index: int, part: str) -> bool:
     if kind == "ssn":
         return {0: part not in ("000", "666") and part[0] != "9", 1: part != "00",
                 2: part != "0000"}[index]
+    if kind in ("nanp", "nanp1") and index - (kind == "nanp1") in (0, 1):
+        # a North American area code or exchange ('nanp1': after the country code 1): [2-9]XX,
+        # not N11 (a drawn 057 or 811 is no number anyone could dial)
+        return len(part) == 3 and part[0] not in "01" and part[1:] != "11"
     return True
 
 
@@ -897,14 +906,18 @@ class Surrogates:
         """Same characters' shape: each run of digits or of letters drawn for itself (so an MRN
         gets one stand-in whether the span is '4417392', '#4417392' or 'MRN 4417392'), the
         labels of :data:`_ID_LABELS` ('MRN', 'ext', the 'x' of 'x4-5521') and punctuation kept.
-        An IPv4 address and an SSN get parts that can be one (:func:`_valid_part`)."""
+        An IPv4 address, an SSN and a North American phone number get parts that can be one
+        (:func:`_valid_part`: no area code 057 or 811), and a phone number keeps its country
+        code 1."""
         out, position = [], 0
         kind = "ip" if _IPV4.fullmatch(original) else "ssn" if _SSN.fullmatch(original) else None
+        if kind is None and cls == "PHONE" and _NANP.fullmatch(original.strip()):
+            kind = "nanp1" if re.match(r"\s*\+?1(?!\d)", original) else "nanp"
         for index, run in enumerate(_ID_RUN.finditer(original)):
             out.append(original[position:run.start()])
             word = run.group()
             kept = word.isalpha() and word.casefold() in (_ID_LABELS if labels is None else labels)
-            if kept:
+            if kept or (kind == "nanp1" and index == 0):     # a label; the country code 1
                 out.append(word)
             else:
                 out.append(_reshape_new(self._draw(patient, cls, word.casefold()), word,

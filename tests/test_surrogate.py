@@ -605,3 +605,19 @@ def test_ip_address_and_ssn_stand_ins_are_valid_ones(surrogates):
         assert all(int(octet) <= 255 for octet in ip.split(".")) and ip != "192.168.1.20"
         area, group, serial = surrogates.surrogate(f"p{k}", "ID", "123-45-6789").split("-")
         assert area not in ("000", "666") and area[0] != "9" and group != "00" and serial != "0000"
+
+
+def test_phone_stand_ins_can_be_dialled(surrogates):
+    """A black-box study of the surrogate output (session 28): 4 of 12 phone stand-ins had area
+    codes no North American number has (057, 038, 020, 811). An area code and an exchange are
+    [2-9]XX and not N11; a country code 1 is kept; one number keeps one stand-in in its forms."""
+    for k in range(300):
+        for original in ("617-555-0142", "(617) 555-0142", "+1 617 555 0142", "617.555.0142 x21"):
+            new = surrogates.surrogate(f"p{k}", "PHONE", original)
+            runs = re.findall(r"\d+", new)
+            if original.startswith("+1"):
+                assert runs.pop(0) == "1", new
+            for part in runs[:2]:
+                assert part[0] not in "01" and part[1:] != "11", (original, new)
+    assert (re.findall(r"\d+", surrogates.surrogate("p1", "PHONE", "+1 617 555 0142"))[1:]
+            == re.findall(r"\d+", surrogates.surrogate("p1", "PHONE", "617-555-0142")))
