@@ -97,6 +97,9 @@ NOTES = [
                                                                     "name after a next-of-kin label"),
      ", son\nHealth care proxy: ", ("Maria L. Garcia", "PATIENT", "name after a next-of-kin label"), " ",
      ("617-555-0100", "PHONE", "phone"), "\n"],
+    # a 'Surname, First' name after a patient label (a black-box study of the surrogates, session 28)
+    ["PT: ", ("OYELOWO, BABATUNDE", "PATIENT", "name after a patient label"), "   BED 14\nName: ",
+     ("Ramirez, Luz M", "PATIENT", "name after a patient label"), "\nDOB ", ("02/11/1957", "DATE", "date"), "\n"],
 ]
 
 #: Text with no PHI at all that the templates must not touch.
@@ -116,7 +119,8 @@ DISTRACTORS = (
     "Admits 3-4 beers a day . D/C 2-3 L . Serous discharge 1-2 cc . On admission 3-4, now 2 L . Admit wt 3-4 kg up .\n"
     "Moved to the 2nd floor on the 3rd day ; ulcers on the 2nd and 3rd toes ; this is the 4th time . "
     "Died at 96 kg ? No : weight 96 kg at death . Vanc x1000 , PRBC x2 , call x2 RN .\n"
-    "Next of kin: wife\nNOK: SELF\nGUARDIAN: NONE\nHealth care proxy: daughter, see chart\n")
+    "Next of kin: wife\nNOK: SELF\nGUARDIAN: NONE\nHealth care proxy: daughter, see chart\n"
+    "PT: ALERT, ORIENTED X3\nPatient: awake, calm\nPT: LETHARGIC, CONFUSED, MAE\n")
 
 
 def _note(pieces, number: int) -> tuple[Document, dict]:
