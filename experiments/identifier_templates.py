@@ -20,7 +20,7 @@ from pathlib import Path
 import pandas as pd
 
 from itdeid.formats import read_corpus
-from itdeid.identifiers import identifier_spans, plain_templates
+from itdeid.identifiers import identifier_spans, plain_matches, plain_templates
 from itdeid.report import header, markdown_table, publish
 from itdeid.errors import run_script
 
@@ -44,16 +44,11 @@ def count_matches(documents) -> pd.DataFrame:
 
 def count_plain(documents) -> pd.DataFrame:
     """Per 'plain' kind: matches overlapping gold PHI (what the template would clear) and not."""
-    from itdeid.model_text import model_text
     phi, other = Counter(), Counter()
     for d in documents:
-        read, starts = model_text(d.text)
-        for kind, pattern in plain_templates():
-            for _whole, (a, b) in pattern.matches(read, None, group="plain"):
-                if starts is not None:
-                    a, b = int(starts[a]), int(starts[b])
-                hit = any(g.start < b and a < g.end for g in d.spans)
-                (phi if hit else other)[kind] += 1
+        for a, b, kind in plain_matches(d.text):
+            hit = any(g.start < b and a < g.end for g in d.spans)
+            (phi if hit else other)[kind] += 1
     kinds = [kind for kind, _pattern in plain_templates()]
     return pd.DataFrame([{"kind": k, "overlap_phi": phi[k], "outside_phi": other[k]} for k in kinds],
                         columns=["kind", "overlap_phi", "outside_phi"]).set_index("kind")

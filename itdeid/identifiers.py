@@ -56,16 +56,28 @@ def plain_templates() -> tuple[tuple[str, Template], ...]:
                  for t in load_json("features", "identifiers.json")["plain"])
 
 
+def _read(text: str) -> tuple[str, np.ndarray | None, str | None]:
+    """(the text the model reads, its offsets in ``text`` or None, its lower case where ASCII):
+    what the plain and the identifier templates both scan, computed once a note."""
+    read, starts = model_text(text)
+    return read, starts, lowered_ascii(read)
+
+
+def plain_matches(text: str, read=None) -> list[tuple[int, int, str]]:
+    """(start, end, kind) of every 'plain' template's group 'plain' in ``text``, at its own
+    offsets, in text order; ``read``: :func:`_read` of ``text``, when the caller has it."""
+    read, starts, lowered = read or _read(text)
+    found = sorted((a, b, kind) for kind, pattern in plain_templates()
+                   for _whole, (a, b) in pattern.matches(read, lowered, group="plain") if b > a)
+    if starts is not None:
+        found = [(int(starts[a]), int(starts[b]), kind) for a, b, kind in found]
+    return found
+
+
 def plain_spans(text: str) -> list[tuple[int, int]]:
     """(start, end) of every 'plain' template's group 'plain' in ``text``, at its own offsets,
     in text order."""
-    read, starts = model_text(text)
-    lowered = lowered_ascii(read)
-    found = sorted(part for _kind, pattern in plain_templates()
-                   for _whole, part in pattern.matches(read, lowered, group="plain") if part[1] > part[0])
-    if starts is not None:
-        found = [(int(starts[a]), int(starts[b])) for a, b in found]
-    return found
+    return [(a, b) for a, b, _kind in plain_matches(text)]
 
 
 def identifier_spans(text: str) -> list[tuple[Span, str]]:
@@ -75,13 +87,13 @@ def identifier_spans(text: str) -> list[tuple[Span, str]]:
     return [(span, kind) for span, kind, _label in _template_matches(text)]
 
 
-def _template_matches(text: str) -> list[tuple[Span, str, tuple[int, int] | None]]:
+def _template_matches(text: str, read=None) -> list[tuple[Span, str, tuple[int, int] | None]]:
     """(PHI part, kind, label) of every template match in ``text``, in text order of the PHI
     part; the label is the (start, end) of what the match holds before its PHI part ('MRN:' of
-    'MRN: 4452198'), None where nothing does or the template keeps the model's reading of it."""
-    read, starts = model_text(text)
+    'MRN: 4452198'), None where nothing does or the template keeps the model's reading of it.
+    ``read``: :func:`_read` of ``text``, when the caller has it."""
+    read, starts, lowered = read or _read(text)
     found = []
-    lowered = lowered_ascii(read)
     for kind, cls, pattern, clears_label in identifier_templates():
         for (begin, _), (start, end) in pattern.matches(read, lowered, group="phi"):
             if end > start:
@@ -107,9 +119,10 @@ def apply_identifiers(text: str, starts: np.ndarray, ends: np.ndarray, codes: np
     (:func:`plain_spans`: 'at 2000', a clock time the model took for a year) lose the model's
     tag."""
     codes = np.array(codes, copy=True)
-    for start, end in plain_spans(text):
+    read = _read(text)
+    for start, end, _kind in plain_matches(text, read):
         codes[np.searchsorted(ends, start, side="right"):np.searchsorted(starts, end, side="left")] = 0
-    matches = _template_matches(text)
+    matches = _template_matches(text, read)
     for _span, _kind, label in matches:
         if label is not None:
             codes[np.searchsorted(starts, label[0], side="left"):
