@@ -320,6 +320,9 @@ RECALLS = (0.90, 0.95, 0.97)
 
 #: Parameters that act after the models are trained: rows differing only by these share a cache.
 AFTER_TRAINING = ("identifiers", "context_weight", "argmax", "screen", "join_gaps", "subject_names")
+#: Of those, the ones the trained estimator never takes (the cache owner's ``context_weight`` is
+#: a parameter of its context stage, so training keeps it).
+TAGGING_ONLY = tuple(k for k in AFTER_TRAINING if k != "context_weight")
 
 
 def _trained(params: dict) -> dict:
@@ -358,8 +361,7 @@ def check_cache(path: Path, saved, tokenized, assignment, f: int) -> None:
 def run_fold(name, tokenized, assignment, f, cache: Path, n_jobs, seed) -> Path:
     """Train row ``name`` on every fold but ``f``, save its probabilities on fold ``f``
     (the row owning the cache is the one trained, so a cached threshold is that row's)."""
-    params = {k: v for k, v in ROWS[cache_name(name)].items()
-              if k not in ("identifiers", "argmax", "screen", "join_gaps", "subject_names")}
+    params = {k: v for k, v in ROWS[cache_name(name)].items() if k not in TAGGING_ONLY}
     seed += params.pop("seed_offset", 0)    # the same folds, other random draws in training
     path = cache / cache_name(name) / f"fold{f}.npz"
     if path.exists():
