@@ -9,7 +9,7 @@ class) and the matches that overlap none (false alarms). No training is involved
 are the same in every cross-validation fold. The 'plain' templates of the same file clear the
 model's tags on shapes that are never PHI ('at 2000', 'BP 75/40'): for them a match overlapping
 gold PHI is the error, counted the same way (``overlap_phi``, which must stay 0). No note text
-is printed.
+is printed. The eponym rule (:mod:`itdeid.eponyms`) is counted with them.
 """
 from __future__ import annotations
 
@@ -17,8 +17,11 @@ import argparse
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
+from itdeid.eponyms import eponym_tokens
+from itdeid.featurize import token_offsets, tokenize_documents
 from itdeid.formats import read_corpus
 from itdeid.identifiers import identifier_spans, plain_matches, plain_templates
 from itdeid.report import header, markdown_table, publish
@@ -42,14 +45,28 @@ def count_matches(documents) -> pd.DataFrame:
                         columns=["kind", "overlap_phi", "same_class", "false_alarms"]).set_index("kind")
 
 
+#: The row of the eponym rule (features/eponyms.json), counted with the plain templates.
+EPONYMS = "an eponym before what it names (eponyms.json)"
+
+
 def count_plain(documents) -> pd.DataFrame:
-    """Per 'plain' kind: matches overlapping gold PHI (what the template would clear) and not."""
+    """Per 'plain' kind: matches overlapping gold PHI (what the template would clear) and not;
+    and the same for the eponym rule, which clears only tagged tokens: counted as if every
+    token were tagged."""
     phi, other = Counter(), Counter()
     for d in documents:
         for a, b, kind in plain_matches(d.text):
             hit = any(g.start < b and a < g.end for g in d.spans)
             (phi if hit else other)[kind] += 1
-    kinds = [kind for kind, _pattern in plain_templates()]
+    for td in tokenize_documents(documents, gold=False):
+        starts, ends = token_offsets(td)
+        gold = np.zeros(len(starts), dtype=bool)
+        for g in td.document.spans:
+            gold[np.searchsorted(ends, g.start, side="right"):np.searchsorted(starts, g.end, side="left")] = True
+        # as if the model had tagged every token: every place the eponym rule would clear
+        for lo, hi in eponym_tokens(td.document.text, starts, ends, np.ones(len(starts), dtype=np.int64)):
+            (phi if gold[lo:hi].any() else other)[EPONYMS] += 1
+    kinds = [kind for kind, _pattern in plain_templates()] + [EPONYMS]
     return pd.DataFrame([{"kind": k, "overlap_phi": phi[k], "outside_phi": other[k]} for k in kinds],
                         columns=["kind", "overlap_phi", "outside_phi"]).set_index("kind")
 
