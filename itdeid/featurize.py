@@ -83,7 +83,7 @@ from itdeid.lexicon import N_CLASSES as LEXICON_CLASSES
 from itdeid.model_text import model_text, to_model, to_note
 from itdeid.measures import FLAGGED, clock_templates, measure_templates
 from itdeid.name_shape import name_shape
-from itdeid.spelling import SPELLING_COLUMNS, spelling_columns
+from itdeid.spelling import SPELLING_COLUMNS, spelling_words
 from itdeid.resources import load_json, load_table, load_wordlist
 from itdeid.spans import labels_to_spans, token_labels
 from itdeid.structure import Structure, analyze
@@ -381,8 +381,8 @@ def _orthography_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
     return cols
 
 
-def _frequency_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
-    return {"zipf": _ZIPF_TABLE.rows(td.words)[:, 0]}
+def _frequency_words(words: Sequence[str]) -> dict[str, np.ndarray]:
+    return {"zipf": _ZIPF_TABLE.rows(words)[:, 0]}
 
 
 def _heading_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
@@ -499,39 +499,63 @@ _NAME_SHAPE_TABLE = WordTable(lambda word: (name_shape(word),), 1)
 _LANGUAGE_TABLE = WordTable(language_values, len(LANGUAGE_COLUMNS))
 
 
-def _firstnames_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
-    names = _NAME_LIST_TABLE.rows(td.words)
+def _firstnames_words(words: Sequence[str]) -> dict[str, np.ndarray]:
+    names = _NAME_LIST_TABLE.rows(words)
     return {"first_name": names[:, 0], "last_name": names[:, 1]}
 
 
-def _census_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
-    census = _CENSUS_TABLE.rows(td.words)
+def _census_words(words: Sequence[str]) -> dict[str, np.ndarray]:
+    census = _CENSUS_TABLE.rows(words)
     return {"census_first": census[:, 0], "census_last": census[:, 1]}
 
 
-def _nameshape_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
-    return {"name_shape": _NAME_SHAPE_TABLE.rows(td.words)[:, 0]}
+def _nameshape_words(words: Sequence[str]) -> dict[str, np.ndarray]:
+    return {"name_shape": _NAME_SHAPE_TABLE.rows(words)[:, 0]}
 
 
-def _languages_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
-    rows = _LANGUAGE_TABLE.rows(td.words)
+def _languages_words(words: Sequence[str]) -> dict[str, np.ndarray]:
+    rows = _LANGUAGE_TABLE.rows(words)
     return {name: rows[:, i] for i, name in enumerate(LANGUAGE_COLUMNS)}
 
 
-def _nonphi_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
-    return {"english_word": _ENGLISH_TABLE.rows(td.words)[:, 0]}
+def _nonphi_words(words: Sequence[str]) -> dict[str, np.ndarray]:
+    return {"english_word": _ENGLISH_TABLE.rows(words)[:, 0]}
+
+
+#: Group -> the function of its columns for a list of lower-case words, for the groups whose
+#: columns depend on each token's word alone. Over a batch of notes they are computed once per
+#: distinct word of the batch and indexed by its tokens' word ids (:func:`_word_group_columns`):
+#: a note's tokens repeat a small vocabulary, and one table lookup and one array gather per note
+#: and group cost more than the values themselves (issue I).
+_WORD_GROUPS = {
+    "frequency": _frequency_words, "firstnames": _firstnames_words, "nonphi": _nonphi_words,
+    "census": _census_words, "spelling": spelling_words, "nameshape": _nameshape_words,
+    "languages": _languages_words,
+}
+
+
+def _of_words(group: str):
+    return lambda td: _WORD_GROUPS[group](td.words)
 
 
 #: Group -> the function of its columns that depend on the document alone.
 _STATIC_GROUPS = {
-    "orthography": _orthography_columns, "frequency": _frequency_columns,
-    "heading": _heading_columns, "regex": _regex_columns, "location": _location_columns,
-    "sentence": _sentence_columns, "context": _context_columns,
-    "firstnames": _firstnames_columns, "nonphi": _nonphi_columns,
-    "casing": casing_columns, "census": _census_columns, "spelling": spelling_columns,
-    "measure": _measure_columns, "clock": _clock_columns, "nameshape": _nameshape_columns,
-    "languages": _languages_columns,
+    "orthography": _orthography_columns, "heading": _heading_columns, "regex": _regex_columns,
+    "location": _location_columns, "sentence": _sentence_columns, "context": _context_columns,
+    "casing": casing_columns, "measure": _measure_columns, "clock": _clock_columns,
+    **{group: _of_words(group) for group in _WORD_GROUPS},
 }
+
+
+def _word_group_columns(batch: TokenBatch, group: str) -> dict[str, np.ndarray]:
+    """The columns of a word group (:data:`_WORD_GROUPS`) for a whole batch, the same values as
+    :func:`static_columns` gives note by note (remembered on the batch: the members of an
+    ensemble share it)."""
+    key = ("words", group)
+    if key not in batch.memo:
+        by_word = _WORD_GROUPS[group](batch.vocabulary)
+        batch.memo[key] = {name: np.asarray(values)[batch.ids] for name, values in by_word.items()}
+    return batch.memo[key]
 
 
 def static_columns(td: TokenizedDocument, group: str) -> dict[str, np.ndarray]:
@@ -697,7 +721,9 @@ class FeatureExtractor:
         need = None if rows is None else batch.near(rows, self.window)
         cols = self._learned_columns(batch, lexicons, need)
         for group in self.groups:
-            if group in _STATIC_GROUPS:
+            if group in _WORD_GROUPS:
+                cols.update(_word_group_columns(batch, group))
+            elif group in _STATIC_GROUPS:
                 for name in _static_names(docs, group):
                     cols[name] = batch.joined_once(("static", group, name),
                                                    lambda td: static_columns(td, group)[name])

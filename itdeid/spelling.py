@@ -163,7 +163,12 @@ def announcer_kind(word: str) -> int:
     return min(kinds) if kinds else 0
 
 
+def spelling_words(words) -> dict[str, np.ndarray]:
+    """The columns of the ``spelling`` feature group for a list of lower-case words."""
+    return {"near_word_zipf": np.array([near_word_zipf(w) for w in words], dtype=np.float32),
+            "announcer_self": np.array([announcer_kind(w) for w in words], dtype=np.float32)}
+
+
 def spelling_columns(td) -> dict[str, np.ndarray]:
     """The columns of the ``spelling`` feature group for one tokenized document."""
-    return {"near_word_zipf": np.array([near_word_zipf(w) for w in td.words], dtype=np.float32),
-            "announcer_self": np.array([announcer_kind(w) for w in td.words], dtype=np.float32)}
+    return spelling_words(td.words)

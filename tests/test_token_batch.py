@@ -129,3 +129,17 @@ def test_a_shift_is_the_token_offset_away_in_the_same_note_or_the_fill(lengths):
         batch.shifted(values, offset, out=into[:, 1:])
         np.testing.assert_array_equal(into[:, 1:], expected.astype(np.float32))
         assert not into[:, 0].any()
+
+
+def test_word_groups_over_a_batch_are_each_notes_columns(fitted):
+    """The word-only groups are computed once per distinct word of a batch (issue I): the same
+    values as the note-by-note columns, the empty note included."""
+    from itdeid.featurize import _WORD_GROUPS, _word_group_columns, static_columns
+    _docs, test = fitted
+    batch = TokenBatch(test)
+    for group in _WORD_GROUPS:
+        together = _word_group_columns(batch, group)
+        for name, values in together.items():
+            alone = np.concatenate([static_columns(td, group)[name] for td in test if len(td)])
+            assert values.dtype == alone.dtype, (group, name)
+            np.testing.assert_array_equal(values, alone, err_msg=f"{group} {name}")

@@ -49,15 +49,15 @@ def test_document_columns_equal_the_token_by_token_values():
         assert np.array_equal(cols["initial_type"], ortho[:, 0])
         assert np.array_equal(cols["shape"], np.array([featurize._shape_id(t) for t in texts], np.float32))
         words = td.words
-        assert np.array_equal(featurize._frequency_columns(td)["zipf"],
+        assert np.array_equal(featurize.static_columns(td, "frequency")["zipf"],
                               np.array([zipf(w) for w in words], np.float32))
-        names = featurize._firstnames_columns(td)
+        names = featurize.static_columns(td, "firstnames")
         assert np.array_equal(names["first_name"],
                               np.array([math.log1p(gaz["first"].get(w, 0.0)) for w in words], np.float32))
         assert np.array_equal(names["last_name"],
                               np.array([math.log1p(gaz["last"].get(w, 0.0)) for w in words], np.float32))
-        cc = featurize._census_columns(td)
+        cc = featurize.static_columns(td, "census")
         assert np.array_equal(cc["census_first"], np.array([census(first, w) for w in words], np.float32))
         assert np.array_equal(cc["census_last"], np.array([census(last, w) for w in words], np.float32))
-        assert np.array_equal(featurize._nonphi_columns(td)["english_word"],
+        assert np.array_equal(featurize.static_columns(td, "nonphi")["english_word"],
                               np.array([w in gaz["english"] for w in words], np.float32))
