@@ -373,12 +373,26 @@ _ORTHOGRAPHY_TABLE = WordTable(lambda text: _orthography(text) + (_shape_id(text
 _ZIPF_TABLE = WordTable(lambda word: (zipf(word),), 1)
 
 
-def _orthography_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
-    ortho = _ORTHOGRAPHY_TABLE.rows([t.text for t in td.tokens])
+def _orthography_texts(texts: Sequence[str]) -> dict[str, np.ndarray]:
+    ortho = _ORTHOGRAPHY_TABLE.rows(texts)
     cols = {name: ortho[:, j + 1] for j, name in enumerate(ORTHOGRAPHY_COLUMNS[:-1])}
     cols["initial_type"] = ortho[:, 0]
     cols["shape"] = ortho[:, 14]
     return cols
+
+
+def _orthography_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
+    return _orthography_texts([t.text for t in td.tokens])
+
+
+def _orthography_batch(batch: TokenBatch) -> dict[str, np.ndarray]:
+    """:func:`_orthography_columns` of a whole batch, once per distinct token text (the token
+    as written: case matters here), remembered on the batch."""
+    key = ("words", "orthography")
+    if key not in batch.memo:
+        texts, ids = batch.texts()
+        batch.memo[key] = {name: values[ids] for name, values in _orthography_texts(texts).items()}
+    return batch.memo[key]
 
 
 def _frequency_words(words: Sequence[str]) -> dict[str, np.ndarray]:
@@ -723,6 +737,8 @@ class FeatureExtractor:
         for group in self.groups:
             if group in _WORD_GROUPS:
                 cols.update(_word_group_columns(batch, group))
+            elif group == "orthography":
+                cols.update(_orthography_batch(batch))
             elif group in _STATIC_GROUPS:
                 for name in _static_names(docs, group):
                     cols[name] = batch.joined_once(("static", group, name),
@@ -758,8 +774,7 @@ class FeatureExtractor:
         values no row reads)."""
         g, cols = self.groups, {}
         if "basic" in g:
-            cols["initial_type"] = batch.joined_once(("static", "orthography", "initial_type"),
-                                                     lambda td: static_columns(td, "orthography")["initial_type"])
+            cols["initial_type"] = _orthography_batch(batch)["initial_type"]
             left, right = self.triggers_.batch_hits(batch, need)
             for j, c in enumerate(PHI_CLASSES):
                 cols[f"trigger_left_{c}"] = left[:, j]

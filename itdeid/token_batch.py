@@ -47,6 +47,16 @@ class TokenBatch:
     def __len__(self) -> int:
         return len(self.ids)
 
+    def texts(self) -> tuple[list[str], np.ndarray]:
+        """The batch's distinct token texts as written (case kept, unlike ``vocabulary``) and
+        each token's index among them (remembered)."""
+        if "texts" not in self.memo:
+            index: dict[str, int] = {}
+            ids = np.fromiter((index.setdefault(t.text, len(index)) for td in self.docs for t in td.tokens),
+                              np.int64, len(self.ids))
+            self.memo["texts"] = (list(index), ids)
+        return self.memo["texts"]
+
     def per_word(self, value: Callable[[str], float], dtype=np.float32,
                  need: np.ndarray | None = None) -> np.ndarray:
         """``value(word)`` for each token, computed once per distinct word; with ``need`` (a

@@ -143,3 +143,14 @@ def test_word_groups_over_a_batch_are_each_notes_columns(fitted):
             alone = np.concatenate([static_columns(td, group)[name] for td in test if len(td)])
             assert values.dtype == alone.dtype, (group, name)
             np.testing.assert_array_equal(values, alone, err_msg=f"{group} {name}")
+
+
+def test_orthography_over_a_batch_is_each_notes_columns(fitted):
+    """Orthography is computed once per distinct token text of a batch (case kept)."""
+    from itdeid.featurize import _orthography_batch, static_columns
+    _docs, test = fitted
+    together = _orthography_batch(TokenBatch(test))
+    for name, values in together.items():
+        alone = np.concatenate([static_columns(td, "orthography")[name] for td in test if len(td)])
+        np.testing.assert_array_equal(values, alone, err_msg=name)
+        assert values.dtype == alone.dtype
