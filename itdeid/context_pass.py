@@ -157,10 +157,10 @@ def batch_context_features(batch, proba: np.ndarray) -> np.ndarray:
 def batch_stacked_columns(batch, proba: np.ndarray) -> np.ndarray:
     """:func:`stacked_columns` of every note of a :class:`~itdeid.token_batch.TokenBatch`, end
     to end (the same rows); ``proba`` the notes' label probabilities, end to end."""
-    from itdeid.featurize import ORTHOGRAPHY_COLUMNS, static_columns
-    own = [batch.joined_once(("static", "orthography", c), lambda td, c=c: static_columns(td, "orthography")[c])
-           for c in ORTHOGRAPHY_COLUMNS]
-    own.append(batch.joined_once(("static", "frequency", "zipf"), lambda td: static_columns(td, "frequency")["zipf"]))
+    from itdeid.featurize import ORTHOGRAPHY_COLUMNS, batch_static_columns
+    orthography = batch_static_columns(batch, "orthography")
+    own = [orthography[c] for c in ORTHOGRAPHY_COLUMNS]
+    own.append(batch_static_columns(batch, "frequency")["zipf"])
     return np.hstack([batch_context_features(batch, proba),
                       np.column_stack(own).reshape(len(batch), len(own))]).astype(np.float32)
 

@@ -561,6 +561,18 @@ _STATIC_GROUPS = {
 }
 
 
+def batch_static_columns(batch: TokenBatch, group: str) -> dict[str, np.ndarray]:
+    """The columns of ``group`` that depend on the notes alone (:func:`static_columns`) for a
+    whole batch, end to end, remembered on the batch: once per distinct word for the word groups
+    and orthography, else each note's cached columns joined."""
+    if group in _WORD_GROUPS:
+        return _word_group_columns(batch, group)
+    if group == "orthography":
+        return _orthography_batch(batch)
+    return {name: batch.joined_once(("static", group, name), lambda td, name=name: static_columns(td, group)[name])
+            for name in _static_names(batch.docs, group)}
+
+
 def _word_group_columns(batch: TokenBatch, group: str) -> dict[str, np.ndarray]:
     """The columns of a word group (:data:`_WORD_GROUPS`) for a whole batch, the same values as
     :func:`static_columns` gives note by note (remembered on the batch: the members of an
@@ -735,14 +747,8 @@ class FeatureExtractor:
         need = None if rows is None else batch.near(rows, self.window)
         cols = self._learned_columns(batch, lexicons, need)
         for group in self.groups:
-            if group in _WORD_GROUPS:
-                cols.update(_word_group_columns(batch, group))
-            elif group == "orthography":
-                cols.update(_orthography_batch(batch))
-            elif group in _STATIC_GROUPS:
-                for name in _static_names(docs, group):
-                    cols[name] = batch.joined_once(("static", group, name),
-                                                   lambda td: static_columns(td, group)[name])
+            if group in _STATIC_GROUPS:
+                cols.update(batch_static_columns(batch, group))
         # one float32 matrix, each block written into its columns: no stacked copies (issue I)
         base_names, windowed = self._base_names()
         X = np.empty((n_rows, len(self.feature_names_)), dtype=np.float32)
@@ -802,7 +808,7 @@ class FeatureExtractor:
     def _lexicon_columns(self, batch: TokenBatch, lexicons, need: np.ndarray | None = None) -> dict[str, np.ndarray]:
         """The ``lexicon`` columns, each note's from its own lexicon when ``lexicons`` is given
         (training rows: the other patients' statistics); with ``need``, at those tokens only."""
-        zipf = batch.joined_once(("static", "frequency", "zipf"), lambda td: static_columns(td, "frequency")["zipf"])
+        zipf = batch_static_columns(batch, "frequency")["zipf"]
         left = batch.global_index(lambda td: _neighbours(td)[0], key=("neighbour", "left"))
         right = batch.global_index(lambda td: _neighbours(td)[1], key=("neighbour", "right"))
         if need is not None and lexicons is None:
