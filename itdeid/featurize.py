@@ -787,7 +787,7 @@ class FeatureExtractor:
                 cols[f"trigger_right_{c}"] = right[:, j]
             cols.update(_suffix_columns(batch, self.suffixes_))
         if "frequency" in g:
-            own = batch.joined_once(("own case counts",), _own_case_counts)
+            own = _batch_own_case_counts(batch)
             counts = batch.word_rows(self.case_counts_.table, np.int64, need)
             cap, lower, initial = (counts + own).T
             cols["cap_to_lower"] = _log_ratio(cap, lower)
@@ -925,6 +925,29 @@ def _own_case_counts(td: TokenizedDocument) -> np.ndarray:
     if "own_case" not in td.cache:
         td.cache["own_case"] = CaseCounts().add([td]).table(td.words)
     return td.cache["own_case"]
+
+
+def _batch_own_case_counts(batch: TokenBatch) -> np.ndarray:
+    """:func:`_own_case_counts` of every note of a batch, end to end, as array operations: each
+    token's (note, word) pair numbered, and its three counts a bincount over the pairs (the
+    note-by-note loop over every token was 2 % of the recipe's tagging time: issue I)."""
+    key = ("own case counts",)
+    if key not in batch.memo:
+        texts, text_ids = batch.texts()
+        alpha = np.fromiter((t[0].isalpha() for t in texts), bool, len(texts))[text_ids]
+        upper = np.fromiter((t[0].isupper() for t in texts), bool, len(texts))[text_ids]
+        initial = np.concatenate([np.asarray(td.structure.token_in_sentence) == 0 for td in batch.docs]
+                                 + [np.zeros(0, dtype=bool)])
+        note = np.repeat(np.arange(len(batch.docs), dtype=np.int64), batch.lengths)
+        _, pair = np.unique(note * max(len(batch.vocabulary), 1) + batch.ids, return_inverse=True)
+        pair = pair.reshape(-1)
+        out = np.zeros((len(batch), 3), dtype=np.int64)
+        size = int(pair.max()) + 1 if len(pair) else 0
+        # the columns of CaseCounts.table: capitalized, lower case, sentence-initial
+        for j, counted in enumerate((alpha & ~initial & upper, alpha & ~initial & ~upper, alpha & initial)):
+            out[:, j] = np.bincount(pair[counted], minlength=size)[pair]
+        batch.memo[key] = out
+    return batch.memo[key]
 
 
 def _log_ratio(top: np.ndarray, bottom: np.ndarray) -> np.ndarray:

@@ -154,3 +154,14 @@ def test_orthography_over_a_batch_is_each_notes_columns(fitted):
         alone = np.concatenate([static_columns(td, "orthography")[name] for td in test if len(td)])
         np.testing.assert_array_equal(values, alone, err_msg=name)
         assert values.dtype == alone.dtype
+
+
+def test_own_case_counts_over_a_batch_are_each_notes_counts(fitted):
+    """A note's own case counts (capitalized, lower, sentence-initial) as array operations over
+    a batch: the same as CaseCounts over each note alone."""
+    from itdeid.featurize import _batch_own_case_counts, _own_case_counts
+    docs, test = fitted
+    odd = tokenize_document(Document("odd", "Ça va. ÇA va, ça VA. 3rd Smith smith SMITH. Smith", []), gold=False)
+    for group in (test, docs, test + [odd]):
+        alone = np.concatenate([_own_case_counts(td) for td in group if len(td)])
+        np.testing.assert_array_equal(_batch_own_case_counts(TokenBatch(group)), alone)
