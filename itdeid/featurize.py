@@ -459,6 +459,33 @@ def _location_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
             "world_city": _phrase_marks(td.words, gaz["world"])}
 
 
+def _location_batch(batch: TokenBatch) -> dict[str, np.ndarray]:
+    """:func:`_location_columns` of a whole batch: the tokens whose word begins a listed phrase
+    are found once per distinct word, and only they are looked at in Python (remembered)."""
+    key = ("words", "location")
+    if key not in batch.memo:
+        gaz = gazetteer_sets()
+        words = batch.vocabulary
+        cols = {}
+        for name, phrases in (("us_city", gaz["cities"]), ("us_state", gaz["states"]),
+                              ("country", gaz["countries"]), ("world_city", gaz["world"])):
+            first = _phrase_lengths(phrases)
+            begins = np.fromiter((w in first for w in words), dtype=bool, count=len(words))
+            marks = np.zeros(len(batch), dtype=np.float32)
+            for i in np.flatnonzero(begins[batch.ids]).tolist():
+                end = int(batch.end[i])
+                for k in first[words[batch.ids[i]]]:
+                    if k <= 3 and i + k <= end and tuple(words[j] for j in batch.ids[i:i + k]) in phrases:
+                        marks[i:i + k] = 1.0
+                        break
+            cols[name] = marks
+        texts, text_ids = batch.texts()
+        abbr = np.fromiter((t in gaz["state_abbr"] for t in texts), dtype=bool, count=len(texts))
+        cols["us_state"][abbr[text_ids]] = 1.0
+        batch.memo[key] = cols
+    return batch.memo[key]
+
+
 def _sentence_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
     s = td.structure
     return {"sentence_position": np.asarray(s.sentence_position, dtype=np.float32),
@@ -569,6 +596,8 @@ def batch_static_columns(batch: TokenBatch, group: str) -> dict[str, np.ndarray]
         return _word_group_columns(batch, group)
     if group == "orthography":
         return _orthography_batch(batch)
+    if group == "location":
+        return _location_batch(batch)
     return {name: batch.joined_once(("static", group, name), lambda td, name=name: static_columns(td, group)[name])
             for name in _static_names(batch.docs, group)}
 

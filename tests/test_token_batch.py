@@ -165,3 +165,18 @@ def test_own_case_counts_over_a_batch_are_each_notes_counts(fitted):
     for group in (test, docs, test + [odd]):
         alone = np.concatenate([_own_case_counts(td) for td in group if len(td)])
         np.testing.assert_array_equal(_batch_own_case_counts(TokenBatch(group)), alone)
+
+
+def test_place_marks_over_a_batch_are_each_notes_marks(fitted):
+    """Gazetteer phrases marked over a whole batch: the same as note by note, and no phrase
+    runs from one note into the next ('New' ending one note, 'York' beginning another)."""
+    from itdeid.featurize import _location_batch, static_columns
+    _docs, test = fitted
+    ends_new = tokenize_document(Document("a", "moved from New", []), gold=False)
+    york = tokenize_document(Document("b", "York City and Paris, MA or New York", []), gold=False)
+    group = test + [ends_new, york]
+    together = _location_batch(TokenBatch(group))
+    for name, values in together.items():
+        alone = np.concatenate([static_columns(td, "location")[name] for td in group if len(td)])
+        np.testing.assert_array_equal(values, alone, err_msg=name)
+    assert together["us_state"][len(TokenBatch(test)) + 2] == 0     # 'New' alone is no state
