@@ -147,22 +147,60 @@ def skipping_form(pattern: str, flags: int = 0) -> re.Pattern | None:
         return None
 
 
+#: The most strings an exactly known run (:func:`_exact`) is spelled out into.
+_MAX_EXACT = 64
+
+
+def _exact(op, av, icase: bool) -> frozenset[str] | None:
+    """The strings one item matches when they are few and known exactly ('com', 'org' of
+    ``(?:com|org)``), else None."""
+    if op is sre.LITERAL:
+        return frozenset([chr(av).lower() if icase else chr(av)])
+    if op is sre.IN and len(av) == 1 and av[0][0] is sre.LITERAL:
+        return frozenset([chr(av[0][1]).lower() if icase else chr(av[0][1])])
+    if op is sre.SUBPATTERN:
+        return _exact_sequence(av[3], icase)
+    if op is sre.BRANCH:
+        branches = [_exact_sequence(b, icase) for b in av[1]]
+        if all(b is not None for b in branches):
+            union = frozenset().union(*branches)
+            return union if len(union) <= _MAX_EXACT else None
+    return None
+
+
+def _exact_sequence(items, icase: bool) -> frozenset[str] | None:
+    out = frozenset([""])
+    for op, av in items:
+        each = _exact(op, av, icase)
+        if each is None or len(out) * len(each) > _MAX_EXACT:
+            return None
+        out = frozenset(a + b for a in out for b in each)
+    return out
+
+
 def _required(items, icase: bool) -> frozenset[str] | None:
     """Strings one of which every match of ``items`` contains, or None: the most selective of
-    the sequence's literal runs and of its groups' own requirements."""
+    the sequence's literal runs and of its groups' own requirements. A run of items whose
+    strings are few and known exactly is spelled out whole ('com/' and 'org/' of
+    ``(?:com|org)/``, not 'com' and 'org', which most notes hold inside other words)."""
     found: list[frozenset[str]] = []
-    run: list[str] = []
+    run = frozenset([""])
 
     def close_run():
-        if run:
-            found.append(frozenset(["".join(run)]))
-            run.clear()
+        nonlocal run
+        if run != frozenset([""]):
+            found.append(run)
+            run = frozenset([""])
 
     for op, av in items:
-        if op is sre.LITERAL:
-            run.append(chr(av).lower() if icase else chr(av))
+        each = _exact(op, av, icase)
+        if each is not None and "" not in each and len(run) * len(each) <= _MAX_EXACT:
+            run = frozenset(a + b for a in run for b in each)
             continue
         close_run()
+        if each is not None and "" not in each:    # too many to spell out with the run before
+            run = each
+            continue
         need = None
         if op is sre.SUBPATTERN:
             need = _required(av[3], icase)
