@@ -133,11 +133,18 @@ PLAIN = [("heparin started at 2000", "2000"), ("labs @ 1930.", "1930"), ("flat u
          ("WIFE AND NEICE IN TO VISIT", "NEICE"), ("Family: neice called", "neice"),
          ("BP 75/40 on levophed", "75/40"), ("BP 120/80.", "120/80"), ("ABG 62/35/50", "62/35/50"),
          ("x\nClinic Note\nPCP: Hall", "Clinic"), ("x\nDISCHARGE SUMMARY:\nX", "DISCHARGE"),
-         ("x   DOB 02/11/1957", "DOB"), ("x D.O.B.: 3/14/1950", "D")]
+         ("x   DOB 02/11/1957", "DOB"), ("x D.O.B.: 3/14/1950", "D"),
+         ("c/o 6/10 cp after riding", "6/10"), ("describes pain as 5/10 with movement", "5/10"),
+         ("PT THEN HAD 8/10 CP,", "8/10"), ("c/o 3-4/10 cpain in am", "3-4/10"), ("rating 3/10.", "3/10"),
+         ("chest pain (7/10)cont", "7/10"), ("CHANGED BACK TO CPAP 20/10 40%", "20/10"),
+         ("PEEP/PS 5/10. BREATH SOUNDS", "5/10"), ("remains intubated on PSV 12/10, Vt 450", "12/10"),
+         ("pain 5/10", "5/10")]
 NOT_PLAIN = ["MI 1992; CABG 1957, 1971", "since 2006", "in march of 2022", "from 1995 to 1998",
              "restrict to 2000", "at 2000/5", "at 20.5", "at 1960", "1900-2300", "born 12/12/1930",
              "Mrs. Neice called", "Pat 2000", "MI 8/87", "cath 6/30-7/2", "2019/03/14", "98/03/14",
-             "pain 5/10", "32/1998", "Lahey Clinic Note\n", "Mercy Clinic\n", "seen in clinic note today", "Dob Smith called", "DOB unknown"]
+             "pain since 5/10", "cp on 5/10 at rest", "32/1998", "Lahey Clinic Note\n", "Mercy Clinic\n", "seen in clinic note today", "Dob Smith called", "DOB unknown",
+             "SUSTAINING A FALL ON 8/10. PT", "from cath on 9/10.", "going to the OR 6/10 for a CABG",
+             "She had G- BM 4/10. She", "FEMALE. 10/10 2WK HX", "pain started 5/10/2019", "cp since 5/10/19"]
 
 
 @pytest.mark.parametrize("text, word", PLAIN)
