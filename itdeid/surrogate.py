@@ -118,7 +118,9 @@ logger = logging.getLogger("itdeid.surrogate")
 #: of its dates do, a hospital's name takes its case, a word keeps one stand-in in other forms
 #: ('MERCY', 'Mercy Hosp', 'Jordan' first or last), a pain score typed DATE is kept. 4: a North
 #: American phone number's area code and exchange can be dialled, its country code 1 is kept.
-SURROGATE_SCHEME = 4
+#: 5: a date without a year moves as the same date of a common year does, backwards too (see
+#: :data:`_NO_YEAR`); an abbreviated month that becomes 'May' loses its period ('Sept. 16').
+SURROGATE_SCHEME = 5
 #: The message separator of the keyed hash (ASCII unit separator: not in normalised note text).
 _SEP = "\x1f"
 #: The class both name classes are keyed by (see the module docstring).
@@ -571,10 +573,12 @@ def _pain_score(text: str, start: int, end: int) -> bool:
 
 #: Two-digit years below the pivot are 20xx, the others 19xx.
 YEAR_PIVOT = 50
-#: The year in which dates without a year are shifted: a common year, as three years in four
-#: are, so '3/7' moves as the '3/7/2019' of the same note does; February 29 (and the check of
-#: whether a day exists) in the leap year before it.
-_NO_YEAR = 2001
+#: The year in which dates without a year are shifted: a common year between two common years,
+#: as most years lie, so '3/7' moves as the '3/7/2019' of the same note does, forwards and
+#: backwards (2001, the year after a leap year, moved 'Jan. 3' back over February 29 of 2000:
+#: 'Feb. 15' beside 'Jan. 3, 2019' -> 'Feb. 14, 2018'); February 29 (and the check of whether
+#: a day exists) in a leap year.
+_NO_YEAR = 2002
 _LEAP_NO_YEAR = 2000
 
 
@@ -690,7 +694,7 @@ def _shift_match(match: re.Match, offset: int) -> str | None:
     new, new_year = shifted
     year_first = numeric_month and "y" in text_of and match.start("y") < match.start("m")
     padded = year_first or any(text_of[g].startswith("0") for g in ("m", "d") if g in text_of)
-    parts = {}
+    parts, ends = {}, {}
     if "wd" in text_of:
         parts["wd"] = _name_like(text_of["wd"], _WEEKDAYS,
                                  (_index_of(text_of["wd"], _WEEKDAYS) + offset) % 7)
@@ -698,6 +702,9 @@ def _shift_match(match: re.Match, offset: int) -> str | None:
         # a month glued to its numbers ('05-MAY-10', '7MAY2019') is the 3-letter layout
         glued = any(c.isdigit() for c in match.group()) and not any(c.isspace() for c in match.group())
         parts["mon"] = _name_like(text_of["mon"], _MONTHS, new.month - 1, abbreviated=glued)
+        if (parts["mon"].casefold() == "may" and text_of["mon"].casefold() != "may"
+                and match.string[match.end("mon"):match.end("mon") + 1] == "."):
+            ends["mon"] = match.end("mon") + 1     # 'Sept. 16' -> 'May 15', not 'May. 15'
     if numeric_month:
         parts[month_group] = f"{new.month:02d}" if padded else str(new.month)
     if day is not None:
@@ -713,15 +720,16 @@ def _shift_match(match: re.Match, offset: int) -> str | None:
             parts["ord2"] = _case_like(text_of["ord2"], _ordinal(last[0].day))
     if year is not None:
         parts["y"] = f"{new_year % 100:02d}" if len(text_of["y"]) == 2 else str(new_year)
-    return _rewrite(match, parts)
+    return _rewrite(match, parts, ends)
 
 
-def _rewrite(match: re.Match, parts: dict[str, str]) -> str:
-    """The matched text with the named groups replaced, everything between them kept."""
+def _rewrite(match: re.Match, parts: dict[str, str], ends: dict[str, int] | None = None) -> str:
+    """The matched text with the named groups replaced, everything between them kept; a part
+    in ``ends`` replaces the text up to that offset instead of its group's end."""
     out, position = [], match.start()
     for name in sorted(parts, key=match.start):
         out += [match.string[position:match.start(name)], parts[name]]
-        position = match.end(name)
+        position = (ends or {}).get(name, match.end(name))
     out.append(match.string[position:match.end()])
     return "".join(out)
 

@@ -198,8 +198,8 @@ def _suffix(day):
 def _day_alone(day, offset):
     """Where ``day`` of most months of a common year lands, leaving out those it lands on
     itself; between months as common, the earliest's."""
-    landed = [(dt.date(2001, m, day) + offset).day for m in range(1, 13)
-              if day <= (dt.date(2001 + m // 12, m % 12 + 1, 1) - dt.timedelta(days=1)).day]
+    landed = [(dt.date(2002, m, day) + offset).day for m in range(1, 13)
+              if day <= (dt.date(2002 + m // 12, m % 12 + 1, 1) - dt.timedelta(days=1)).day]
     moved = [new for new in landed if new != day]
     return max(moved, key=moved.count)
 
@@ -271,10 +271,36 @@ def test_a_day_alone_moves_as_that_day_of_most_months_does(surrogates):
             assert surrogates.surrogate(patient, "DATE", f"{day}{_suffix(day)}") == f"{new}{_suffix(new)}"
             assert surrogates.surrogate(patient, "DATE", f"The {day}{_suffix(day)}") == f"The {new}{_suffix(new)}"
     offset = dt.timedelta(days=surrogates.date_offset("p4"))     # 54 days: 14 -> 7 in 9 months of 12
-    march = dt.date(2001, 3, 14) + offset
+    march = dt.date(2002, 3, 14) + offset
     assert surrogates.surrogate("p4", "DATE", "the 14th") == f"the {march.day}th"
     assert surrogates.surrogate("p4", "DATE", "March 14") == f"{march:%B} {march.day}"
     assert surrogates.unparsed_dates == 0
+
+
+def test_a_date_without_a_year_moves_as_in_a_common_year_both_ways(surrogates):
+    """Shifted back from 2001, the year after a leap year, 'Jan. 3' crossed February 29 of 2000
+    and landed a day off the 'Jan. 3, 2019' of the same patient ('Feb. 15' beside 'Feb. 14,
+    2018'): intervals between a note's dates must survive."""
+    patients = [f"p{k}" for k in range(400)]
+    offsets = {p: surrogates.date_offset(p) for p in patients}
+    # a January date moved back more than 308 days crossed February 29 of 2000
+    assert min(offsets.values()) < -308 and max(offsets.values()) > 60
+    for patient, days in offsets.items():
+        for month in range(1, 13):
+            full = dt.date(2018, month, 3) + dt.timedelta(days=days)   # 2017-2019: common years
+            assert surrogates.surrogate(patient, "DATE", f"{month}/3") == f"{full.month}/{full.day}", (patient, month)
+
+
+def test_an_abbreviated_month_that_becomes_may_loses_its_period(surrogates):
+    """'Sept. 16' came out 'May. 15'; May has no abbreviation to end with a period."""
+    for patient in (f"p{k}" for k in range(200)):
+        new = dt.date(2018, 9, 16) + dt.timedelta(days=surrogates.date_offset(patient))
+        if new.month == 5:
+            assert surrogates.surrogate(patient, "DATE", "Sept. 16") == f"May {new.day}"
+            assert surrogates.surrogate(patient, "DATE", "SEP. 16, 2018") == f"MAY {new.day}, {new.year}"
+            break
+    else:
+        pytest.fail("no patient's offset moves September to May")
 
 
 def test_dates_with_and_without_a_year_clock_times_and_may(surrogates):
