@@ -12,7 +12,7 @@ of :mod:`itdeid.identifiers`, but only where the model tagged something: a tagge
 its tag when it begins words that are wholly an eponym and the words right after them name
 what the eponym names ('sign', 'catheter', 'disease'). Scanning every note with a regular
 expression of a hundred and more eponyms would cost a few percent of the tagging time (issue I);
-looking only at the tagged tokens, a few in a hundred, costs nothing measurable.
+looking only at the tagged tokens, a few in a hundred, costs a tenth of that.
 
 What it never does: clear a word after a title ('Dr. Allen', 'Mrs. Bell test results': a
 person), clear a place before an ordinary word ('from Salem tube feeds'; places take only
@@ -63,22 +63,33 @@ def eponym_rules() -> tuple[tuple[re.Pattern, re.Pattern], ...]:
     return tuple(rules)
 
 
+@lru_cache(maxsize=1)
+def _any_eponym() -> re.Pattern:
+    """Every rule's eponyms in one pattern: most tagged words are none, and one failed match
+    rules them out (a match of each rule's own costs ten)."""
+    return re.compile("|".join(f"(?:{eponym.pattern})" for eponym, _after in eponym_rules()), re.IGNORECASE)
+
+
 def eponym_tokens(text: str, starts: np.ndarray, ends: np.ndarray, codes: np.ndarray) -> list[tuple[int, int]]:
     """[lo, hi) token ranges to clear: each begins at a tagged token (``codes`` non-zero) whose
     words are an eponym followed by its head, and ends before the head's last token's end."""
     found: list[tuple[int, int]] = []
     n = len(starts)
     reach = 0                                       # tokens before this are already cleared
-    for k in np.flatnonzero(np.asarray(codes) != 0):
-        if k < reach or _TITLE_BEFORE.search(text, max(0, int(starts[k]) - 8), int(starts[k])):
+    any_eponym = _any_eponym()
+    for k in np.flatnonzero(np.asarray(codes) != 0).tolist():
+        a = int(starts[k])
+        if k < reach or not text[a].isalpha() or _TITLE_BEFORE.search(text, max(0, a - 8), a):
             continue
         for m in range(k + 1, min(k + MAX_TOKENS, n) + 1):
-            a, b = int(starts[k]), int(ends[m - 1])
+            b = int(ends[m - 1])
             if b - a > MAX_CHARS or "\n" in text[a:b]:
                 break
+            if not any_eponym.fullmatch(text, a, b):
+                continue
             hi = _cleared_until(text, a, b, starts)
             if hi is not None:
-                found.append((int(k), hi))
+                found.append((k, hi))
                 reach = hi
                 break
     return found
