@@ -62,6 +62,12 @@ setup(
         " or (platform_system == 'Linux' and platform_machine not in 'x86_64 aarch64')"
         " or (platform_system == 'Windows' and platform_machine != 'AMD64')",
         "wordfreq>=3.0",
+        # Hyperscan (Intel's multi-pattern regular-expression engine; the package is MIT, the
+        # engine BSD) scans a note once for all ~100 templates of features/ and says which can
+        # match (itdeid.prefilter), so Python's re runs only those: the same matches, about a
+        # sixth less tagging time. Its wheels are for Linux x86_64; elsewhere every template
+        # runs, as before.
+        "hyperscan>=0.7; platform_system == 'Linux' and platform_machine == 'x86_64'",
         "defusedxml>=0.7",
         "tqdm>=4.60",
     ],

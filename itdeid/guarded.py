@@ -44,6 +44,8 @@ from functools import lru_cache
 from re import _constants as sre  # noqa: the parser's op codes; stable since Python 3.11
 from re import _parser as sre_parse
 
+from itdeid import prefilter
+
 #: The class escapes of sre's category codes, for writing a parsed class back as a pattern.
 _CATEGORIES = {
     sre.CATEGORY_DIGIT: r"\d", sre.CATEGORY_NOT_DIGIT: r"\D",
@@ -241,10 +243,14 @@ class Template:
         self.groupindex = self.regex.groupindex
         self.needs = required_literals(pattern, flags)
         self.ignorecase = bool(flags & re.IGNORECASE)
+        self.prefilter_id = prefilter.register(pattern, self.ignorecase)
 
     def can_match(self, text: str, lowered: str | None = None) -> bool:
-        """False only where no match can be: the text lacks every required literal.
+        """False only where no match can be: Hyperscan's pass over the text found none
+        (:mod:`itdeid.prefilter`), or the text lacks every required literal.
         ``lowered``: ``text.lower()``, when the caller has it."""
+        if not prefilter.may_match(text, self.prefilter_id):
+            return False
         if self.needs is None or not text.isascii():
             return True
         if self.ignorecase:

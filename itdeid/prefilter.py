@@ -1,0 +1,125 @@
+"""Which templates can match in a note, from one pass of Hyperscan over it.
+
+Every regular-expression template of features/ (the regex and measure feature groups, the
+identifier and 'plain' templates: about a hundred) is a pass of Python's ``re`` over every note,
+and together they were over a quarter of a note's tagging time, almost all of it inside the
+engine (issue I, session 29: the same templates over the notes joined into one text took as
+long). :mod:`itdeid.guarded` already skips a template in a note that lacks all of its required
+literals, but most templates need no literal a note lacks ('-', '19', 'pt').
+
+Hyperscan (Intel's multi-pattern engine, the ``hyperscan`` package) compiles many patterns into
+one database and scans a text once for all of them. It cannot run every construct the templates
+use (lookbehinds, back-references), but in *prefilter* mode it runs a looser pattern in their
+place, so it reports every template that can match in a text, and some that cannot: never
+fewer. A template it does not report is skipped; the others run in ``re`` as before. So the
+matches are always ``re``'s own, the same with Hyperscan or without (``tests/test_prefilter.py``
+compares them on every template of the package); only the time differs.
+
+Where the two engines read a text differently, no text is prefiltered: only ASCII texts, and
+none holding the control characters Python's ``\\s`` counts as space and Hyperscan's does not
+(vertical tab, the file/group/record/unit separators); a pattern Hyperscan cannot compile, or
+one written with other than ASCII, always runs. Without the package (it has wheels for Linux
+on x86-64 only), everything runs as before.
+
+The databases are compiled in each process the first time a note is scanned (about half a
+second for the package's templates, in chunks: one database of all of them took twice as long
+to compile), and a template made after that gets a database of its own at the next scan.
+"""
+from __future__ import annotations
+
+import re
+import threading
+from functools import lru_cache
+
+try:  # optional: a faster path to the same matches
+    import hyperscan
+except ImportError:  # pragma: no cover - depends on the platform
+    hyperscan = None
+
+#: Patterns a database holds at most (compiling all in one took about twice as long).
+CHUNK = 32
+#: ASCII characters Python's ``\s`` matches and Hyperscan's (PCRE's) may not.
+_UNSHARED_SPACE = re.compile("[\x0b\x1c-\x1f]")
+
+_patterns: list[tuple[str, bool]] = []
+_databases: list = []        # (database, first id it covers, one past its last)
+_failed: set[int] = set()    # ids Hyperscan could not compile: they always run
+_compiled_upto = 0
+#: One scan at a time: a database's scratch space is its own, and shared by its scans.
+_lock = threading.Lock()
+
+
+def register(pattern: str, ignorecase: bool) -> int:
+    """The id of a template's pattern, by which :func:`may_match` answers for it."""
+    _patterns.append((pattern, ignorecase))
+    return len(_patterns) - 1
+
+
+def may_match(text: str, template_id: int) -> bool:
+    """False only where the template cannot match in ``text``."""
+    scanned = _scan(text)
+    if scanned is None:
+        return True
+    upto, found = scanned
+    return template_id >= upto or template_id in found or template_id in _failed
+
+
+def _flags(ignorecase: bool) -> int:
+    return (hyperscan.HS_FLAG_PREFILTER | hyperscan.HS_FLAG_SINGLEMATCH | hyperscan.HS_FLAG_ALLOWEMPTY
+            | (hyperscan.HS_FLAG_CASELESS if ignorecase else 0))
+
+
+def _compile(ids: list[int]) -> None:
+    """A database of the patterns ``ids`` (ASCII patterns that compile; the others fail)."""
+    good = []
+    for i in ids:
+        pattern, ignorecase = _patterns[i]
+        if not pattern.isascii():
+            _failed.add(i)
+            continue
+        try:   # one by one first: a pattern that fails would fail its whole chunk
+            hyperscan.Database().compile(expressions=[pattern.encode()], ids=[i], flags=[_flags(ignorecase)])
+            good.append(i)
+        except hyperscan.error:
+            _failed.add(i)
+    for k in range(0, len(good), CHUNK):
+        chunk = good[k:k + CHUNK]
+        database = hyperscan.Database()
+        database.compile(expressions=[_patterns[i][0].encode() for i in chunk], ids=chunk,
+                         flags=[_flags(_patterns[i][1]) for i in chunk])
+        _databases.append(database)
+
+
+def _found(id_, _from, _to, _flags, found) -> None:
+    found.add(id_)
+
+
+@lru_cache(maxsize=64)
+def _scan_at(text: str, upto: int) -> tuple[int, frozenset[int]] | None:
+    """:func:`_scan` of a text once the databases cover ``upto`` templates (remembered: every
+    template of a note asks, and a batch's notes are asked about group by group; the key is
+    the text, whose hash Python keeps)."""
+    if not text.isascii() or _UNSHARED_SPACE.search(text):
+        return None
+    found: set[int] = set()
+    data = text.encode("ascii")
+    with _lock:
+        for database in _databases:
+            database.scan(data, match_event_handler=_found, context=found)
+    return upto, frozenset(found)
+
+
+def _scan(text: str) -> tuple[int, frozenset[int]] | None:
+    """(how many templates the databases cover, the ids of those that may match in ``text``),
+    or None where the text is not prefiltered."""
+    global _compiled_upto
+    if hyperscan is None:
+        return None
+    if _compiled_upto < len(_patterns):
+        with _lock:
+            if _compiled_upto < len(_patterns):
+                upto = len(_patterns)
+                _compile(list(range(_compiled_upto, upto)))
+                _compiled_upto = upto
+    # a template registered after this scan has an id past ``upto``: may_match runs it
+    return _scan_at(text, _compiled_upto)

@@ -1,0 +1,68 @@
+"""Hyperscan's prefilter (itdeid.prefilter, issue I) may skip a template in a note only where the
+template cannot match there: every template of the package, on every note of the test corpora,
+finds the same matches with it as without it."""
+from pathlib import Path
+
+import pytest
+
+from itdeid import prefilter
+from itdeid.featurize import clock_templates, regex_templates
+from itdeid.formats import read_corpus
+from itdeid.guarded import Template
+from itdeid.identifiers import identifier_templates, plain_templates
+from itdeid.measures import measure_templates
+from itdeid.synth import generate
+
+from helpers import tiny_corpus
+from hipaa_kinds import hipaa_corpus
+
+REPO = Path(__file__).resolve().parent.parent
+hyperscan = pytest.importorskip("hyperscan", reason="the prefilter is optional (Linux x86-64 wheels)")
+
+
+def _templates() -> list[Template]:
+    return ([t for _kind, _cls, t, _label in identifier_templates()] + [t for _kind, t in plain_templates()]
+            + [t for ts in regex_templates().values() for t in ts] + list(measure_templates())
+            + list(clock_templates()))
+
+
+def _texts() -> list[str]:
+    docs = hipaa_corpus()[0] + tiny_corpus(40, seed=4) + generate(40, seed=5, nursing=0.5)
+    docs += read_corpus(REPO / "experiments" / "heldout" / "handwritten-discharge.xml")
+    texts = [d.text for d in docs]
+    # the shapes near the templates' edges: words in capitals, lower case, numbers glued on
+    texts += [t.upper() for t in texts[:40]] + [t.lower() for t in texts[:40]]
+    return texts
+
+
+def test_every_template_finds_the_same_matches_with_the_prefilter():
+    templates, texts = _templates(), _texts()
+    assert len(templates) > 90
+    skipped = 0
+    for text in texts:
+        lowered = text.lower() if text.isascii() else None
+        for t in templates:
+            if not prefilter.may_match(text, t.prefilter_id):
+                skipped += 1
+                assert not list(t.regex.finditer(text)), (t.regex.pattern[:80], text[:40])
+    assert skipped > len(texts) * len(templates) // 2       # it does skip most
+
+
+def test_texts_the_engines_read_differently_are_not_prefiltered():
+    """Python's \\s takes the record separator and the vertical tab as space; only ASCII is scanned."""
+    t = Template(r"(?<!\d)\d{3}\s\d{4}(?!\d)")
+    for text in ("call 555\x1e1234", "call 555\x0b1234", "call ５５５ 1234 or 555\u00a01234"):
+        assert prefilter.may_match(text, t.prefilter_id)
+        assert [m.span() for m in t.regex.finditer(text)] == [m.span() for m in t.finditer(text)] != []
+
+
+def test_a_template_made_after_a_scan_is_not_skipped():
+    text = "MRN 5551234 seen today"
+    prefilter.may_match(text, 0)                     # the databases are compiled and the text scanned
+    late = Template(r"seen\s+today")
+    assert late.spans(text) == [(12, 22)]
+
+
+def test_a_pattern_hyperscan_cannot_compile_always_runs():
+    t = Template(r"(?P<a>x)(?(a)y|z)")                   # a conditional: Python's re only
+    assert t.spans("xy") == [(0, 2)]
