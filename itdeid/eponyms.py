@@ -47,7 +47,8 @@ def _alternatives(entries) -> str:
 @lru_cache(maxsize=1)
 def eponym_rules() -> tuple[tuple[re.Pattern, re.Pattern], ...]:
     """(the eponym's words, what must follow them) pairs from features/eponyms.json: the
-    general eponyms with every head, then each place with its own."""
+    general eponyms with every head, the exam signs with a finding ('Babinski present'), then
+    each place with its own heads."""
     data = load_json("features", "eponyms.json")
     middle = _alternatives(data["middles"])
     heads = _alternatives(data["heads"])
@@ -57,7 +58,8 @@ def eponym_rules() -> tuple[tuple[re.Pattern, re.Pattern], ...]:
         return re.compile(rf"{_POSSESSIVE}(?:[ \t]*-[ \t]*|[ \t]+){between}{head_pattern}(?![\w-])",
                           re.IGNORECASE)
 
-    rules = [(re.compile(_alternatives(data["eponyms"]), re.IGNORECASE), after(heads, True))]
+    rules = [(re.compile(_alternatives(data["eponyms"]), re.IGNORECASE), after(heads, True)),
+             (re.compile(_alternatives(data["signs"]), re.IGNORECASE), after(_alternatives(data["findings"]), False))]
     for place, place_heads in data["places"].items():
         rules.append((re.compile(_fragment(place), re.IGNORECASE), after(f"(?:{_fragment(place_heads)})", False)))
     return tuple(rules)

@@ -16,12 +16,17 @@ CLEARED = [("QUINTON CATH PLACED", "QUINTON"), ("PASSY-MUIR VALVE IN PLACE", "PA
            ("hx Wilson's disease", "Wilson 's"), ("Babinski sign neg", "Babinski"),
            ("GCS: Glasgow coma scale 15", "Glasgow"), ("Salem sump to LIWS", "Salem"),
            ("Morse fall scale 45", "Morse"), ("s/p Guillain-Barre syndrome", "Guillain - Barre"),
-           ("in semi-Fowler's position", "semi - Fowler 's"), ("Swan-Ganz catheter out", "Swan - Ganz")]
+           ("in semi-Fowler's position", "semi - Fowler 's"), ("Swan-Ganz catheter out", "Swan - Ganz"),
+           ("R Babinski present, L toe down", "Babinski"), ("Hips: Barlow and Ortolani negative", "Ortolani"),
+           ("Moro symmetric, suck good", "Moro"), ("Blake drain was left in Morison's pouch", "Blake"),
+           ("overlying Calot's triangle", "Calot 's"), ("19 French Blake drain", "Blake"),
+           ("His Hamilton Depression Rating Scale score fell", "Hamilton")]
 #: Persons and places the rule leaves as the model tagged them.
 KEPT = [("Dr. Allen test results reviewed", "Allen"), ("Mrs. Bell's sign-out", "Bell"),
         ("from Salem tube feeds running", "Salem"), ("Allen called", "Allen"),
         ("Mayo Clinic follow up", "Mayo"), ("seen by Wilson today", "Wilson"),
-        ("Murphy at bedside, sign consent", "Murphy"), ("Dr Swan line placed", "Swan")]
+        ("Murphy at bedside, sign consent", "Murphy"), ("Dr Swan line placed", "Swan"),
+        ("Murphy positive for flu", "Murphy"), ("moved from Hamilton to Boston", "Hamilton")]
 
 
 def _tag_all(text):
