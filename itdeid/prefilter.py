@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import re
 import threading
-from functools import lru_cache
+from collections import OrderedDict
 
 try:  # optional: a faster path to the same matches
     import hyperscan
@@ -94,19 +94,38 @@ def _found(id_, _from, _to, _flags, found) -> None:
     found.add(id_)
 
 
-@lru_cache(maxsize=64)
+#: Characters of text whose scans are remembered at most (the oldest are forgotten first): every
+#: template of a note asks about it, and a batch's notes are asked about group by group, so a
+#: batch's worth is kept; a bound in characters, not in texts, keeps memory flat when a long
+#: note is tagged in pieces of half a million characters (:mod:`itdeid.pieces`).
+REMEMBERED_CHARS = 4_000_000
+_remembered: OrderedDict[tuple[str, int], tuple[int, frozenset[int]] | None] = OrderedDict()
+_remembered_chars = 0
+
+
 def _scan_at(text: str, upto: int) -> tuple[int, frozenset[int]] | None:
-    """:func:`_scan` of a text once the databases cover ``upto`` templates (remembered: every
-    template of a note asks, and a batch's notes are asked about group by group; the key is
-    the text, whose hash Python keeps)."""
+    """:func:`_scan` of a text once the databases cover ``upto`` templates, remembered (the key
+    is the text, whose hash Python keeps)."""
+    global _remembered_chars
+    key = (text, upto)
+    if key in _remembered:
+        return _remembered[key]
     if not text.isascii() or _UNSHARED_SPACE.search(text):
-        return None
-    found: set[int] = set()
-    data = text.encode("ascii")
+        result = None
+    else:
+        found: set[int] = set()
+        data = text.encode("ascii")
+        with _lock:
+            for database in _databases:
+                database.scan(data, match_event_handler=_found, context=found)
+        result = upto, frozenset(found)
     with _lock:
-        for database in _databases:
-            database.scan(data, match_event_handler=_found, context=found)
-    return upto, frozenset(found)
+        _remembered[key] = result
+        _remembered_chars += len(text)
+        while _remembered_chars > REMEMBERED_CHARS and len(_remembered) > 1:
+            (old, _upto), _ = _remembered.popitem(last=False)
+            _remembered_chars -= len(old)
+    return result
 
 
 def _scan(text: str) -> tuple[int, frozenset[int]] | None:

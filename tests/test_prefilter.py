@@ -66,3 +66,14 @@ def test_a_template_made_after_a_scan_is_not_skipped():
 def test_a_pattern_hyperscan_cannot_compile_always_runs():
     t = Template(r"(?P<a>x)(?(a)y|z)")                   # a conditional: Python's re only
     assert t.spans("xy") == [(0, 2)]
+
+
+def test_remembered_scans_are_bounded_in_characters(monkeypatch):
+    """A long note is tagged in pieces of half a million characters: the scans remembered for
+    the templates' sake must not keep them all alive."""
+    monkeypatch.setattr(prefilter, "REMEMBERED_CHARS", 1000)
+    t = Template(r"(?<!\d)\d{3}-\d{4}(?!\d)")
+    for k in range(20):
+        text = f"piece {k} call 555-{1000 + k} " + "x" * 300
+        assert t.spans(text) == [(text.index("555"), text.index("555") + 8)]
+    assert sum(len(text) for text, _upto in prefilter._remembered) <= 1000
