@@ -84,7 +84,7 @@ from itdeid.model_text import model_text, to_model, to_note
 from itdeid.measures import FLAGGED, clock_templates, measure_templates
 from itdeid.name_shape import name_shape
 from itdeid.spelling import SPELLING_COLUMNS, spelling_words
-from itdeid.resources import load_json, load_table, load_wordlist
+from itdeid.resources import load_json
 from itdeid.spans import labels_to_spans, token_labels
 from itdeid.structure import Structure, analyze
 from itdeid.tokens import Token, tokenize

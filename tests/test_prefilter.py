@@ -40,7 +40,6 @@ def test_every_template_finds_the_same_matches_with_the_prefilter():
     assert len(templates) > 90
     skipped = 0
     for text in texts:
-        lowered = text.lower() if text.isascii() else None
         for t in templates:
             if not prefilter.may_match(text, t.prefilter_id):
                 skipped += 1
