@@ -212,8 +212,6 @@ def _required(items, icase: bool) -> frozenset[str] | None:
                 need = frozenset().union(*branches)
         elif op in (sre.MAX_REPEAT, sre.MIN_REPEAT, getattr(sre, "POSSESSIVE_REPEAT", None)) and av[0] >= 1:
             need = _required(av[2], icase)
-        elif op is sre.IN and len(av) == 1 and av[0][0] is sre.LITERAL:
-            need = frozenset([chr(av[0][1]).lower() if icase else chr(av[0][1])])
         if need is not None:
             found.append(need)
     close_run()
