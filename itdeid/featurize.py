@@ -459,33 +459,6 @@ def _location_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
             "world_city": _phrase_marks(td.words, gaz["world"])}
 
 
-def _location_batch(batch: TokenBatch) -> dict[str, np.ndarray]:
-    """:func:`_location_columns` of a whole batch: the tokens whose word begins a listed phrase
-    are found once per distinct word, and only they are looked at in Python (remembered)."""
-    key = ("words", "location")
-    if key not in batch.memo:
-        gaz = gazetteer_sets()
-        words = batch.vocabulary
-        cols = {}
-        for name, phrases in (("us_city", gaz["cities"]), ("us_state", gaz["states"]),
-                              ("country", gaz["countries"]), ("world_city", gaz["world"])):
-            first = _phrase_lengths(phrases)
-            begins = np.fromiter((w in first for w in words), dtype=bool, count=len(words))
-            marks = np.zeros(len(batch), dtype=np.float32)
-            for i in np.flatnonzero(begins[batch.ids]).tolist():
-                end = int(batch.end[i])
-                for k in first[words[batch.ids[i]]]:
-                    if k <= 3 and i + k <= end and tuple(words[j] for j in batch.ids[i:i + k]) in phrases:
-                        marks[i:i + k] = 1.0
-                        break
-            cols[name] = marks
-        texts, text_ids = batch.texts()
-        abbr = np.fromiter((t in gaz["state_abbr"] for t in texts), dtype=bool, count=len(texts))
-        cols["us_state"][abbr[text_ids]] = 1.0
-        batch.memo[key] = cols
-    return batch.memo[key]
-
-
 def _sentence_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
     s = td.structure
     return {"sentence_position": np.asarray(s.sentence_position, dtype=np.float32),
@@ -596,8 +569,6 @@ def batch_static_columns(batch: TokenBatch, group: str) -> dict[str, np.ndarray]
         return _word_group_columns(batch, group)
     if group == "orthography":
         return _orthography_batch(batch)
-    if group == "location":
-        return _location_batch(batch)
     return {name: batch.joined_once(("static", group, name), lambda td, name=name: static_columns(td, group)[name])
             for name in _static_names(batch.docs, group)}
 
@@ -809,7 +780,7 @@ class FeatureExtractor:
         values no row reads)."""
         g, cols = self.groups, {}
         if "basic" in g:
-            cols["initial_type"] = _orthography_batch(batch)["initial_type"]
+            cols["initial_type"] = batch_static_columns(batch, "orthography")["initial_type"]
             left, right = self.triggers_.batch_hits(batch, need)
             for j, c in enumerate(PHI_CLASSES):
                 cols[f"trigger_left_{c}"] = left[:, j]
@@ -948,18 +919,12 @@ def _static_names(docs, group: str) -> list[str]:
     return list(static_columns(next(td for td in docs if len(td)), group))
 
 
-def _own_case_counts(td: TokenizedDocument) -> np.ndarray:
-    """Per token, its word's (capitalized, lower-case, sentence-initial) counts in the note itself
-    (cached on the note: every model adds them to its own training counts)."""
-    if "own_case" not in td.cache:
-        td.cache["own_case"] = CaseCounts().add([td]).table(td.words)
-    return td.cache["own_case"]
-
-
 def _batch_own_case_counts(batch: TokenBatch) -> np.ndarray:
-    """:func:`_own_case_counts` of every note of a batch, end to end, as array operations: each
-    token's (note, word) pair numbered, and its three counts a bincount over the pairs (the
-    note-by-note loop over every token was 2 % of the recipe's tagging time: issue I)."""
+    """Per token of a batch, its word's (capitalized, lower-case, sentence-initial) counts in
+    its own note, as :class:`CaseCounts` of that note alone counts them (every model adds them
+    to its own training counts), as array operations: each token's (note, word) pair numbered,
+    and its three counts a bincount over the pairs (a loop over every token of every note was
+    2 % of the recipe's tagging time: issue I)."""
     key = ("own case counts",)
     if key not in batch.memo:
         texts, text_ids = batch.texts()

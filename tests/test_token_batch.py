@@ -159,23 +159,23 @@ def test_orthography_over_a_batch_is_each_notes_columns(fitted):
 def test_own_case_counts_over_a_batch_are_each_notes_counts(fitted):
     """A note's own case counts (capitalized, lower, sentence-initial) as array operations over
     a batch: the same as CaseCounts over each note alone."""
-    from itdeid.featurize import _batch_own_case_counts, _own_case_counts
+    from itdeid.featurize import CaseCounts, _batch_own_case_counts
     docs, test = fitted
     odd = tokenize_document(Document("odd", "Ça va. ÇA va, ça VA. 3rd Smith smith SMITH. Smith", []), gold=False)
     for group in (test, docs, test + [odd]):
-        alone = np.concatenate([_own_case_counts(td) for td in group if len(td)])
+        alone = np.concatenate([CaseCounts().add([td]).table(td.words) for td in group if len(td)])
         np.testing.assert_array_equal(_batch_own_case_counts(TokenBatch(group)), alone)
 
 
 def test_place_marks_over_a_batch_are_each_notes_marks(fitted):
     """Gazetteer phrases marked over a whole batch: the same as note by note, and no phrase
     runs from one note into the next ('New' ending one note, 'York' beginning another)."""
-    from itdeid.featurize import _location_batch, static_columns
+    from itdeid.featurize import batch_static_columns, static_columns
     _docs, test = fitted
     ends_new = tokenize_document(Document("a", "moved from New", []), gold=False)
     york = tokenize_document(Document("b", "York City and Paris, MA or New York", []), gold=False)
     group = test + [ends_new, york]
-    together = _location_batch(TokenBatch(group))
+    together = batch_static_columns(TokenBatch(group), "location")
     for name, values in together.items():
         alone = np.concatenate([static_columns(td, "location")[name] for td in group if len(td)])
         np.testing.assert_array_equal(values, alone, err_msg=name)
