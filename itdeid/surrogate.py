@@ -33,7 +33,8 @@ HOSPITAL    an invented name from ``hospital_name_parts.tsv``, cities and last n
             abbreviation of 2 to 6 letters ("MGH") becomes other capitals, except a known word
             of 4 or more ("MERCY" gets the stand-in "Mercy Hospital" gets).
 LOCATION    by comma-separated part: a zip code keeps its digits' shape, a 2-letter state
-            abbreviation becomes another, a state name another state, a street address
+            abbreviation becomes another, two other capitals ("GH") two capitals that are no
+            state's, a state name another state, a street address
             ("12 Main St") a number of as many digits and a street name (its suffix kept), a
             country another country, a world city another, anything else a US city. Parts are
             drawn independently, so "Boston, MA" may become a city of another state.
@@ -120,7 +121,9 @@ logger = logging.getLogger("itdeid.surrogate")
 #: American phone number's area code and exchange can be dialled, its country code 1 is kept.
 #: 5: a date without a year moves as the same date of a common year does, backwards too (see
 #: :data:`_NO_YEAR`); an abbreviated month that becomes 'May' loses its period ('Sept. 16').
-SURROGATE_SCHEME = 5
+#: 6: two capitals of a place that are no state abbreviation ('GH') become two other capitals,
+#: not a state's.
+SURROGATE_SCHEME = 6
 #: The message separator of the keyed hash (ASCII unit separator: not in normalised note text).
 _SEP = "\x1f"
 #: The class both name classes are keyed by (see the module docstring).
@@ -1107,8 +1110,13 @@ class Surrogates:
             return _reshape_new(draw, core)
         if core.casefold() in _HOME_COUNTRY:
             return core      # the country of every note: no smaller area than a state (HIPAA)
-        if len(core) == 2 and core.isalpha() and (core.isupper() or core.upper() in lexicon.state_abbrs):
+        if len(core) == 2 and core.isalpha() and core.upper() in lexicon.state_abbrs:
             return _case_like(core, draw.choice(lexicon.state_abbrs, avoid=core.upper()))
+        if len(core) == 2 and core.isalpha() and core.isupper():
+            # 'GH', a hospital's initials, is no state: other capitals, never a state's ('to
+            # GH' became 'to OR', 'to IN', 'to OK', and the re-substituted training copies
+            # taught the trees that those words are places)
+            return _reshape_new(draw, core, valid=lambda new: new not in lexicon.state_abbrs)
         labelled = _LABELLED_NUMBER.fullmatch(core)
         if labelled:         # 'P.O. Box 123', 'Route 9': the label kept, the number drawn
             return labelled["label"] + _reshape_new(draw, labelled["number"])

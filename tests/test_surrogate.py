@@ -141,6 +141,18 @@ def test_location_shapes(surrogates):
     assert whole == f"{city}, {state} {zip_code}"
 
 
+def test_two_capitals_of_a_place_are_a_state_only_when_they_were_one(surrogates):
+    """'GH' (a hospital's initials, typed LOCATION in PhysioNet's gold) once became a state
+    ('to GH' -> 'to OR', 'to IN'), so re-substituted training copies taught the trees that
+    'OR' and 'IN' are places; a state abbreviation still becomes another state."""
+    from itdeid.surrogate import _words
+    states = set(_words().state_abbrs)
+    for patient in (f"p{i}" for i in range(40)):
+        new = surrogates.surrogate(patient, "LOCATION", "GH")
+        assert re.fullmatch(r"[A-Z]{2}", new) and new != "GH" and new not in states
+        assert surrogates.surrogate(patient, "LOCATION", "MD") in states
+
+
 def test_id_and_phone_keep_shape(surrogates):
     for cls, original in [("ID", "123456789"), ("ID", "AB-12c"), ("ID", "7"),
                           ("PHONE", "(617) 555-1234"), ("PHONE", "617.555.1234 x22")]:
