@@ -27,12 +27,13 @@ setup(
     python_requires=">=3.11",
     # features/ and gazetteers/ sit beside itdeid/ in the tree and ship as itdeid.features and
     # itdeid.gazetteers, so installed code finds them with importlib.resources.
-    packages=["itdeid", "itdeid.cli", "itdeid.batch", "itdeid.formats", "itdeid.synth", "itdeid.synth.nursing",
-              "itdeid.models", "itdeid.features", "itdeid.gazetteers"],
+    packages=["itdeid", "itdeid.cli", "itdeid.batch", "itdeid.featurize", "itdeid.formats", "itdeid.synth",
+              "itdeid.synth.nursing", "itdeid.models", "itdeid.features", "itdeid.gazetteers"],
     package_dir={
         "itdeid": "itdeid",
         "itdeid.cli": "itdeid/cli",
         "itdeid.batch": "itdeid/batch",
+        "itdeid.featurize": "itdeid/featurize",
         "itdeid.formats": "itdeid/formats",
         "itdeid.synth": "itdeid/synth",
         "itdeid.synth.nursing": "itdeid/synth/nursing",

@@ -123,7 +123,7 @@ def profile_pipeline(model_dir: Path, documents, n_notes: int) -> str:
     for (filename, _line, function), (_cc, _nc, _tt, cumulative, _callers) in stats.stats.items():
         if function == "inplace_predict":
             shares["xgboost prediction (inplace_predict)"] += cumulative
-        elif function == "transform" and filename.endswith("featurize.py"):
+        elif function == "transform" and filename.endswith("extractor.py"):
             shares["feature extraction (FeatureExtractor.transform)"] += cumulative
     out = (f"{len(sample)} notes, {total} tokens, {whole:.1f} s under the profiler. Share of that "
            "time: " + "; ".join(f"{k} {100 * v / whole:.0f} %" for k, v in shares.items())

@@ -7,7 +7,7 @@ The recipe's screen is member 0 itself: its 400 trees of depth 4 judge every tok
 that hold the learned columns (triggers, case counts, lexicon) as well as the note's own ones
 (stage_times.py: about a third of a token's time is member 0's rows and trees). A *screening
 model* would judge every token first with few trees over the note-only columns (those of
-``featurize._STATIC_GROUPS``, computed once a note and needed by member 0 anyway), and member 0
+``itdeid.featurize.groups._STATIC_GROUPS``, computed once a note and needed by member 0 anyway), and member 0
 would see only the tokens it passes, with their neighbours.
 
 The recipe (:func:`itdeid.recipe.recipe_model`, seed 0, one thread) is trained on the first

@@ -26,8 +26,8 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from itdeid.document import LABELS, Document, Span
-from itdeid.featurize import (TokenizedDocument, _covered, _phrase_marks,
-                              regex_templates, token_offsets, tokenize_words)
+from itdeid.featurize import TokenizedDocument, regex_templates, token_offsets, tokenize_words
+from itdeid.featurize.note_columns import _covered, _phrase_marks
 from itdeid.resources import load_table
 from itdeid.word_lists import gazetteer_sets
 from itdeid.model import labels_in_documents, predict_spans

@@ -6,7 +6,8 @@ from pathlib import Path
 import pytest
 
 from itdeid import prefilter
-from itdeid.featurize import clock_templates, regex_templates
+from itdeid.featurize import regex_templates
+from itdeid.measures import clock_templates
 from itdeid.formats import read_corpus
 from itdeid.guarded import Template
 from itdeid.identifiers import identifier_templates, plain_templates

@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from itdeid.document import Document
-from itdeid.featurize import GROUPS, RECALL_GROUPS, FeatureExtractor, _suffix_columns, tokenize_document
+from itdeid.featurize import GROUPS, RECALL_GROUPS, FeatureExtractor, tokenize_document
+from itdeid.featurize.extractor import _suffix_columns
 from itdeid.token_batch import TokenBatch
 from itdeid.triggers import TriggerLists
 
@@ -134,7 +135,8 @@ def test_a_shift_is_the_token_offset_away_in_the_same_note_or_the_fill(lengths):
 def test_word_groups_over_a_batch_are_each_notes_columns(fitted):
     """The word-only groups are computed once per distinct word of a batch (issue I): the same
     values as the note-by-note columns, the empty note included."""
-    from itdeid.featurize import _WORD_GROUPS, _word_group_columns, static_columns
+    from itdeid.featurize import static_columns
+    from itdeid.featurize.word_columns import _WORD_GROUPS, _word_group_columns
     _docs, test = fitted
     batch = TokenBatch(test)
     for group in _WORD_GROUPS:
@@ -147,7 +149,8 @@ def test_word_groups_over_a_batch_are_each_notes_columns(fitted):
 
 def test_orthography_over_a_batch_is_each_notes_columns(fitted):
     """Orthography is computed once per distinct token text of a batch (case kept)."""
-    from itdeid.featurize import _orthography_batch, static_columns
+    from itdeid.featurize import static_columns
+    from itdeid.featurize.note_columns import _orthography_batch
     _docs, test = fitted
     together = _orthography_batch(TokenBatch(test))
     for name, values in together.items():
@@ -159,7 +162,7 @@ def test_orthography_over_a_batch_is_each_notes_columns(fitted):
 def test_own_case_counts_over_a_batch_are_each_notes_counts(fitted):
     """A note's own case counts (capitalized, lower, sentence-initial) as array operations over
     a batch: the same as CaseCounts over each note alone."""
-    from itdeid.featurize import CaseCounts, _batch_own_case_counts
+    from itdeid.featurize.case_counts import CaseCounts, _batch_own_case_counts
     docs, test = fitted
     odd = tokenize_document(Document("odd", "Ça va. ÇA va, ça VA. 3rd Smith smith SMITH. Smith", []), gold=False)
     for group in (test, docs, test + [odd]):

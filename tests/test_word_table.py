@@ -4,6 +4,7 @@ import math
 import numpy as np
 
 from itdeid import featurize, word_lists
+from itdeid.featurize import note_columns
 from itdeid.featurize import tokenize_document
 from itdeid.word_table import WordTable
 from itdeid.zipf import zipf
@@ -42,12 +43,12 @@ def test_document_columns_equal_the_token_by_token_values():
         return 0.0 if table.get(w) is None else 1.0 + math.log1p(1000.0 * table[w])
     for td in map(tokenize_document, docs):
         texts = [t.text for t in td.tokens]
-        ortho = np.array([featurize._orthography(t) for t in texts], dtype=np.float32)
-        cols = featurize._orthography_columns(td)
+        ortho = np.array([note_columns._orthography(t) for t in texts], dtype=np.float32)
+        cols = note_columns._orthography_columns(td)
         for j, name in enumerate(featurize.ORTHOGRAPHY_COLUMNS[:-1]):
             assert np.array_equal(cols[name], ortho[:, j + 1]), name
         assert np.array_equal(cols["initial_type"], ortho[:, 0])
-        assert np.array_equal(cols["shape"], np.array([featurize._shape_id(t) for t in texts], np.float32))
+        assert np.array_equal(cols["shape"], np.array([note_columns._shape_id(t) for t in texts], np.float32))
         words = td.words
         assert np.array_equal(featurize.static_columns(td, "frequency")["zipf"],
                               np.array([zipf(w) for w in words], np.float32))
