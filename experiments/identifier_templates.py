@@ -9,7 +9,8 @@ class) and the matches that overlap none (false alarms). No training is involved
 are the same in every cross-validation fold. The 'plain' templates of the same file clear the
 model's tags on shapes that are never PHI ('at 2000', 'BP 75/40'): for them a match overlapping
 gold PHI is the error, counted the same way (``overlap_phi``, which must stay 0). No note text
-is printed. The eponym rule (:mod:`itdeid.eponyms`) is counted with them.
+is printed. The eponym rule (:mod:`itdeid.eponyms`) and the drug-name rule
+(:mod:`itdeid.drug_names`) are counted with them.
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from itdeid.drug_names import drug_tokens
 from itdeid.eponyms import eponym_tokens
 from itdeid.featurize import token_offsets, tokenize_documents
 from itdeid.formats import read_corpus
@@ -47,12 +49,15 @@ def count_matches(documents) -> pd.DataFrame:
 
 #: The row of the eponym rule (features/eponyms.json), counted with the plain templates.
 EPONYMS = "an eponym before what it names (eponyms.json)"
+#: The row of the drug-name rule (gazetteers/drug_names.txt).
+DRUGS = "a drug name standing alone (drug_names.txt)"
 
 
 def count_plain(documents) -> pd.DataFrame:
     """Per 'plain' kind: matches overlapping gold PHI (what the template would clear) and not;
     and the same for the eponym rule, which clears only tagged tokens: counted as if every
-    token were tagged."""
+    token were tagged; and for the drug-name rule, which clears a tagged token standing alone:
+    counted as if each token were tagged alone."""
     phi, other = Counter(), Counter()
     for d in documents:
         for a, b, kind in plain_matches(d.text):
@@ -66,7 +71,12 @@ def count_plain(documents) -> pd.DataFrame:
         # as if the model had tagged every token: every place the eponym rule would clear
         for lo, hi in eponym_tokens(td.document.text, starts, ends, np.ones(len(starts), dtype=np.int64)):
             (phi if gold[lo:hi].any() else other)[EPONYMS] += 1
-    kinds = [kind for kind, _pattern in plain_templates()] + [EPONYMS]
+        for k in range(len(starts)):
+            alone = np.zeros(len(starts), dtype=np.int64)
+            alone[k] = 1
+            if drug_tokens(td.document.text, starts, ends, alone):
+                (phi if gold[k] else other)[DRUGS] += 1
+    kinds = [kind for kind, _pattern in plain_templates()] + [EPONYMS, DRUGS]
     return pd.DataFrame([{"kind": k, "overlap_phi": phi[k], "outside_phi": other[k]} for k in kinds],
                         columns=["kind", "overlap_phi", "outside_phi"]).set_index("kind")
 

@@ -30,6 +30,13 @@ Files written (all UTF-8, ``#`` header comments, tab-separated tables with a hea
 - ``nonphi_words.txt``     the ~5000 most frequent English words (wordfreq) minus the names
 - ``common_word_names.txt`` first/last names that are also frequent English words (Rose,
   Brown, May, Hunter...): the ambiguity the i2b2 surrogates had, for the generator and features
+- ``drug_names.txt``       one-word drug names, generic and brand ('ondansetron', 'ancef',
+  'maalox'), of the ``drug-named-entity-recognition`` package (MIT; its names from DrugBank's
+  CC0 open vocabulary, MeSH, MedlinePlus, the NHS and Wikipedia): alphabetic words of
+  DRUG_MIN_LETTERS letters or more that are no first or last name of the lists above or the
+  census, no listed place, and rarer than DRUG_MAX_ZIPF in English. A tagged drug name loses
+  its tag (:mod:`itdeid.drug_names`): at a high-recall operating point the trees took 'Ofloxacin'
+  and 'Maalox' for names, and the surrogates wrote a stranger's name into the medication list.
 
 For the synthetic-corpus generator only (issue H), from sources **no feature reads**, so that a
 model trained on synthetic notes cannot learn that every name is in its name lists (the old
@@ -81,6 +88,10 @@ SYNTH_NAMES_PER_LOCALE = 250
 SYNTH_NAMES_EXCLUDED = ("en", "en_US", "es")
 #: How many of the most frequent first names serve as saints' names ("St. Mary's Hospital").
 SAINTS = 40
+#: drug_names.txt: the shortest drug name kept ('tums'), and the English frequency (wordfreq
+#: Zipf) from which a word is an everyday word first ('caps', 'sits', 'marijuana' is 3.6).
+DRUG_MIN_LETTERS = 4
+DRUG_MAX_ZIPF = 4.0
 
 #: Generic words hospitals are named with. They are ordinary English words, not PHI in
 #: themselves; listing them here keeps the hospital generator free of hard-coded names.
@@ -254,6 +265,44 @@ def build_words(first_names: list[str], last_names: list[str]) -> None:
            ambiguous)
 
 
+def _place_words() -> set[str]:
+    """The lower-case names of the place lists build_places wrote (cities, states, countries)."""
+    words = set()
+    for name, header in (("us_cities.tsv", True), ("us_states.tsv", True), ("countries.txt", False),
+                         ("world_cities.txt", False)):
+        lines = [line for line in (OUT / name).read_text(encoding="utf-8").splitlines()
+                 if not line.startswith("#")]
+        words |= {line.split("\t")[0].lower() for line in lines[1 if header else 0:]}
+    return words
+
+
+def build_drug_names(first_names: list[str], last_names: list[str]) -> None:
+    """drug_names.txt: one-word drug names that are no name, place or everyday word (run after
+    build_places, whose lists it reads)."""
+    import bz2
+    import pickle
+    from importlib import resources
+
+    from wordfreq import zipf_frequency
+
+    # The package keeps its dictionary as a bz2 pickle and builds search indexes when imported;
+    # only the names are needed, read here at build time from the pinned package (a pickle is
+    # never read at run time: the tagger reads the text file this writes).
+    package = "drug-named-entity-recognition"
+    data = resources.files("drug_named_entity_recognition").joinpath("drug_ner_dictionary.pkl.bz2")
+    with bz2.open(data.open("rb")) as handle:
+        variants = pickle.load(handle)["drug_variant_to_canonical"]
+    census = Path(__import__("names").__file__).resolve().parent
+    excluded = {name.lower() for name in (*first_names, *last_names)} | _place_words()
+    excluded |= {name.lower() for file in ("dist.female.first", "dist.male.first", "dist.all.last")
+                 for name, _pct in _census_rows(census / file)}
+    words = sorted({w for w in variants if re.fullmatch(rf"[a-z]{{{DRUG_MIN_LETTERS},}}", w)
+                    and w not in excluded and zipf_frequency(w, "en") < DRUG_MAX_ZIPF})
+    _write("drug_names.txt", f"{package} {_version(package)} (DrugBank CC0 vocabulary, MeSH, "
+           f"MedlinePlus, NHS, Wikipedia) one-word names of {DRUG_MIN_LETTERS}+ letters, minus "
+           f"first/last/census names, listed places and words of Zipf >= {DRUG_MAX_ZIPF}", words)
+
+
 def _provider_names(provider, prefix: str) -> dict[str, str]:
     """name -> sex (F/M/-) of a faker person provider's ``<prefix>_names*`` tables (romanized
     tables preferred where a locale has them)."""
@@ -383,6 +432,7 @@ def main(argv=None) -> int:
     build_street_suffixes()
     build_hospital_parts(first)
     build_words(first, last)
+    build_drug_names(first, last)
     total = sum(p.stat().st_size for p in OUT.iterdir() if p.suffix in (".txt", ".tsv"))
     print(f"gazetteers rebuilt in {OUT} ({total / 1e6:.2f} MB of lists)")
     return 0

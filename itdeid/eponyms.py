@@ -35,6 +35,12 @@ _TITLE_BEFORE = re.compile(r"(?<![\w.])(?:mr|mrs|ms|mx|dr|miss|prof)\.?\s*$", re
 _POSSESSIVE = r"(?:['\u2019]s|s['\u2019]|['\u2019])?"
 
 
+def after_title(text: str, start: int) -> bool:
+    """Whether a title ('Dr.', 'Mrs', 'prof') ends right before offset ``start`` of ``text``:
+    the word there is a person's name ('Dr. Allen', 'Mrs. Bell')."""
+    return _TITLE_BEFORE.search(text, max(0, start - 8), start) is not None
+
+
 def _fragment(entry: str) -> str:
     """A list entry as a pattern: a space stands for spaces or a hyphen."""
     return entry.replace(" ", r"[\s-]+")
@@ -81,7 +87,7 @@ def eponym_tokens(text: str, starts: np.ndarray, ends: np.ndarray, codes: np.nda
     any_eponym = _any_eponym()
     for k in np.flatnonzero(np.asarray(codes) != 0).tolist():
         a = int(starts[k])
-        if k < reach or not text[a].isalpha() or _TITLE_BEFORE.search(text, max(0, a - 8), a):
+        if k < reach or not text[a].isalpha() or after_title(text, a):
             continue
         for m in range(k + 1, min(k + MAX_TOKENS, n) + 1):
             b = int(ends[m - 1])

@@ -30,6 +30,7 @@ from functools import lru_cache
 import numpy as np
 
 from itdeid.document import LABELS, Span
+from itdeid.drug_names import drug_tokens
 from itdeid.eponyms import eponym_tokens
 from itdeid.guarded import Template, lowered_ascii
 from itdeid.model_text import model_text, to_note
@@ -118,13 +119,15 @@ def apply_identifiers(text: str, starts: np.ndarray, ends: np.ndarray, codes: np
     'MRN' for a patient's name and 'SSN' for a doctor's. A label never takes a token some
     match's PHI part overlaps. Before all that, the tokens a 'plain' template's part overlaps
     (:func:`plain_spans`: 'at 2000', a clock time the model took for a year) lose the model's
-    tag, and so do tagged eponyms before what they name ('Quinton cath': :mod:`itdeid.eponyms`)."""
+    tag, and so do tagged eponyms before what they name ('Quinton cath': :mod:`itdeid.eponyms`)
+    and tagged drug names standing alone ('Ofloxacin': :mod:`itdeid.drug_names`)."""
     codes = np.array(codes, copy=True)
     read = _read(text)
     for start, end, _kind in plain_matches(text, read):
         codes[np.searchsorted(ends, start, side="right"):np.searchsorted(starts, end, side="left")] = 0
     for lo, hi in eponym_tokens(text, starts, ends, codes):
         codes[lo:hi] = 0
+    codes[drug_tokens(text, starts, ends, codes)] = 0
     matches = _template_matches(text, read)
     for _span, _kind, label in matches:
         if label is not None:
