@@ -142,7 +142,9 @@ PLAIN = [("heparin started at 2000", "2000"), ("labs @ 1930.", "1930"), ("flat u
          ("1 Tablet PO Q12H for 11 days", "Q12H"), ("tylenol q 6 hrs prn", "q"), ("GCS 11 (E4 V2 M5).", "E4"),
          ("on 1/2 NS at 200cc/hr", "1/2"), ("d5 1/2ns at 125cc/hr", "1/2"), ("changed to 3/4 str Nepro", "3/4"),
          ("GIVEN 1/2 AMP D50", "1/2"), ("No ectopy PA 27-41/14-29. PCWP 20", "27-41/14-29"),
-         ("PA 23-31/13-16, CVP 5-9", "23-31/13-16"), ("PCWP: 18/12", "18/12")]
+         ("PA 23-31/13-16, CVP 5-9", "23-31/13-16"), ("PCWP: 18/12", "18/12"),
+         ("covered by the NSICU team", "NSICU"), ("tranported from PACU to MICU", "PACU"),
+         ("TRANSFER TO PCU LATER", "PCU"), ("transfer to vicu was cancelled", "vicu")]
 NOT_PLAIN = ["MI 1992; CABG 1957, 1971", "since 2006", "in march of 2022", "from 1995 to 1998",
              "restrict to 2000", "at 2000/5", "at 20.5", "at 1960", "1900-2300", "born 12/12/1930",
              "Mrs. Neice called", "Pat 2000", "MI 8/87", "cath 6/30-7/2", "2019/03/14", "98/03/14",
@@ -150,7 +152,8 @@ NOT_PLAIN = ["MI 1992; CABG 1957, 1971", "since 2006", "in march of 2022", "from
              "Q12", "MQ12H", "E5 V2 M5", "e4 v2 m5", "Lahey Clinic Note\n", "Mercy Clinic\n", "seen in clinic note today", "Dob Smith called", "DOB unknown",
              "SUSTAINING A FALL ON 8/10. PT", "from cath on 9/10.", "going to the OR 6/10 for a CABG",
              "She had G- BM 4/10. She", "FEMALE. 10/10 2WK HX", "pain started 5/10/2019", "cp since 5/10/19",
-             "seen by PA 10/12", "PA 1/3 of the way", "1/2 of the dose", "since 1/4"]
+             "seen by PA 10/12", "PA 1/3 of the way", "1/2 of the dose", "since 1/4",
+             "Picus called", "ICU-7 bed", "kernan ew"]
 
 
 @pytest.mark.parametrize("text, word", PLAIN)
