@@ -290,6 +290,11 @@ ROWS: dict[str, dict] = {
     # experiments/named_subjects.py what it gains
     **_screened_rows("BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_TYPER50_NAMED", typer_estimators=50,
                      typer_learning_rate=0.3, synthetic=(100, 0.5, 0.3)),
+    # issue I: the recipe (the _NAMED row) with three members, each on two thirds of the notes
+    # (an inner split in three), instead of five on four fifths: the members' rows and trees
+    # are about half of the tagging time (stage_times.py), so what would fewer cost in quality
+    **_screened_rows("BAG3_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_TYPER50_NAMED", typer_estimators=50,
+                     typer_learning_rate=0.3, synthetic=(100, 0.5, 0.3), members=3),
     # the recipe since session 27 (the _NAMED row) tagging without the surnames-after-'pt' rule
     # (itdeid/subject_names.py): beside its _IDS row, what the rule changes in these folds
     "BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_TYPER50_NAMED_SCREEN1E3_IDS_NO_SUBJECTS": dict(
