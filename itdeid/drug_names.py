@@ -13,7 +13,7 @@ last name of the shipped and census lists, any listed place or any everyday Engl
 Like the eponyms of :mod:`itdeid.eponyms` it is applied after the model's decisions and only
 where the model tagged something: a tagged token that is a listed drug name loses its tag when
 it stands alone, its neighbours untagged, and no title comes before it. A drug name inside a
-longer tagged phrase ('Dr. Lasix', 'Colace Rivera') is left as the model decided: a person
+longer tagged phrase ('Dr. Lasix', 'Ondansetron Rivera') is left as the model decided: a person
 whose surname is a drug's is tagged as a person.
 """
 from __future__ import annotations
