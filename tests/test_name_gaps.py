@@ -83,6 +83,14 @@ def test_a_state_after_a_tagged_place_and_a_comma_is_the_place_s():
     ("JOHN SMITH C/O pain", {"JOHN": "PATIENT", "SMITH": "PATIENT"}, ["JOHN", "SMITH"]),
     ("Bhatt, Nikhil, M.D.", {"Bhatt": "DOCTOR", "Nikhil": "DOCTOR"}, ["Bhatt", "Nikhil"]),
     ("Okafor N and Bell", {"Okafor": "DOCTOR"}, ["Okafor"]),
+    # a leading initial with its full stop (the PhysioNet split's out-of-fold misses)
+    ("ALL IS WELL AT THIS TIME. Q. LANDER RRT", {"LANDER": "DOCTOR"}, ["Q", "LANDER"]),
+    ("all is well. q. lander rrt", {"lander": "DOCTOR"}, ["q", "lander"]),
+    ("Reported to D. Phyl. Coags ok.", {"Phyl": "DOCTOR"}, ["D", "Phyl"]),
+    # no full stop, the 'D' of 'M.D.', another case: no initial
+    ("RESPONSIVE W WDRAWL", {"WDRAWL": "DOCTOR"}, ["WDRAWL"]),
+    ("signed M.D. Okafor", {"Okafor": "DOCTOR"}, ["Okafor"]),
+    ("seen by a. Okafor", {"Okafor": "DOCTOR"}, ["Okafor"]),
 ])
 def test_a_surname_before_its_name_and_a_trailing_initial_join_the_name(text, tagged, joined):
     """A black-box probe of headers (session 28): 'PCP: Hall, Norman' lost the surname where it
