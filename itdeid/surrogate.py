@@ -1114,8 +1114,8 @@ class Surrogates:
             return _case_like(core, draw.choice(lexicon.state_abbrs, avoid=core.upper()))
         if len(core) == 2 and core.isalpha() and core.isupper():
             # 'GH', a hospital's initials, is no state: other capitals, never a state's ('to
-            # GH' became 'to OR', 'to IN', 'to OK', and the re-substituted training copies
-            # taught the trees that those words are places)
+            # GH' became 'to OR', 'to IN', 'to OK' in the output and in the re-substituted
+            # training copies; experiments/README.md, session 30, measured what that did)
             return _reshape_new(draw, core, valid=lambda new: new not in lexicon.state_abbrs)
         labelled = _LABELLED_NUMBER.fullmatch(core)
         if labelled:         # 'P.O. Box 123', 'Route 9': the label kept, the number drawn

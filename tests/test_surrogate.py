@@ -143,8 +143,8 @@ def test_location_shapes(surrogates):
 
 def test_two_capitals_of_a_place_are_a_state_only_when_they_were_one(surrogates):
     """'GH' (a hospital's initials, typed LOCATION in PhysioNet's gold) once became a state
-    ('to GH' -> 'to OR', 'to IN'), so re-substituted training copies taught the trees that
-    'OR' and 'IN' are places; a state abbreviation still becomes another state."""
+    ('to GH' -> 'to OR', 'to IN'): a stand-in of another kind, in the output and in the
+    re-substituted training copies; a state abbreviation still becomes another state."""
     from itdeid.surrogate import _words
     states = set(_words().state_abbrs)
     for patient in (f"p{i}" for i in range(40)):
