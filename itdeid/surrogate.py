@@ -33,8 +33,8 @@ HOSPITAL    an invented name from ``hospital_name_parts.tsv``, cities and last n
             abbreviation of 2 to 6 letters ("MGH") becomes other capitals, except a known word
             of 4 or more ("MERCY" gets the stand-in "Mercy Hospital" gets).
 LOCATION    by comma-separated part: a zip code keeps its digits' shape, a 2-letter state
-            abbreviation becomes another, two other capitals ("GH") two capitals that are no
-            state's, a state name another state, a street address
+            abbreviation becomes another, two capitals that are none ("GH") two capitals that
+            are none either, a state name another state, a street address
             ("12 Main St") a number of as many digits and a street name (its suffix kept), a
             country another country, a world city another, anything else a US city. Parts are
             drawn independently, so "Boston, MA" may become a city of another state.
