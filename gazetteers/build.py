@@ -170,8 +170,9 @@ def _census_rows(path: Path) -> list[tuple[str, float]]:
     return rows
 
 
-def build_census_names() -> None:
-    """census_first_names.tsv and census_last_names.tsv from the ``names`` package's data."""
+def build_census_names() -> list[str]:
+    """census_first_names.tsv and census_last_names.tsv from the ``names`` package's data;
+    returns every name of both."""
     import names
 
     data = Path(names.__file__).resolve().parent
@@ -183,6 +184,7 @@ def build_census_names() -> None:
     last = sorted(_census_rows(data / "dist.all.last"))
     _write("census_last_names.tsv", source, [f"{name}\t{pct:g}" for name, pct in last],
            header="name\tpercent")
+    return [name for name, _sex, _pct in first] + [name for name, _pct in last]
 
 
 def build_places() -> list[str]:
@@ -276,7 +278,7 @@ def _place_words() -> set[str]:
     return words
 
 
-def build_drug_names(first_names: list[str], last_names: list[str]) -> None:
+def build_drug_names(names: list[str]) -> None:
     """drug_names.txt: one-word drug names that are no name, place or everyday word (run after
     build_places, whose lists it reads)."""
     import bz2
@@ -292,10 +294,7 @@ def build_drug_names(first_names: list[str], last_names: list[str]) -> None:
     data = resources.files("drug_named_entity_recognition").joinpath("drug_ner_dictionary.pkl.bz2")
     with bz2.open(data.open("rb")) as handle:
         variants = pickle.load(handle)["drug_variant_to_canonical"]
-    census = Path(__import__("names").__file__).resolve().parent
-    excluded = {name.lower() for name in (*first_names, *last_names)} | _place_words()
-    excluded |= {name.lower() for file in ("dist.female.first", "dist.male.first", "dist.all.last")
-                 for name, _pct in _census_rows(census / file)}
+    excluded = {name.lower() for name in names} | _place_words()
     words = sorted({w for w in variants if re.fullmatch(rf"[a-z]{{{DRUG_MIN_LETTERS},}}", w)
                     and w not in excluded and zipf_frequency(w, "en") < DRUG_MAX_ZIPF})
     _write("drug_names.txt", f"{package} {_version(package)} (DrugBank CC0 vocabulary, MeSH, "
@@ -424,7 +423,7 @@ def main(argv=None) -> int:
     OUT = args.out or HERE
     OUT.mkdir(parents=True, exist_ok=True)
     first, last = build_names()
-    build_census_names()
+    census = build_census_names()
     cities = build_places()
     build_synth_names()
     build_synth_word_names(first, last)
@@ -432,7 +431,7 @@ def main(argv=None) -> int:
     build_street_suffixes()
     build_hospital_parts(first)
     build_words(first, last)
-    build_drug_names(first, last)
+    build_drug_names(first + last + census)
     total = sum(p.stat().st_size for p in OUT.iterdir() if p.suffix in (".txt", ".tsv"))
     print(f"gazetteers rebuilt in {OUT} ({total / 1e6:.2f} MB of lists)")
     return 0
