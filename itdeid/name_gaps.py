@@ -176,8 +176,9 @@ def join_initial_before_name(td: TokenizedDocument, codes: np.ndarray) -> np.nda
     D. Phyl') given the name's class: a single letter, a full stop and spaces right before a
     PATIENT or DOCTOR token, in the name's case, beginning its word (no letter or full stop
     before it: not the 'D' of 'M.D.'). The trees found the surname and left the initial, which
-    with it narrows the person to one (in 10-fold CV on the PhysioNet split, three such initials
-    on the recipe's out-of-fold decisions, all gold, and no other letter so placed). Without the
+    with it narrows the person to one (in 10-fold CV on the PhysioNet split, the recipe's fold
+    caches of de59691: 8 missed gold initials found, no new false-alarm span;
+    experiments/README.md, session 30). Without the
     full stop a letter before a name is as often a word ('W WDRAWL', 'C HOSPICE', 'R Hickman'),
     so it is left to the trees."""
     codes = np.asarray(codes)
