@@ -22,6 +22,9 @@ from itdeid.outputs import FORMATS
 from helpers import tiny_corpus
 
 MANIFEST = batch.MANIFEST_NAME
+#: Files that make eight chunks at least on one or two workers (engines.chunk_files), as many as
+#: four chunks made before chunks grew with the run (session 31).
+SEVERAL_CHUNKS = 256
 
 
 @pytest.fixture(scope="session")
@@ -284,8 +287,9 @@ def _kill_after_three_outputs(command, out, cwd) -> None:
 
 
 def test_killed_run_resumes_to_byte_identical_outputs(tmp_path, model_dir, capsys):
-    # several chunks' worth of files (engines.CHUNK_FILES), so the kill lands mid-run
-    n = 4 * batch.engines.CHUNK_FILES
+    # several chunks' worth of files (engines.chunk_files: eight at least), so the kill lands
+    # mid-run
+    n = SEVERAL_CHUNKS
     notes = write_notes(tmp_path / "in", n, seed=11, sub_every=3)
     # the reference: an uninterrupted run (in this process)
     assert deid(tmp_path / "in", "--out", tmp_path / "ref", "--format", "xml",
@@ -897,7 +901,7 @@ def test_patient_options_are_checked(tmp_path, model_dir, capsys):
 
 
 def test_grouped_surrogates_survive_a_killed_and_resumed_run(tmp_path, model_dir, capsys):
-    n = 3 * batch.engines.CHUNK_FILES
+    n = 3 * SEVERAL_CHUNKS // 4
     write_notes(tmp_path / "in", n, seed=17, sub_every=0)
     grouping = ("--format", "surrogate", "--patient-regex", r"^n(\d)", "--key-file",
                 tmp_path / "key")
@@ -943,7 +947,7 @@ def _alive(pid: int) -> bool:
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
 def test_pool_workers_exit_when_the_parent_is_killed(tmp_path, model_dir):
-    write_notes(tmp_path / "in", 4 * batch.engines.CHUNK_FILES, seed=5, sub_every=0)
+    write_notes(tmp_path / "in", SEVERAL_CHUNKS, seed=5, sub_every=0)
     command = [sys.executable, "-m", "itdeid.cli", "deid", str(tmp_path / "in"), "--out",
                str(tmp_path / "out"), "--model", str(model_dir), "--workers", "2"]
     process = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.DEVNULL,
@@ -975,7 +979,7 @@ def test_pool_workers_exit_when_the_parent_is_killed(tmp_path, model_dir):
 def test_sigterm_stops_a_pool_run_cleanly_and_it_resumes(tmp_path, model_dir, capsys):
     """What a batch scheduler sends: it once ended the process where it stood (Python's
     'leaked semaphore' warning, the manifest behind its outputs); now it stops as Ctrl-C does."""
-    n = 4 * batch.engines.CHUNK_FILES
+    n = SEVERAL_CHUNKS
     write_notes(tmp_path / "in", n, seed=5, sub_every=0)
     out = tmp_path / "out"
     command = [sys.executable, "-m", "itdeid.cli", "deid", str(tmp_path / "in"), "--out", str(out),
@@ -1431,3 +1435,17 @@ def test_a_renamed_run_withholds_record_ids_in_messages(tmp_path, model_dir, cap
     assert "document id (id withheld) occurs more than once (notes 1 and 2 in reading order)" in printed
     assert deid(folder, "--out", tmp_path / "plain", model=model_dir) == 1
     assert "document id 'KOWALCZYK_MRN0044173' occurs more than once" in capsys.readouterr().err
+
+
+def test_chunks_grow_with_the_run_but_leave_each_worker_several(tmp_path):
+    from itdeid.batch import engines
+    assert engines.chunk_files(100_000, 1) == engines.CHUNK_FILES      # a big run: the cap
+    assert engines.chunk_files(SEVERAL_CHUNKS, 1) == SEVERAL_CHUNKS // engines.CHUNKS_A_WORKER
+    assert engines.chunk_files(SEVERAL_CHUNKS, 2) == engines.MIN_CHUNK_FILES
+    assert engines.chunk_files(3, 2) == engines.MIN_CHUNK_FILES          # a few files: one chunk
+    assert engines.chunk_files(0, 4) == engines.MIN_CHUNK_FILES
+    write_notes(tmp_path / "in", SEVERAL_CHUNKS)
+    units = batch.expand_inputs([str(tmp_path / "in")])[0]
+    for workers in (1, 2):
+        sizes = [len(c) for c in engines.chunks(iter(units), engines.chunk_files(len(units), workers))]
+        assert sum(sizes) == SEVERAL_CHUNKS and len(sizes) >= engines.CHUNKS_A_WORKER * workers

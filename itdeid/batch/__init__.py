@@ -60,7 +60,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 from itdeid.batch.files import make_private_folders
-from itdeid.batch.engines import ENGINES, import_distributed, run_dask, run_inline, run_pool
+from itdeid.batch.engines import ENGINES, chunk_files, import_distributed, run_dask, run_inline, run_pool
 from itdeid.errors import UserError, printable
 from itdeid.batch.inputs import (INPUT_FORMATS, InputFailed, Unit, check_layout, expand_inputs,
                                  unique_units, without_itdeid_files, without_span_files)
@@ -384,12 +384,13 @@ def _run(units, out, settings, manifest, force, strict, workers, engine, schedul
             else:
                 yield unit
 
+    max_files = chunk_files(len(units), workers)
     if engine == "dask":
-        results = run_dask(todo(), settings, workers, scheduler)
+        results = run_dask(todo(), settings, workers, scheduler, max_files)
     elif workers > 1:
-        results = run_pool(todo(), settings, workers, shown)
+        results = run_pool(todo(), settings, workers, shown, max_files)
     else:
-        results = run_inline(todo(), settings, tagger, shown)
+        results = run_inline(todo(), settings, tagger, shown, max_files)
     try:
         for result in results:
             _finish(result, out, settings, manifest, inputs, owners, summary, report)
