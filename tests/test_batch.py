@@ -22,8 +22,7 @@ from itdeid.outputs import FORMATS
 from helpers import tiny_corpus
 
 MANIFEST = batch.MANIFEST_NAME
-#: Files that make eight chunks at least on one or two workers (engines.chunk_files), as many as
-#: four chunks made before chunks grew with the run (session 31).
+#: Files that make eight chunks at least on one or two workers (engines.chunk_files).
 SEVERAL_CHUNKS = 256
 
 

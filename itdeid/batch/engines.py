@@ -6,10 +6,10 @@ Chunks. Inputs travel in chunks of consecutive files (at most :data:`CHUNK_FILES
 about :data:`CHUNK_BYTES` bytes), whose notes a worker tags in one call
 (:func:`~itdeid.batch.unit.process_units`): a folder of short notes is then as fast as one long
 file. Each file still gets its own result, outputs, manifest entry and error. A bigger call
-shares more of its word lookups (a batch looks each distinct word up once), but a run split into
-few chunks leaves workers idle while the last ones finish, and loses more to a kill: so a run
-gets chunks of :func:`chunk_files` files, at least :data:`CHUNKS_A_WORKER` a worker where its
-files allow.
+shares more of its word lookups (a batch looks each distinct word up once) but holds more in
+memory, and a run split into few chunks leaves workers idle while the last ones finish and loses
+more to a kill: so a run gets chunks of :func:`chunk_files` files, at least
+:data:`CHUNKS_A_WORKER` a worker where its files allow.
 
 Parallelism. ``workers`` processes (default: all cores), each loading the model once and tagging
 on one thread, with at most two chunks a worker in flight, so memory does not grow with the
@@ -46,10 +46,11 @@ from itdeid.batch.unit import UnitResult, process_units
 #: Where the inputs are processed.
 ENGINES = ("local", "dask")
 
-#: Most files in a chunk. On the PhysioNet split's 1,422 notes, one core, chunks of 256 notes
-#: tagged about 7 % faster than chunks of 64 (issue I, session 31: 5.9-6.2 s against 6.4-6.9 s,
-#: four turns about in one process, the shipped model).
-CHUNK_FILES = 256
+#: Most files in a chunk. Bigger chunks were measured and not taken (issue I, session 31, the
+#: shipped model on the PhysioNet split's 1,422 notes, one core, ``itdeid deid --workers 1``,
+#: three turns about): chunks of 256 files took 11.3-12.2 s against 11.5-12.7 s for 64, 2-4 %
+#: less, for a peak of 456 MB against 397 MB.
+CHUNK_FILES = 64
 #: Fewest files in a chunk (unless :data:`CHUNK_FILES` is fewer).
 MIN_CHUNK_FILES = 16
 #: Chunks a worker gets at least, where the run's files allow (chunks of no fewer than
