@@ -38,6 +38,7 @@ NOTES = [
     ["Contact: ", ("j.haddad@mail.example.com", "ID", "email"), " , ", ("www.haddad-family.example.net", "ID", "url"),
      " , P.O. Box ", ("4471", "LOCATION", "street address"), " . DEA ", ("BH1234563", "ID", "certificate or licence number"),
      " . Encounter # ", ("E20211104-77", "ID", "account number"), " . Tel ", ("+1 415 555 0120", "PHONE", "phone"),
+     " ; son can be reached at ", ("202 2671093", "PHONE", "phone"), " or ", ("(617) 5550143", "PHONE", "phone"),
      " . Visit ", ("Dec 5", "DATE", "date"), " and ", ("5 May 2021", "DATE", "date"), " .\n"],
     ["Social security number: ", ("078 05 1120", "ID", "ssn"), " ; chart no. ", ("KX-20391", "ID", "medical record number"),
      " ; remote access from ", ("fe80:0:0:0:202:b3ff:fe1e:8329", "ID", "ip address"), " and ",
@@ -120,7 +121,8 @@ DISTRACTORS = (
     "Moved to the 2nd floor on the 3rd day ; ulcers on the 2nd and 3rd toes ; this is the 4th time . "
     "Died at 96 kg ? No : weight 96 kg at death . Vanc x1000 , PRBC x2 , call x2 RN .\n"
     "Next of kin: wife\nNOK: SELF\nGUARDIAN: NONE\nHealth care proxy: daughter, see chart\n"
-    "PT: ALERT, ORIENTED X3\nPatient: awake, calm\nPT: LETHARGIC, CONFUSED, MAE\n")
+    "PT: ALERT, ORIENTED X3\nPatient: awake, calm\nPT: LETHARGIC, CONFUSED, MAE\n"
+    "I/O 150 1500000 , WBC 12 1000000 , counts 200 1500000.5 .\n")
 
 
 def _note(pieces, number: int) -> tuple[Document, dict]:
