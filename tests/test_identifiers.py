@@ -144,7 +144,12 @@ PLAIN = [("heparin started at 2000", "2000"), ("labs @ 1930.", "1930"), ("flat u
          ("GIVEN 1/2 AMP D50", "1/2"), ("No ectopy PA 27-41/14-29. PCWP 20", "27-41/14-29"),
          ("PA 23-31/13-16, CVP 5-9", "23-31/13-16"), ("PCWP: 18/12", "18/12"),
          ("covered by the NSICU team", "NSICU"), ("tranported from PACU to MICU", "PACU"),
-         ("TRANSFER TO PCU LATER", "PCU"), ("transfer to vicu was cancelled", "vicu")]
+         ("TRANSFER TO PCU LATER", "PCU"), ("transfer to vicu was cancelled", "vicu"),
+         ("CONT ON PS 10/5 @30%. TV'S 300", "10/5"), ("pt. on PS 10/5/40% for entire shift", "10/5/40"),
+         ("Placed back on vent 10/5/50% pt.", "10/5/50"), ("PT WAS RECEIVED ON BIPAP 10/5 50%.", "10/5"),
+         ("NO VENT CHANGES ON PS 10/5 AT 50%.", "10/5"),
+         ("SETTINGS-SIMV/PS, 500X10, 40%, & 5/8. ABG", "5/8"), ("remains vented IMV 700x10, 50% 8/5.", "8/5"),
+         ("present vent settings 12/5, 40% fio2", "12/5")]
 NOT_PLAIN = ["MI 1992; CABG 1957, 1971", "since 2006", "in march of 2022", "from 1995 to 1998",
              "restrict to 2000", "at 2000/5", "at 20.5", "at 1960", "1900-2300", "born 12/12/1930",
              "Mrs. Neice called", "Pat 2000", "MI 8/87", "cath 6/30-7/2", "2019/03/14", "98/03/14",
@@ -153,7 +158,9 @@ NOT_PLAIN = ["MI 1992; CABG 1957, 1971", "since 2006", "in march of 2022", "from
              "SUSTAINING A FALL ON 8/10. PT", "from cath on 9/10.", "going to the OR 6/10 for a CABG",
              "She had G- BM 4/10. She", "FEMALE. 10/10 2WK HX", "pain started 5/10/2019", "cp since 5/10/19",
              "seen by PA 10/12", "PA 1/3 of the way", "1/2 of the dose", "since 1/4",
-             "Picus called", "ICU-7 bed", "kernan ew"]
+             "Picus called", "ICU-7 bed", "kernan ew",
+             "weaned off 9/7, and PA line", "wean and extubate 6/17.", "seen 5/10 50 % better",
+             "vent settings reviewed, seen 3/9", "SIMV 500x10 on 10/3/2019", "on 5/5/2020 40%"]
 
 
 @pytest.mark.parametrize("text, word", PLAIN)
