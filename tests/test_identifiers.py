@@ -149,7 +149,10 @@ PLAIN = [("heparin started at 2000", "2000"), ("labs @ 1930.", "1930"), ("flat u
          ("Placed back on vent 10/5/50% pt.", "10/5/50"), ("PT WAS RECEIVED ON BIPAP 10/5 50%.", "10/5"),
          ("NO VENT CHANGES ON PS 10/5 AT 50%.", "10/5"),
          ("SETTINGS-SIMV/PS, 500X10, 40%, & 5/8. ABG", "5/8"), ("remains vented IMV 700x10, 50% 8/5.", "8/5"),
-         ("present vent settings 12/5, 40% fio2", "12/5")]
+         ("present vent settings 12/5, 40% fio2", "12/5"),
+         ("Pager: #54321\nTime Frame: 3:15-3:45pm\n", "3:15-3:45"), ("turned off at 2:30 for a tap", "2:30"),
+         ("Time 3:00pm", "3:00"), ("using IS to 800-1000cc.", "800-1000"), ("pass 800-1000 ccs of brb", "800-1000"),
+         ("co/ci 3.4/1.9, svr 882-1326.", "882-1326"), ("her SVR is in the 900-1300, CO", "900-1300")]
 NOT_PLAIN = ["MI 1992; CABG 1957, 1971", "since 2006", "in march of 2022", "from 1995 to 1998",
              "restrict to 2000", "at 2000/5", "at 20.5", "at 1960", "1900-2300", "born 12/12/1930",
              "Mrs. Neice called", "Pat 2000", "MI 8/87", "cath 6/30-7/2", "2019/03/14", "98/03/14",
@@ -160,7 +163,8 @@ NOT_PLAIN = ["MI 1992; CABG 1957, 1971", "since 2006", "in march of 2022", "from
              "seen by PA 10/12", "PA 1/3 of the way", "1/2 of the dose", "since 1/4",
              "Picus called", "ICU-7 bed", "kernan ew",
              "weaned off 9/7, and PA line", "wean and extubate 6/17.", "seen 5/10 50 % better",
-             "vent settings reviewed, seen 3/9", "SIMV 500x10 on 10/3/2019", "on 5/5/2020 40%"]
+             "vent settings reviewed, seen 3/9", "SIMV 500x10 on 10/3/2019", "on 5/5/2020 40%",
+             "HER NUMBER IS 555-1234", "call 800-1000 today", "IABP 1:1", "seen 3/4 at noon"]
 
 
 @pytest.mark.parametrize("text, word", PLAIN)
