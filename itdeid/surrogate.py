@@ -32,7 +32,10 @@ HOSPITAL    an invented name from ``hospital_name_parts.tsv``, cities and last n
             "Clinic", "Hosp", ...) kept as written, else " Hospital"; an all-capital
             abbreviation of 2 to 6 letters ("MGH") becomes other capitals, except a known word
             of 4 or more ("MERCY" gets the stand-in "Mercy Hospital" gets).
-LOCATION    by comma-separated part: a zip code keeps its digits' shape, a 2-letter state
+LOCATION    by comma-separated part: a hospital's name (one that ends in a hospital's word:
+            "Harford Memorial", "Calvert Hospital") a hospital's stand-in as above, drawn as for
+            HOSPITAL (PhysioNet's gold, which has no hospital class, types hospitals LOCATION,
+            and they became US cities); a zip code keeps its digits' shape, a 2-letter state
             abbreviation becomes another, two capitals that are none ("GH") two capitals that
             are none either, a state name another state, a street address
             ("12 Main St") a number of as many digits and a street name (its suffix kept), a
@@ -122,8 +125,9 @@ logger = logging.getLogger("itdeid.surrogate")
 #: 5: a date without a year moves as the same date of a common year does, backwards too (see
 #: :data:`_NO_YEAR`); an abbreviated month that becomes 'May' loses its period ('Sept. 16').
 #: 6: two capitals of a place that are no state abbreviation ('GH') become two other capitals,
-#: not a state's.
-SURROGATE_SCHEME = 6
+#: not a state's. 7: a place that is a hospital's name ('Harford Memorial') gets a hospital's
+#: stand-in, not a city's; 'Memorial' is a hospital's ending kept like 'Hospital'.
+SURROGATE_SCHEME = 7
 #: The message separator of the keyed hash (ASCII unit separator: not in normalised note text).
 _SEP = "\x1f"
 #: The class both name classes are keyed by (see the module docstring).
@@ -299,7 +303,7 @@ def _hospital_suffixes() -> tuple[str, ...]:
     words = _words().hospital
     extra = ("Hospital", "Clinic", "Clinics", "Medical Center", "Medical Centre", "Health Center",
              "Health System", "Health Care", "Center", "Centre", "Institute", "Rehab",
-             "Cancer Center", "Medical Group", "Associates",
+             "Cancer Center", "Medical Group", "Associates", "Memorial",
              # abbreviated: 'Mercy Hosp' drew another name than 'Mercy Hospital'
              "Hosp", "Hosp.", "Gen Hosp", "Gen. Hosp.", "Ctr", "Ctr.", "Med Ctr", "Med. Ctr.",
              "Med Center", "Med. Center", "Medical Ctr", "Medical Ctr.")
@@ -308,6 +312,15 @@ def _hospital_suffixes() -> tuple[str, ...]:
     suffixes = {s.casefold(): s for s in words["suffix"] + words["facility"] + extra
                 if "'" not in s and "\u2019" not in s}
     return tuple(sorted(suffixes.values(), key=lambda s: (-len(s), s)))
+
+
+def _hospital_suffix(core: str) -> str:
+    """The hospital ending ``core`` ends in, as a whole word or words (:func:`_hospital_suffixes`;
+    '' where none: 'Harford Memorial' ends in 'Memorial', 'Centreville' in none)."""
+    folded = core.casefold()
+    return next((s for s in _hospital_suffixes()
+                 if folded.endswith(s.casefold())
+                 and (len(core) == len(s) or not core[-len(s) - 1].isalnum())), "")
 
 
 # --------------------------------------------------------------------------------------------
@@ -1048,9 +1061,7 @@ class Surrogates:
         case of the original's name and the suffix as the original writes it ("MERCY Hospital"
         took the word list's case, "Christian Hospital"); an added " Hospital" in the name's."""
         lead, core, trail = _split_space(original)
-        suffix = next((s for s in _hospital_suffixes()
-                       if core.casefold().endswith(s.casefold())
-                       and (len(core) == len(s) or not core[-len(s) - 1].isalnum())), "")
+        suffix = _hospital_suffix(core)
         head = core[:len(core) - len(suffix)].rstrip(" ,-") if suffix else core
         separator = core[len(head):len(core) - len(suffix)] if suffix else " "
         draw = self._draw(patient, cls, _normalise(head))
@@ -1147,6 +1158,10 @@ class Surrogates:
             return self._street(patient, cls, street)
         if any(c.isdigit() for c in core):
             return _reshape_new(draw, core)
+        if _hospital_suffix(core):
+            # a hospital typed LOCATION (PhysioNet's gold has no hospital class): a hospital's
+            # stand-in, drawn as the same name typed HOSPITAL draws it
+            return self._hospital(patient, "HOSPITAL", core)
         folded = core.casefold()
         for names, folded_names in lexicon.places:
             if folded in folded_names:

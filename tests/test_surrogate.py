@@ -153,6 +153,22 @@ def test_two_capitals_of_a_place_are_a_state_only_when_they_were_one(surrogates)
         assert surrogates.surrogate(patient, "LOCATION", "MD") in states
 
 
+def test_a_place_that_is_a_hospital_gets_a_hospitals_stand_in(surrogates):
+    """PhysioNet's gold types hospitals LOCATION ('HARFORD MEMORIAL'): they became US cities
+    ('admitted from Meadow Woods'). A place ending in a hospital's word gets the stand-in the
+    same name typed HOSPITAL gets, its ending kept; other places stay places."""
+    from itdeid.surrogate import _words
+    cities = set(_words().cities)
+    for patient in (f"p{i}" for i in range(20)):
+        for original, ending in (("HARFORD MEMORIAL", " MEMORIAL"), ("Calvert Hospital", " Hospital"),
+                                 ("Mercy Medical Center", " Medical Center")):
+            new = surrogates.surrogate(patient, "LOCATION", original)
+            assert new == surrogates.surrogate(patient, "HOSPITAL", original)
+            assert new.endswith(ending) and new != original
+        assert surrogates.surrogate(patient, "LOCATION", "Boston") in cities
+        assert surrogates.surrogate(patient, "LOCATION", "Centreville") in cities
+
+
 def test_id_and_phone_keep_shape(surrogates):
     for cls, original in [("ID", "123456789"), ("ID", "AB-12c"), ("ID", "7"),
                           ("PHONE", "(617) 555-1234"), ("PHONE", "617.555.1234 x22")]:
