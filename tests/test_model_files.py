@@ -45,6 +45,7 @@ TOKEN_MODEL_DAMAGE = {
     "extractor missing": lambda s: s.pop("extractor"),
     "suffixes as a list": lambda s: s["extractor"].update(suffixes=["hospital"]),
     "suffix class out of range": lambda s: s["extractor"].update(suffixes={"hospital": 42}),
+    "suffix class as a bool": lambda s: s["extractor"].update(suffixes={"hospital": True}),
     "trigger class out of range": lambda s: s["extractor"]["triggers"]["left"].update({"99": []}),
     "malformed trigger": lambda s: s["extractor"]["triggers"]["left"].update({"1": [[["x"], 0.1]]}),
     "case counts of the wrong type": lambda s: s["extractor"]["case_counts"].update(lower={"a": "b"}),
@@ -265,7 +266,12 @@ def test_a_saved_lexicon_holds_counts_only():
     row = [0] * 17
     assert Lexicon.from_dict({"tokens": 3, "table": {"foley": row}}).tokens == 3
     for bad in ({"tokens": -1, "table": {}}, {"tokens": True, "table": {}},
-                {"tokens": 3, "table": {"foley": [10 ** 30] + row[1:]}}):
+                {"tokens": 3, "table": {"foley": [10 ** 30] + row[1:]}},
+                {"tokens": 3, "table": {"foley": row, "ativan": [True] + row[1:]}},
+                {"tokens": 3, "table": {"foley": row, "ativan": row[:-1] + [-1]}},
+                {"tokens": 3, "table": {"foley": row, "ativan": row[:-1] + [1.0]}},
+                {"tokens": 3, "table": {"foley": row, "ativan": row[:-1]}},
+                {"tokens": 3, "table": {"foley": row, "ativan": "x" * 17}}):
         with pytest.raises(ValueError, match="lexicon"):
             Lexicon.from_dict(bad)
 
