@@ -60,7 +60,8 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 from itdeid.batch.files import make_private_folders
-from itdeid.batch.engines import ENGINES, chunk_files, import_distributed, run_dask, run_inline, run_pool
+from itdeid.batch.engines import (ENGINES, chunk_files, import_distributed, run_dask, run_inline,
+                                  run_pool)
 from itdeid.errors import UserError, printable
 from itdeid.batch.inputs import (INPUT_FORMATS, InputFailed, Unit, check_layout, expand_inputs,
                                  unique_units, without_itdeid_files, without_span_files)

@@ -179,8 +179,8 @@ _DIED = "the worker process ended abruptly (out of memory?); rerun to retry"
 def run_pool(units: Iterator[Unit], settings: Settings, workers: int,
              progress=None, max_files: int | None = None) -> Iterator[UnitResult]:
     """A process pool with at most two chunks (of at most ``max_files`` files) a worker in flight
-    (memory stays flat however many files). A dead worker fails the units in flight (a rerun retries them) and the pool is
-    restarted; three deaths in a row stop the batch."""
+    (memory stays flat however many files). A dead worker fails the units in flight (a rerun
+    retries them) and the pool is restarted; three deaths in a row stop the batch."""
     context = multiprocessing.get_context("spawn")     # no fork of a process with threads
     sent = None
 
