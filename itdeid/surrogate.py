@@ -32,10 +32,10 @@ HOSPITAL    an invented name from ``hospital_name_parts.tsv``, cities and last n
             "Clinic", "Hosp", ...) kept as written, else " Hospital"; an all-capital
             abbreviation of 2 to 6 letters ("MGH") becomes other capitals, except a known word
             of 4 or more ("MERCY" gets the stand-in "Mercy Hospital" gets).
-LOCATION    by comma-separated part: a hospital's name (one that ends in a hospital's word:
-            "Harford Memorial", "Calvert Hospital") a hospital's stand-in as above, drawn as for
-            HOSPITAL (PhysioNet's gold, which has no hospital class, types hospitals LOCATION,
-            and they became US cities); a zip code keeps its digits' shape, a 2-letter state
+LOCATION    by comma-separated part: a hospital's name (one ending in a hospital's word:
+            "Harford Memorial", "Calvert Hospital") the stand-in it gets typed HOSPITAL
+            (PhysioNet's gold, which has no hospital class, types hospitals LOCATION, and they
+            became US cities); a zip code keeps its digits' shape, a 2-letter state
             abbreviation becomes another, two capitals that are none ("GH") two capitals that
             are none either, a state name another state, a street address
             ("12 Main St") a number of as many digits and a street name (its suffix kept), a
