@@ -2,7 +2,7 @@
 
     OMP_NUM_THREADS=1 taskset -c 0 python experiments/stage_times.py \\
         --corpus ../shared/corpora/physionet-deid --model DIR [--skip 400 --notes 400] \\
-        [--out experiments/results/stage-times.md]
+        [--freeze] [--out experiments/results/stage-times.md]
 
 A profiler slows Python code and not the trees, so its shares mislead; this script times the
 stages themselves with ``time.perf_counter`` around the functions that do them, on notes
@@ -10,9 +10,10 @@ stages themselves with ``time.perf_counter`` around the functions that do them, 
 run), best of ``--repeats``: tokenizing (with the note's structure), the note-only feature
 groups (one row each), the learned columns of all members, the feature rows of the first member
 (all tokens) and of the others (the tokens the screen passes), the trees (xgboost's predict
-calls), the stage's columns and the identifier templates. The rows of the first member include
-the note-only groups and its share of the learned columns, so the parts do not add up to the
-total. For a speed comparison use bench_code.py or bench_models.py; this says what is worth
+calls), the stage's columns, the identifier templates and the garbage collector's passes
+(``--freeze``: with the model's objects frozen first, as the batch tool freezes them). The rows
+of the first member include the note-only groups and its share of the learned columns, so the
+parts do not add up to the total. For a speed comparison use bench_code.py or bench_models.py; this says what is worth
 making faster.
 
 A second table times what of that is the regular-expression engine alone, with no Python
@@ -81,6 +82,20 @@ def instrument() -> None:
     _timed(ensemble, "with_identifiers", "identifier templates")
 
 
+def time_collections() -> None:
+    """Add the seconds of the garbage collector's passes to ``TIMES`` (its own stage: a pass
+    runs inside whichever stage allocated last, and is no part of that stage's work)."""
+    import gc
+    started = []
+
+    def callback(phase, _info):
+        if phase == "start":
+            started.append(time.perf_counter())
+        elif started:
+            TIMES["garbage collection"] += time.perf_counter() - started.pop()
+    gc.callbacks.append(callback)
+
+
 def _wrapped_group(columns, key: str):
     def wrapper(td):
         start = time.perf_counter()
@@ -136,6 +151,8 @@ def main(argv=None) -> int:
     ap.add_argument("--peer-tokens-per-second", type=float, default=None,
                     help="a peer's whitespace tokens a second (bench.py's table), for the budget line")
     ap.add_argument("--times", type=float, default=20.0, help="how many times the peer's speed (default 20)")
+    ap.add_argument("--freeze", action="store_true",
+                    help="gc.freeze() after loading the model, as the batch tool does (load_tagger)")
     args = ap.parse_args(argv)
     require_corpus(args.corpus)
     instrument()
@@ -146,6 +163,10 @@ def main(argv=None) -> int:
     documents = read_corpus(args.corpus)
     model.predict_tokenized([tokenizing.tokenize_document(d, gold=False)
                              for d in documents[args.skip + args.notes:args.skip + args.notes + args.warm]])
+    if args.freeze:
+        import gc
+        gc.freeze()
+    time_collections()
     test = timed_notes(documents, args.skip, args.notes)
     best: dict[str, float] = {}
     total = float("inf")
@@ -166,7 +187,8 @@ def main(argv=None) -> int:
     text += (f"- corpus: `{args.corpus}`, notes {args.skip}-{args.skip + len(test) - 1} ({tokens} tokens), "
              f"after {args.warm} warm-up notes; model `{args.model}`; the fastest of {args.repeats} runs\n"
              "- the rows of member 0 hold the note-only groups and part of the learned columns: "
-             "the parts overlap\n")
+             "the parts overlap; garbage collection runs inside the others\n"
+             f"- objects of the model frozen (`gc.freeze()`, as the batch tool does): {'yes' if args.freeze else 'no'}\n")
     spaced = sum(len(d.text.split()) for d in test)
     text += f"- whitespace-separated tokens of the same notes (bench.py's count): {spaced}, {tokens / spaced:.3f} itdeid tokens each\n"
     if args.peer_tokens_per_second:

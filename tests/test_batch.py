@@ -3,6 +3,7 @@ engines. One tiny model (5 trees) is trained once for the whole module."""
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -521,6 +522,22 @@ def test_process_pool_and_dask_equal_the_in_process_run(tmp_path, model_dir):
     dask = batch.deidentify([tmp_path / "in"], tmp_path / "dask", workers=1, engine="dask", **common)
     assert (dask.done, len(dask.failed)) == (4, 1)
     assert tree(tmp_path / "dask") == tree(tmp_path / "one")
+
+
+def test_a_model_the_workers_cannot_load_is_one_line_error(tmp_path, model_dir, capfd):
+    # the parent no longer loads the model before the pool starts: the workers' own load
+    # fails, and the run ends with that one message, no traceback from any worker
+    bad = tmp_path / "model"
+    shutil.copytree(model_dir, bad)
+    (bad / "model.json").write_text("{", encoding="utf-8")
+    write_notes(tmp_path / "in", 4)
+    assert main(["deid", str(tmp_path / "in"), "--out", str(tmp_path / "out"), "--workers", "2",
+                 "--model", str(bad)]) == 2
+    err = capfd.readouterr().err
+    lines = [line for line in err.splitlines() if "error" in line]
+    assert len(lines) == 1 and str(bad / "model.json") in lines[0], err
+    assert "Traceback" not in err and "initializer" not in err and "failed" not in err
+    assert not list((tmp_path / "out").rglob("*.txt"))
 
 
 def test_dask_engine_without_dask_names_the_extra(tmp_path, model_dir, monkeypatch, capsys):

@@ -271,9 +271,9 @@ def deidentify(inputs: Iterable[str], out, model=None, fmt: str = DEFAULT_FORMAT
         if rename:
             units = renamed(units, key)
             write_map(where_map, units)
+        # a pool's workers load the model themselves, and a bad one ends the run with its
+        # one message from the first chunk (engines._init_worker)
         tagger = load_tagger(settings) if engine == "local" and workers == 1 else None
-        if engine == "local" and workers > 1:
-            load_tagger(settings)   # a bad model is one clear error here, not N in the workers
         removed = remove_orphans(out)
     except BaseException:
         manifest.close()

@@ -133,11 +133,22 @@ def _init_worker(settings: Settings, parent: int | None = None, progress=None) -
     a worker (so N workers do not each take every core; the learners predict on one thread
     anyway), the model loaded once, and the queue that takes its progress to the parent
     (``progress``, or None), which is never waited for at exit (progress may be lost, never
-    block a worker)."""
+    block a worker).
+
+    A model that cannot be loaded is not raised here: a pool whose initializer raises prints a
+    traceback from every worker and breaks. It is kept and raised by the first chunk
+    (:func:`_work`), which ends the run with that one message. The parent no longer loads the
+    model to check it before starting the pool: that load, as long as a worker's, came before
+    any worker started and lengthened every pool run by it (issue I, session 32)."""
     if parent is not None:
         _exit_with_parent(parent)
     os.environ["OMP_NUM_THREADS"] = "1"
-    _WORKER_STATE["tagger"] = load_tagger(settings)
+    try:
+        _WORKER_STATE["tagger"] = load_tagger(settings)
+    except UserError as error:
+        # a plain UserError with the same message: a subclass with its own __init__ arguments
+        # (FormatError) would not unpickle in the parent
+        _WORKER_STATE["failed"] = UserError(str(error))
     _WORKER_STATE["settings"] = settings
     if progress is not None:
         progress.cancel_join_thread()
@@ -145,6 +156,8 @@ def _init_worker(settings: Settings, parent: int | None = None, progress=None) -
 
 
 def _work(chunk: list[Unit], key: int) -> list[UnitResult]:
+    if "failed" in _WORKER_STATE:
+        raise _WORKER_STATE["failed"]
     sent = _WORKER_STATE.get("progress")
     tell = None if sent is None else (lambda amount: sent.put((key, amount)))
     return process_units(chunk, _WORKER_STATE["settings"], *_WORKER_STATE["tagger"], progress=tell)

@@ -23,6 +23,7 @@ every one-byte key was tried against a surrogate output in under a second.
 """
 from __future__ import annotations
 
+import gc
 import os
 import secrets
 from dataclasses import dataclass, field
@@ -210,4 +211,9 @@ def load_tagger(settings: Settings):
     if settings.threshold is not None:
         set_threshold(model, settings.threshold)
     surrogates = Surrogates(settings.key) if settings.fmt == "surrogate" else None
+    # The model's objects live as long as the process: frozen, the collector's passes no
+    # longer scan them again and again while tokens are made and dropped (issue I, session 32:
+    # experiments/results/stage-times.md against stage-times-frozen.md). Nothing is lost:
+    # frozen objects are still freed by their reference counts.
+    gc.freeze()
     return model, surrogates
