@@ -70,24 +70,38 @@ def _flags(ignorecase: bool) -> int:
 
 
 def _compile(ids: list[int]) -> None:
-    """A database of the patterns ``ids`` (ASCII patterns that compile; the others fail)."""
-    good = []
+    """Databases of the patterns ``ids`` (ASCII patterns that compile; the others fail), in
+    chunks of :data:`CHUNK`. A chunk holding a pattern Hyperscan cannot compile fails whole,
+    and only then are its patterns compiled one by one to find which (compiling every pattern
+    alone first, as a check, was a second compile of every one: issue I, session 32)."""
+    ascii_ids = []
     for i in ids:
-        pattern, ignorecase = _patterns[i]
-        if not pattern.isascii():
+        if _patterns[i][0].isascii():
+            ascii_ids.append(i)
+        else:
             _failed.add(i)
-            continue
-        try:   # one by one first: a pattern that fails would fail its whole chunk
-            hyperscan.Database().compile(expressions=[pattern.encode()], ids=[i], flags=[_flags(ignorecase)])
-            good.append(i)
+    for k in range(0, len(ascii_ids), CHUNK):
+        chunk = ascii_ids[k:k + CHUNK]
+        try:
+            _databases.append(_database(chunk))
         except hyperscan.error:
-            _failed.add(i)
-    for k in range(0, len(good), CHUNK):
-        chunk = good[k:k + CHUNK]
-        database = hyperscan.Database()
-        database.compile(expressions=[_patterns[i][0].encode() for i in chunk], ids=chunk,
-                         flags=[_flags(_patterns[i][1]) for i in chunk])
-        _databases.append(database)
+            good = []
+            for i in chunk:
+                try:
+                    _database([i])
+                    good.append(i)
+                except hyperscan.error:
+                    _failed.add(i)
+            if good:
+                _databases.append(_database(good))
+
+
+def _database(ids: list[int]):
+    """One Hyperscan database of the patterns ``ids`` (``hyperscan.error`` if one fails)."""
+    database = hyperscan.Database()
+    database.compile(expressions=[_patterns[i][0].encode() for i in ids], ids=ids,
+                     flags=[_flags(_patterns[i][1]) for i in ids])
+    return database
 
 
 def _found(id_, _from, _to, _flags, found) -> None:

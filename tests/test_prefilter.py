@@ -68,6 +68,20 @@ def test_a_pattern_hyperscan_cannot_compile_always_runs():
     assert t.spans("xy") == [(0, 2)]
 
 
+def test_a_pattern_hyperscan_cannot_compile_leaves_the_others_of_its_chunk_prefiltered():
+    """Patterns compile in chunks; one that fails sends its chunk one by one, and only it runs
+    always."""
+    if prefilter.hyperscan is None:
+        pytest.skip("hyperscan is not installed here")
+    bad = Template(r"x[\u0079]")                 # \u in a class: Python's re only
+    good = Template(r"zebra\d+")
+    text = "no stripes here"
+    assert not prefilter.may_match(text, good.prefilter_id)
+    assert prefilter.may_match(text, bad.prefilter_id) and bad.prefilter_id in prefilter._failed
+    assert good.prefilter_id not in prefilter._failed
+    assert good.spans("zebra12") == [(0, 7)] and bad.spans("xy") == [(0, 2)]
+
+
 def test_remembered_scans_are_bounded_in_characters(monkeypatch):
     """A long note is tagged in pieces of half a million characters: the scans remembered for
     the templates' sake must not keep them all alive."""
