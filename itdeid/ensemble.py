@@ -387,13 +387,16 @@ class InnerEnsemble(BaseEstimator):
         threshold = self.operating_threshold()
         if threshold is not None:   # a screened-out token keeps member 0's P(PHI): keep it far below
             screen = min(screen, threshold / SCREEN_MARGIN)
-        first = self.members_[0].learner_.predict_proba(self.members_[0].extractor_.transform(docs, batch=batch))
+        lead = self.members_[0]
+        full = lead.extractor_.transform(docs, batch=batch)
+        first = lead.learner_.predict_proba(full)
         keep = batch.near((1.0 - first[:, 0]) >= screen, SCREEN_REACH)
         each = [first]
         for member in self.members_[1:]:
             p = first.copy()
             if keep.any():
-                p[keep] = member.learner_.predict_proba(member.extractor_.transform(docs, batch=batch, rows=keep))
+                X = member.extractor_.transform(docs, batch=batch, rows=keep, like=(lead.extractor_, full))
+                p[keep] = member.learner_.predict_proba(X)
             each.append(p)
         return each, keep
 

@@ -70,11 +70,21 @@ class TokenBatch:
         elsewhere)."""
         if need is None:
             return np.asarray(lookup(self.vocabulary), dtype=dtype)[self.ids]
-        words = np.unique(self.ids[need])
+        words, _ = self.distinct_words(self.ids[need])
         found = np.asarray(lookup([self.vocabulary[k] for k in words]), dtype=dtype)
         table = np.zeros((len(self.vocabulary),) + found.shape[1:], dtype=dtype)
         table[words] = found
         return table[self.ids]
+
+    def distinct_words(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The distinct word indices among ``ids`` (indices into ``vocabulary``), sorted, and
+        each one's position among them: ``np.unique(ids, return_inverse=True)``, by marking
+        the vocabulary rather than sorting (a sort was most of a screened member's word
+        lookups: issue I)."""
+        present = np.zeros(len(self.vocabulary), dtype=bool)
+        present[ids] = True
+        rank = np.cumsum(present) - 1
+        return np.flatnonzero(present), rank[ids]
 
     def near(self, hit: np.ndarray, reach: int) -> np.ndarray:
         """Tokens at most ``reach`` tokens from a ``hit`` (a boolean mask) in the same note (a

@@ -235,7 +235,9 @@ class TriggerLists:
             entry = first[batch.ids][token] + k
             target = token - offsets[entry]   # the token this trigger points at
             inside = (target >= batch.start[token]) & (target < batch.end[token])
-            np.add.at(out, (target[inside], classes[entry][inside] - 1), 1)
+            # each (token, class) pair's count: a bincount, not np.add.at's slow loop
+            cells = target[inside] * len(PHI_CLASSES) + classes[entry][inside] - 1
+            out += np.bincount(cells, minlength=out.size).reshape(out.shape)
         return left, right
 
     # -- persistence ------------------------------------------------------------------------

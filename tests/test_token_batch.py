@@ -61,6 +61,36 @@ def test_rows_of_a_mask_are_the_same_rows_of_the_whole_matrix(fitted):
         ex.transform(test, rows=np.flatnonzero(mask))
 
 
+@pytest.mark.parametrize("groups", [GROUPS + RECALL_GROUPS + ("lexicon",), GROUPS])
+def test_rows_like_another_members_matrix_are_the_members_own_rows(fitted, groups):
+    """transform(rows=mask, like=(member 0, its matrix)): the columns of the notes alone come
+    from the other matrix and the learned ones are this extractor's, the same rows it builds
+    alone; an extractor with other columns builds its own."""
+    docs, test = fitted
+    lead = FeatureExtractor(groups=groups).fit(docs[:12])
+    member = FeatureExtractor(groups=groups).fit(docs[12:])
+    batch = TokenBatch(test)
+    full = lead.transform(test, batch=batch)
+    mask = np.random.default_rng(1).random(len(full)) < 0.3
+    own = member.transform(test, batch=batch, rows=mask)
+    np.testing.assert_array_equal(member.transform(test, batch=batch, rows=mask, like=(lead, full)), own)
+    assert not np.array_equal(own, full[mask])             # the learned columns differ
+    other = FeatureExtractor(groups=groups, window=1).fit(docs[12:])
+    np.testing.assert_array_equal(other.transform(test, batch=batch, rows=mask, like=(lead, full)),
+                                  other.transform(test, rows=mask))
+    with pytest.raises(ValueError, match="TokenBatch"):
+        member.transform(test, rows=mask, like=(lead, full))
+
+
+def test_distinct_words_are_numpys_unique():
+    batch = TokenBatch([tokenize_document(d, gold=False) for d in tiny_corpus(5, seed=4)])
+    picked = batch.ids[np.random.default_rng(2).random(len(batch)) < 0.4]
+    words, inverse = batch.distinct_words(picked)
+    expected = np.unique(picked, return_inverse=True)
+    np.testing.assert_array_equal(words, expected[0])
+    np.testing.assert_array_equal(inverse, expected[1])
+
+
 def test_windows_stop_at_note_boundaries(fitted):
     docs, test = fitted
     ex = FeatureExtractor(groups=GROUPS).fit(docs)

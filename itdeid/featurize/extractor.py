@@ -126,7 +126,8 @@ class FeatureExtractor:
 
     # -- transform --------------------------------------------------------------------------
     def transform(self, docs: Sequence[TokenizedDocument], trusted: Sequence[np.ndarray] | None = None,
-                  batch: TokenBatch | None = None, rows: np.ndarray | None = None) -> np.ndarray:
+                  batch: TokenBatch | None = None, rows: np.ndarray | None = None,
+                  like: tuple["FeatureExtractor", np.ndarray] | None = None) -> np.ndarray:
         """The feature matrix of all tokens of ``docs``, documents one after another.
 
         ``trusted``: per document, an (n_tokens, k) array of trusted-phrase attributes (issue C);
@@ -135,10 +136,46 @@ class FeatureExtractor:
         the notes alone are joined once. ``rows``: a boolean mask over all the tokens; only
         their rows are assembled (a screened ensemble's later members, :mod:`itdeid.ensemble`),
         the same rows as ``transform(docs)[rows]``.
+
+        ``like``: another extractor and its full matrix of the same batch (an ensemble's member
+        0). Where that extractor has the same columns, the columns of the notes alone are its
+        matrix's at ``rows`` and only this extractor's learned columns are computed: the same
+        matrix, without assembling those columns once for every member (issue I).
         """
         if not hasattr(self, "feature_names_"):
             raise RuntimeError("FeatureExtractor is not fitted yet: call fit() first")
+        if like is not None and rows is not None and self._same_columns(like[0]):
+            return self._like(docs, batch, rows, like[1])
         return self._matrix(docs, trusted, batch=batch, rows=rows)
+
+    def _same_columns(self, other: "FeatureExtractor") -> bool:
+        """Whether ``other``'s matrix has this one's columns, each of the notes alone the same
+        (the same groups and window; no trusted phrases, which are given per call)."""
+        return (other.feature_names_ == self.feature_names_ and other.window == self.window
+                and tuple(other.groups) == tuple(self.groups) and "trusted" not in self.groups)
+
+    def _like(self, docs, batch: TokenBatch | None, rows: np.ndarray, full: np.ndarray) -> np.ndarray:
+        """:meth:`_matrix` at ``rows``, from ``full`` (the matrix of an extractor with the same
+        columns over the same batch) with this extractor's learned columns written over it."""
+        docs = list(docs)
+        if batch is None or len(batch.docs) != len(docs) or any(a is not b for a, b in zip(batch.docs, docs)):
+            raise ValueError("transform(like=...) needs the TokenBatch the full matrix was built from")
+        if rows.dtype != bool or rows.shape != (len(batch),) or full.shape != (len(batch), len(self.feature_names_)):
+            raise ValueError("rows must be a boolean mask over the tokens of the full matrix")
+        if not rows.any():
+            return np.zeros((0, len(self.feature_names_)), dtype=np.float32)
+        X = full[rows]
+        cols = self._learned_columns(batch, None, batch.near(rows, self.window))
+        at = {name: j for j, name in enumerate(self.feature_names_)}
+        for name, values in cols.items():
+            X[:, at[name]] = np.asarray(values)[rows]
+        _, windowed = self._base_names()
+        learned = [name for name in windowed if name in cols]
+        if learned:
+            w = np.column_stack([cols[name] for name in learned])
+            for o in (o for o in range(-self.window, self.window + 1) if o):
+                X[:, [at[f"{name}@{o:+d}"] for name in learned]] = batch.shifted(w, o, rows=rows)
+        return X
 
     def fit_transform(self, docs, trusted=None, copies: Sequence[TokenizedDocument] = ()):
         """Fit on ``docs``, then the training rows: those of ``docs``, then those of ``copies``
@@ -223,8 +260,10 @@ class FeatureExtractor:
             own = _batch_own_case_counts(batch)
             counts = batch.word_rows(self.case_counts_.table, np.int64, need)
             cap, lower, initial = (counts + own).T
-            cols["cap_to_lower"] = _log_ratio(cap, lower)
-            cols["cap_to_initial"] = _log_ratio(cap, initial)
+            at = slice(None) if need is None else np.flatnonzero(need)
+            for name, bottom in (("cap_to_lower", lower), ("cap_to_initial", initial)):
+                cols[name] = np.zeros(len(batch), dtype=np.float32)
+                cols[name][at] = _log_ratio(cap[at], bottom[at])
         if "heading" in g:
             cols["heading_id"] = batch.joined(self._heading_ids)
         if "nonphi" in g:
@@ -248,9 +287,11 @@ class FeatureExtractor:
             # the tokens needed and their word neighbours, renumbered; computed on those alone
             at = np.flatnonzero(need)
             around = np.concatenate([left[at], right[at]])
-            some = np.union1d(at, around[around >= 0])
+            wanted = need.copy()                  # marks rather than np.union1d's sort
+            wanted[around[around >= 0]] = True
+            some = np.flatnonzero(wanted)
             lex = self.lexicon_
-            words, of_word = np.unique(batch.ids[some], return_inverse=True)
+            words, of_word = batch.distinct_words(batch.ids[some])
             sub = lexicon_columns(lex.rows([batch.vocabulary[k] for k in words])[of_word],
                                   np.full(len(some), max(lex.tokens, 1), dtype=np.float32), zipf[some],
                                   _renumbered(left[some], some), _renumbered(right[some], some))
