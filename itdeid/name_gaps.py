@@ -239,7 +239,11 @@ def join_possessive_start(td: TokenizedDocument, codes: np.ndarray) -> np.ndarra
 
 
 def join_gaps(td: TokenizedDocument, codes: np.ndarray) -> np.ndarray:
-    """The rules of this module, as the recipe applies them (``join_gaps``)."""
+    """The rules of this module, as the recipe applies them (``join_gaps``). Each joins tokens
+    to a tag, so a note with none (most notes) is returned as it is, without the seven passes
+    (issue I)."""
+    if not np.any(codes):
+        return codes
     codes = join_state_after_place(td, join_name_gaps(td, codes))
     codes = join_initial_after_name(td, join_surname_before_name(td, codes))
     codes = join_initial_before_name(td, codes)
