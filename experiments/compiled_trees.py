@@ -39,22 +39,34 @@ from itdeid.errors import run_script  # noqa: E402
 
 
 
+def boosters(learner) -> list[tuple[str, object]]:
+    """(part, xgboost Booster) of a learner: its one booster, or a two-step learner's PHI
+    detector and class model (``learners.Learner``, ``two_step``)."""
+    if getattr(learner, "detector_", None) is not None:
+        parts = [("detector", learner.detector_)] + ([("typer", learner.typer_)] if learner.typer_ is not None else [])
+        return [(f" {name}", part.estimator_.get_booster()) for name, part in parts]
+    return [("", learner.estimator_.get_booster())]
+
+
 def learners_and_rows(model, docs):
-    """(name, xgboost Booster, float32 rows) for each xgboost learner of ``model``."""
+    """(name, xgboost Booster, float32 rows) for each xgboost learner of ``model`` (a two-step
+    learner's class model is timed on all the rows, as its detector: the time a row is what
+    is compared)."""
     out = []
     members = model.members_ if isinstance(model, InnerEnsemble) else [model]
     probabilities = []
     for k, member in enumerate(members):
         X = member.extractor_.transform(docs, None).astype(np.float32)
-        out.append((f"member {k}" if len(members) > 1 else "token model",
-                    member.learner_.estimator_.get_booster(), X))
+        for part, booster in boosters(member.learner_):
+            out.append(((f"member {k}" if len(members) > 1 else "token model") + part, booster, X))
         probabilities.append(member.learner_.predict_proba(X))
     if isinstance(model, InnerEnsemble) and getattr(model, "stage_", None):
         mean = np.mean(probabilities, axis=0)
         cuts = np.cumsum([len(td.tokens) for td in docs])[:-1]
         rows = np.vstack([stacked_columns(td, p) for td, p in zip(docs, np.split(mean, cuts))])
         for k, learner in enumerate(model.stage_):
-            out.append((f"context stage {k}", learner.estimator_.get_booster(), rows))
+            for part, booster in boosters(learner):
+                out.append((f"context stage {k}{part}", booster, rows))
     return out
 
 
@@ -100,6 +112,8 @@ def main(argv=None) -> int:
             matrix = tl2cgen.DMatrix(X, dtype="float32")
             tl_s, tl_p = best_of(args.repeats, lambda: predictor.predict(matrix))
             tl_p = np.asarray(tl_p).reshape(xgb_p.shape)
+            if xgb_p.ndim == 1:    # a logistic model's P(the second class)
+                xgb_p, tl_p = (np.column_stack([1.0 - p, p]) for p in (xgb_p, tl_p))
             table.append({"learner": name, "rows": len(X), "trees": len(booster.get_dump()),
                           "xgboost_s": round(xgb_s, 3), "tl2cgen_s": round(tl_s, 3),
                           "tl2cgen_over_xgboost": round(tl_s / xgb_s, 2),
