@@ -213,3 +213,35 @@ def test_place_marks_over_a_batch_are_each_notes_marks(fitted):
         alone = np.concatenate([static_columns(td, "location")[name] for td in group if len(td)])
         np.testing.assert_array_equal(values, alone, err_msg=name)
     assert together["us_state"][len(TokenBatch(test)) + 2] == 0     # 'New' alone is no state
+
+
+LAYOUT_NOTES = [
+    'Dr. Smith saw "the (patient) in [bed" today.\nWIFE MARY CALLED\n(a ((b) c)) d) e ( f\n',
+    ') ] } closing first, then "open\n"and" a quote "left" open "\nwife , : - mary - smith jones',
+    "ÉCOLE ÇA VA BIEN\nStraße Ǆemal ǅemal ǆemal ab\nSEEN BY DR\nSMITH",
+    "x",
+    "mr",
+    "Jones\n\n\nTITLE LINE:\nsister\nAnn",
+    "HEADING:\n  a line \"with ([{ runs ([ and )]} closers\nEND",
+]
+
+
+@pytest.mark.parametrize("group", ["casing", "context", "heading"])
+def test_layout_groups_over_a_batch_are_each_notes_columns(fitted, group):
+    """The layout groups as array operations over a whole batch (itdeid.featurize.layout_batch):
+    the same as note by note, with quotes, brackets (more closing than opening), capitals
+    beyond ASCII, announcing words and headings at note and line boundaries."""
+    from itdeid.featurize import batch_static_columns, static_columns
+    _docs, test = fitted
+    odd = [tokenize_document(Document(f"l{k}", text, []), gold=False) for k, text in enumerate(LAYOUT_NOTES)]
+    for notes in (test, odd, odd[::-1] + test, odd[3:5]):
+        together = batch_static_columns(TokenBatch(notes), group)
+        assert set(together) == set(static_columns(next(td for td in notes if len(td)), group))
+        for name, values in together.items():
+            alone = np.concatenate([static_columns(td, group)[name] for td in notes if len(td)])
+            assert values.dtype == alone.dtype, (group, name)
+            np.testing.assert_array_equal(values, alone, err_msg=f"{group} {name}")
+    casing = batch_static_columns(TokenBatch(odd), "casing")
+    context = batch_static_columns(TokenBatch(odd), "context")
+    assert casing["announced_by"].any() and context["in_quotes"].any() and context["in_brackets"].any()
+    assert context["line_upper"].any()

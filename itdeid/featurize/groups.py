@@ -16,6 +16,7 @@ from itdeid.casing import casing_columns
 from itdeid.featurize.note_columns import (_clock_columns, _context_columns, _heading_columns,
                                            _location_columns, _measure_columns, _orthography_batch,
                                            _orthography_columns, _regex_columns, _sentence_columns)
+from itdeid.featurize.layout_batch import casing_batch, context_batch, heading_batch
 from itdeid.featurize.tokenized import TokenizedDocument
 from itdeid.featurize.word_columns import _WORD_GROUPS, _word_group_columns
 from itdeid.token_batch import TokenBatch
@@ -44,14 +45,21 @@ _STATIC_GROUPS = {
 }
 
 
+#: Groups whose batch form is array operations over the whole batch (:mod:`.layout_batch`).
+_LAYOUT_BATCH = {"casing": casing_batch, "context": context_batch, "heading": heading_batch}
+
+
 def batch_static_columns(batch: TokenBatch, group: str) -> dict[str, np.ndarray]:
     """The columns of ``group`` that depend on the notes alone (:func:`static_columns`) for a
     whole batch, end to end, remembered on the batch: once per distinct word for the word groups
-    and orthography, else each note's cached columns joined."""
+    and orthography, over the whole batch for the layout groups, else each note's cached
+    columns joined."""
     if group in _WORD_GROUPS:
         return _word_group_columns(batch, group)
     if group == "orthography":
         return _orthography_batch(batch)
+    if group in _LAYOUT_BATCH:
+        return _LAYOUT_BATCH[group](batch)
     return {name: batch.joined_once(("static", group, name), lambda td, name=name: static_columns(td, group)[name])
             for name in _static_names(batch.docs, group)}
 
