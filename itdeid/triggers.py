@@ -170,6 +170,27 @@ class TriggerLists:
         self._inverted_cache = (self.left, self.right, tuple(tables))
         return self._inverted_cache[2]
 
+    def _flat(self) -> tuple[dict, list[tuple[np.ndarray, ...]]]:
+        """The inverted tables (not ngram) as arrays, built once per fitted list: each trigger
+        word's index, and per side, each word's count of (offset, class) entries (the last row
+        is any other word's: 0), where its entries begin, and all entries' offsets and classes.
+        A batch then looks each of its words up once for both sides (issue I)."""
+        sides = self._inverted()
+        cached = getattr(self, "_flat_cache", None)
+        if cached is not None and cached[0] is sides:
+            return cached[1]
+        words = sorted(set(sides[0]) | set(sides[1]))
+        arrays = []
+        for index in sides:
+            entries = [index.get(w, ()) for w in words]
+            counts = np.array([len(e) for e in entries] + [0], dtype=np.int64)
+            arrays.append((counts, np.concatenate([[0], np.cumsum(counts)[:-1]]),
+                           np.array([o for e in entries for o, _ in e], dtype=np.int64),
+                           np.array([c for e in entries for _, c in e], dtype=np.int64)))
+        flat = ({w: k for k, w in enumerate(words)}, arrays)
+        self._flat_cache = (sides, flat)
+        return flat
+
     def hits(self, words: list[str]) -> tuple[np.ndarray, np.ndarray]:
         """Per token and class, the number of left and right triggers that point at it.
 
@@ -218,21 +239,20 @@ class TriggerLists:
             for td, a in zip(batch.docs, np.concatenate([[0], np.cumsum(batch.lengths)])):
                 left[a:a + len(td)], right[a:a + len(td)] = self.hits(td.words)
             return left, right
-        for index, out in zip(self._inverted(), (left, right)):
-            entries = [index.get(w, ()) for w in batch.vocabulary]
-            counts = np.array([len(e) for e in entries], dtype=np.int64)
-            if not m or not counts.any():
+        where, sides = self._flat()
+        # each token's trigger word (-1, the tables' last row: none)
+        word = np.fromiter((where.get(w, -1) for w in batch.vocabulary), np.int64,
+                           len(batch.vocabulary))[batch.ids]
+        for (counts, first, offsets, classes), out in zip(sides, (left, right)):
+            per_token = counts[word]
+            if not m or not per_token.any():
                 continue
-            offsets = np.array([o for e in entries for o, _ in e], dtype=np.int64)
-            classes = np.array([c for e in entries for _, c in e], dtype=np.int64)
-            first = np.concatenate([[0], np.cumsum(counts)[:-1]])
-            per_token = counts[batch.ids]
             if need is not None:    # only tokens whose triggers can point at a needed token
                 per_token = np.where(batch.near(need, int(np.abs(offsets).max())), per_token, 0)
             token = np.repeat(np.arange(m), per_token)
             # the k-th trigger entry of each token's word, k = 0 .. per_token - 1
             k = np.arange(len(token)) - np.repeat(np.cumsum(per_token) - per_token, per_token)
-            entry = first[batch.ids][token] + k
+            entry = first[word][token] + k
             target = token - offsets[entry]   # the token this trigger points at
             inside = (target >= batch.start[token]) & (target < batch.end[token])
             # each (token, class) pair's count: a bincount, not np.add.at's slow loop
