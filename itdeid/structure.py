@@ -300,6 +300,9 @@ def find_headings(text: str, counts: tuple[int, int] | None = None) -> list[Head
 # Sentences.
 # ------------------------------------------------------------------------------------------
 _BULLET = frozenset("-*•#>+")
+_BULLET_CODES = np.array(sorted(map(ord, _BULLET)), dtype=np.uint32)
+#: '!', '?' and '.': a token of one of them may end a sentence.
+_MARK_CODES = np.array([ord("!"), ord("?"), ord(".")], dtype=np.uint32)
 
 
 def _dotted_word(tokens: Sequence[Token], period: int) -> str:
@@ -341,8 +344,24 @@ def _line_info(text: str) -> tuple[list[int], list[str]]:
     return starts, lines
 
 
+def _first_characters(codes: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Of the tokens beginning at ``starts`` (offsets into a text of code points ``codes``),
+    whether the first character is upper case or a digit, is a letter, and is a bullet, as
+    ``str.isupper() or str.isdigit()``, ``str.isalpha()`` and membership of :data:`_BULLET`
+    say: by code for ASCII, by those methods for the rest (instead of three passes over every
+    token's text, issue I)."""
+    first = codes[starts]
+    capital = (first >= 65) & (first <= 90)
+    upper = capital | ((first >= 48) & (first <= 57))
+    letter = capital | ((first >= 97) & (first <= 122))
+    for i in np.flatnonzero(first > 127).tolist():
+        c = chr(first[i])
+        upper[i], letter[i] = c.isupper() or c.isdigit(), c.isalpha()
+    return upper, letter, np.isin(first, _BULLET_CODES)
+
+
 def _sentence_starts(text, tokens, t_starts, t_ends, heading, in_heading, newlines, line_start,
-                     lower_doc, inv) -> np.ndarray:
+                     lower_doc, inv, codes) -> np.ndarray:
     """Which tokens start a sentence: the first; one entering, leaving or changing a heading;
     one after a blank line; one after a sentence-ending mark that begins upper case (or any
     letter in a lower-case note); one at the start of a line after a short line, a line ending
@@ -357,20 +376,18 @@ def _sentence_starts(text, tokens, t_starts, t_ends, heading, in_heading, newlin
     new_sentence[0] = True
     if n == 1:
         return new_sentence
-    firsts = [t.text[0] for t in tokens[1:]]
-    upper = np.fromiter((c.isupper() or c.isdigit() for c in firsts), dtype=bool, count=n - 1)
+    upper, letter, bullet = _first_characters(codes, t_starts[1:])
     breaks = newlines[t_starts[1:]] - newlines[t_ends[:-1]]
     here, before = in_heading[1:], in_heading[:-1]
     decided = ((here & ~before) | (here & (heading[1:] != heading[:-1])) | (before & ~here) | (breaks >= 2))
     # after '.', '!' or '?' with a gap, beginning upper case (or a letter in a lower-case note)
-    marks = np.fromiter((t.text in ("!", "?", ".") for t in tokens[:-1]), dtype=bool, count=n - 1)
-    letter = np.fromiter((c.isalpha() for c in firsts), dtype=bool, count=n - 1) if lower_doc \
-        else np.zeros(n - 1, dtype=bool)
+    marks = (t_ends[:-1] - t_starts[:-1] == 1) & np.isin(codes[t_starts[:-1]], _MARK_CODES)
+    if not lower_doc:
+        letter = np.zeros(n - 1, dtype=bool)
     gap = t_starts[1:] > t_ends[:-1]
     for j in np.flatnonzero(~decided & marks & gap & (upper | letter)).tolist():
         decided[j] = _ends_sentence(tokens, j, inv, line_start)
     # at a line's start after a short line, a line ending in ':' or a line with no letter
-    bullet = np.fromiter((c in _BULLET for c in firsts), dtype=bool, count=n - 1)
     candidates = np.flatnonzero(~decided & (breaks == 1) & (upper | bullet))
     if len(candidates):
         line_starts, lines = _line_info(text)
@@ -405,7 +422,7 @@ def analyze(text: str, tokens: list[Token]) -> Structure:
     if n > 1:
         line_start[1:] = newlines[t_starts[1:]] > newlines[t_ends[:-1]]
     new_sentence = _sentence_starts(text, tokens, t_starts, t_ends, heading, in_heading, newlines,
-                                    line_start, lower_doc, inv)
+                                    line_start, lower_doc, inv, codes)
 
     sentence = np.cumsum(new_sentence, dtype=np.int64) - 1 if n else np.zeros(0, dtype=np.int64)
     n_sentences = int(sentence[-1]) + 1 if n else 0
