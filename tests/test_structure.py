@@ -257,3 +257,15 @@ def test_letter_counts_agree_with_str_methods():
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
         letters = [c for c in text if c.isalpha()]
         assert _letter_counts(_code_points(text)) == (len(letters), sum(c.isupper() for c in letters))
+
+
+def test_first_characters_read_from_code_points_are_the_str_methods():
+    """A token's first character as the sentence rules read it (by code for ASCII, by str
+    methods beyond it): the same as str.isupper() or str.isdigit(), str.isalpha() and the
+    bullet set."""
+    from itdeid.structure import _BULLET, _code_points, _first_characters
+    text = "aZ09-*•#>+.!?éÉßǅǆ٣ⅣΣσ\u00a0\U0001d400x"
+    upper, letter, bullet = _first_characters(_code_points(text), np.arange(len(text)))
+    assert upper.tolist() == [c.isupper() or c.isdigit() for c in text]
+    assert letter.tolist() == [c.isalpha() for c in text]
+    assert bullet.tolist() == [c in _BULLET for c in text]
