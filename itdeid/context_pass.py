@@ -98,21 +98,47 @@ def _repeats(ids: np.ndarray, proba: np.ndarray) -> np.ndarray:
     size = np.diff(np.r_[starts, len(rows)])
     group = np.repeat(np.arange(len(starts)), size)
     values = np.column_stack([1.0 - proba[rows, 0], proba[rows, 1:]]).astype(np.float32)
-    others = np.empty_like(values)
-    for j in range(values.shape[1]):
-        order = np.lexsort((-values[:, j], group))     # by word, then highest first, then note order
-        best, second = values[order[starts], j], values[order[starts + 1], j]
-        others[:, j] = best[group]
-        others[order[starts], j] = second
+    # per word and column, the highest value; the first token holding it (in note order) gets
+    # the highest of the others instead (a sort per column had done this: issue I)
+    best = np.maximum.reduceat(values, starts, axis=0)
+    position = np.arange(len(rows))[:, None]
+    holder = np.minimum.reduceat(np.where(values == best[group], position, len(rows)), starts, axis=0)
+    column = np.arange(values.shape[1])[None, :]
+    rest = values.copy()
+    rest[holder, column] = -np.inf
+    others = best[group]
+    others[holder, column] = np.maximum.reduceat(rest, starts, axis=0)
     phi = values[:, 0]
-    # numpy's own sum a word, a call each (its summation order depends on the array's layout;
-    # np.add.reduceat rounds differently)
-    total = np.array([phi[a:a + k].sum() for a, k in zip(starts.tolist(), size.tolist())], dtype=np.float32)
+    total = _word_sums(phi, starts, size)
     out[rows, 0] = size[group] - 1
     out[rows, 1] = others[:, 0]
     out[rows, 2] = (total[group] - phi) / (size[group] - 1).astype(np.float32)
     out[rows, 3:] = others[:, 1:]
     return out
+
+
+#: Numpy sums fewer values than this one after another from 0 (more: in pairs).
+_SEQUENTIAL = 8
+
+
+def _word_sums(values: np.ndarray, starts: np.ndarray, size: np.ndarray) -> np.ndarray:
+    """Each word's sum of its (float32) ``values``, rounded as numpy's own ``sum`` of the word
+    rounds it (its summation order depends on the count, and np.add.reduceat's differs): a
+    word of fewer than :data:`_SEQUENTIAL` values summed column by column of a zero-padded
+    block, as numpy sums them, one after another from 0; a longer word by numpy's sum."""
+    total = np.zeros(len(starts), dtype=np.float32)
+    short = np.flatnonzero(size < _SEQUENTIAL)
+    if len(short):
+        k = np.arange(_SEQUENTIAL - 1)
+        at = starts[short][:, None] + k
+        block = np.where(k < size[short][:, None], values[np.minimum(at, len(values) - 1)], np.float32(0))
+        acc = np.zeros(len(short), dtype=np.float32)
+        for j in range(block.shape[1]):
+            acc = acc + block[:, j]
+        total[short] = acc
+    for g in np.flatnonzero(size >= _SEQUENTIAL).tolist():
+        total[g] = values[starts[g]:starts[g] + size[g]].sum()
+    return total
 
 
 def context_features(words: Sequence[str], proba: np.ndarray) -> np.ndarray:

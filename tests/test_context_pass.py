@@ -147,3 +147,56 @@ def test_the_batch_stacked_columns_are_each_notes_own():
     parts = np.split(proba, np.cumsum(batch.lengths)[:-1])
     expected = np.vstack([stacked_columns(td, p) for td, p in zip(docs, parts) if len(td)])
     np.testing.assert_array_equal(batch_stacked_columns(batch, proba), expected)
+
+
+def _repeats_by_sorting(ids, proba):
+    """The same-word columns as they were computed before (a sort per column), the reference."""
+    n = len(ids)
+    out = np.zeros((n, 3 + len(LABELS) - 1), dtype=np.float32)
+    counts = np.bincount(ids[ids >= 0]) if (ids >= 0).any() else np.zeros(1, dtype=np.int64)
+    rows = np.flatnonzero((ids >= 0) & (counts[np.maximum(ids, 0)] >= 2))
+    if not len(rows):
+        return out
+    rows = rows[np.argsort(ids[rows], kind="stable")]
+    word = ids[rows]
+    starts = np.flatnonzero(np.r_[True, word[1:] != word[:-1]])
+    size = np.diff(np.r_[starts, len(rows)])
+    group = np.repeat(np.arange(len(starts)), size)
+    values = np.column_stack([1.0 - proba[rows, 0], proba[rows, 1:]]).astype(np.float32)
+    others = np.empty_like(values)
+    for j in range(values.shape[1]):
+        order = np.lexsort((-values[:, j], group))
+        others[:, j] = values[order[starts], j][group]
+        others[order[starts], j] = values[order[starts + 1], j]
+    phi = values[:, 0]
+    total = np.array([phi[a:a + k].sum() for a, k in zip(starts.tolist(), size.tolist())], dtype=np.float32)
+    out[rows, 0] = size[group] - 1
+    out[rows, 1] = others[:, 0]
+    out[rows, 2] = (total[group] - phi) / (size[group] - 1).astype(np.float32)
+    out[rows, 3:] = others[:, 1:]
+    return out
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_repeated_words_columns_equal_the_sorting_reference_bit_for_bit(seed):
+    """Maxima and runner-ups by segment reductions, word sums rounded as numpy's sum: the
+    same bits as a sort per column and a sum per word, ties and long words included."""
+    from itdeid.context_pass import _repeats
+    rng = np.random.default_rng(seed)
+    n = 3000
+    ids = rng.integers(-1, 300, n)
+    ids[:200] = 7                                   # one word of 200 tokens
+    for proba in (rng.random((n, 9)).astype(np.float32),
+                  rng.integers(0, 3, (n, 9)).astype(np.float32) / 2):   # many ties
+        got, want = _repeats(ids, proba), _repeats_by_sorting(ids, proba)
+        assert got.view(np.uint32).tolist() == want.view(np.uint32).tolist()
+
+
+def test_word_sums_round_as_numpys_sum():
+    from itdeid.context_pass import _word_sums
+    rng = np.random.default_rng(3)
+    size = np.array([1, 2, 5, 7, 8, 9, 16, 31, 129, 3])
+    values = (rng.random(size.sum()) * 1e3).astype(np.float32)
+    starts = np.r_[0, np.cumsum(size)[:-1]]
+    want = [values[a:a + k].sum() for a, k in zip(starts, size)]
+    assert _word_sums(values, starts, size).tolist() == want
