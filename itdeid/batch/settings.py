@@ -200,6 +200,12 @@ def differences(old: dict, new: dict) -> list[str]:
     return found
 
 
+#: A made-up note, tagged once after loading (:func:`load_tagger`): a title and a name, a
+#: place, a date, a phone number, a relation word, a measurement and misspelled words.
+WARM_UP_NOTE = ("Pt seen by Dr. Xample at Sampleton Hospital on 3/4/2090, BP 120/80.\n"
+                "Wife Ann called 555-0100 at 2:30pm. Quikcly ambulatd, tolerting diet.\n")
+
+
 def load_tagger(settings: Settings):
     """The model and (for surrogates) the Surrogates of ``settings``, as each worker loads
     them once."""
@@ -211,6 +217,11 @@ def load_tagger(settings: Settings):
     if settings.threshold is not None:
         set_threshold(model, settings.threshold)
     surrogates = Surrogates(settings.key) if settings.fmt == "surrogate" else None
+    # What each process builds once, on the first note that needs it (the templates' Hyperscan
+    # databases, word tables, the misspelling index), is built now, on a made-up note: a worker
+    # is ready before its first chunk, and what was built is frozen below with the model.
+    from itdeid.document import Document
+    model.predict([Document("warm-up", WARM_UP_NOTE)])
     # The model's objects live as long as the process: frozen, the collector's passes no
     # longer scan them again and again while tokens are made and dropped (issue I, session 32:
     # experiments/results/stage-times.md against stage-times-frozen.md). Nothing is lost:
