@@ -22,9 +22,9 @@ the identifier templates), the same notes, the same required-literal checks. Tho
 trees run in compiled code already, so a compiled feature core could not make them cheaper.
 
 ``--peer-tokens-per-second R --times K`` adds the budget a token has if the whole command is to
-tag K times as fast as a peer that tags R whitespace-separated tokens a second (deid.pl's rate
-in bench.py's table, which counts tokens that way): itdeid's own tokens are more (punctuation
-and compounds split), so the budget is given per itdeid token, the unit of the table.
+tag K times as fast as a peer that tags R tokens a second, counted as bench.py counts them for
+every system: itdeid's own tokens (``itdeid.tokens.tokenize``; an earlier version of this script
+took bench.py's rates for whitespace-separated tokens and gave a budget 1.38 times too small).
 """
 from __future__ import annotations
 
@@ -154,7 +154,7 @@ def main(argv=None) -> int:
     add_note_slice(ap)
     ap.add_argument("--out", default=None)
     ap.add_argument("--peer-tokens-per-second", type=float, default=None,
-                    help="a peer's whitespace tokens a second (bench.py's table), for the budget line")
+                    help="a peer's tokens a second (bench.py's table, itdeid's tokens), for the budget line")
     ap.add_argument("--times", type=float, default=20.0, help="how many times the peer's speed (default 20)")
     ap.add_argument("--freeze", action="store_true",
                     help="gc.freeze() after loading the model, as the batch tool does (load_tagger)")
@@ -200,10 +200,10 @@ def main(argv=None) -> int:
              f"garbage collection over all {args.repeats} runs: {COLLECTED['seconds']:.3f} s of {all_runs:.3f} s "
              f"({100 * COLLECTED['seconds'] / all_runs:.1f} %)\n")
     spaced = sum(len(d.text.split()) for d in test)
-    text += f"- whitespace-separated tokens of the same notes (bench.py's count): {spaced}, {tokens / spaced:.3f} itdeid tokens each\n"
+    text += f"- whitespace-separated tokens of the same notes: {spaced}, {tokens / spaced:.3f} itdeid tokens each\n"
     if args.peer_tokens_per_second:
-        budget = 1e6 / (args.times * args.peer_tokens_per_second * tokens / spaced)
-        text += (f"- budget: {args.times:g} times a peer tagging {args.peer_tokens_per_second:g} whitespace tokens a second "
+        budget = 1e6 / (args.times * args.peer_tokens_per_second)
+        text += (f"- budget: {args.times:g} times a peer tagging {args.peer_tokens_per_second:g} itdeid tokens a second "
                  f"leaves {budget:.2f} microseconds an itdeid token for everything, against {1e6 * total / tokens:.2f} here\n")
     text += "\n"
     text += markdown_table(pd.DataFrame(rows).set_index("stage"), floatfmt=".3f") + "\n"
