@@ -738,7 +738,7 @@ def test_cli_prints_format_error_as_one_line(tmp_path, capsys, monkeypatch):
 
     parser = argparse.ArgumentParser()
     parser.set_defaults(command="stats", run=run)
-    monkeypatch.setattr(cli, "build_parser", lambda: parser)
+    monkeypatch.setattr(cli, "build_parser", lambda command=None: parser)
     assert cli.main([]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err

@@ -23,14 +23,18 @@ from itdeid.errors import UserError, printable
 COMMANDS = ("deid", "synth", "stats", "evaluate", "train", "tag", "cv")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or of ``command`` alone: then only its module is imported.
+    Every command's parser imported scikit-learn, pandas and the training code, some two
+    seconds before a batch began, which ``itdeid deid``'s parent process, whose workers load
+    the model, never uses (issue I)."""
     parser = argparse.ArgumentParser(
         prog="itdeid",
         description="De-identify clinical notes: read corpora, train and apply the boosted-tree "
                     "PHI tagger, evaluate predictions.")
     parser.add_argument("--version", action="version", version=f"itdeid {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for name in COMMANDS:
+    for name in COMMANDS if command is None else (command,):
         module = importlib.import_module(f"itdeid.cli.{name}")
         module.add_parser(subparsers)
     return parser
@@ -86,7 +90,10 @@ def _stops_as_interrupts():
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    # a command's own arguments need its parser only; anything else (no command, --help,
+    # --version, a mistyped command) gets every command's, to list them
+    parser = build_parser(argv[0]) if argv and argv[0] in COMMANDS else build_parser()
     args = parser.parse_args(argv)
     try:
         with _stops_as_interrupts():
