@@ -524,6 +524,17 @@ def test_process_pool_and_dask_equal_the_in_process_run(tmp_path, model_dir):
     assert tree(tmp_path / "dask") == tree(tmp_path / "one")
 
 
+def test_the_deid_command_line_does_not_import_the_training_stack():
+    """itdeid deid's parent process parses its arguments without scikit-learn, xgboost or
+    pandas (a pool's workers load the model; those imports had cost some two seconds before the
+    pool started)."""
+    code = ("import sys; from itdeid.cli import build_parser; "
+            "build_parser('deid').parse_args(['deid', 'in', '--out', 'out']); "
+            "print(sorted(m for m in ('sklearn', 'xgboost', 'pandas') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
 def test_a_model_the_workers_cannot_load_is_one_line_error(tmp_path, model_dir, capfd):
     # the parent no longer loads the model before the pool starts: the workers' own load
     # fails, and the run ends with that one message, no traceback from any worker
