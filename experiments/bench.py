@@ -22,8 +22,8 @@ one pool worker). Measured:
 
 Tokens are counted as ``itdeid deid`` counts them, itdeid's own tokens (``itdeid.tokens.tokenize``:
 punctuation and compounds split), for every system in the table. ``--repeats N`` runs each itdeid
-command N times and keeps the fastest (the machines here are shared, and one command's time moved
-by a fifth from run to run in session 32); deid.pl runs once.
+command N times and keeps the fastest (the machines here are shared, and the same command's time
+varies from run to run); deid.pl runs once.
 
 ``--profile`` adds a cProfile of the full pipeline tagging a slice of the first corpus in this
 process (where the time goes). ``--cv-results`` copies the wall time of each row from finished
