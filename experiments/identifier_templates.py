@@ -9,8 +9,9 @@ class) and the matches that overlap none (false alarms). No training is involved
 are the same in every cross-validation fold. The 'plain' templates of the same file clear the
 model's tags on shapes that are never PHI ('at 2000', 'BP 75/40'): for them a match overlapping
 gold PHI is the error, counted the same way (``overlap_phi``, which must stay 0). No note text
-is printed. The eponym rule (:mod:`itdeid.eponyms`) and the drug-name rule
-(:mod:`itdeid.drug_names`) are counted with them.
+is printed. The eponym rule (:mod:`itdeid.eponyms`), the drug-name rule
+(:mod:`itdeid.drug_names`) and the care-term rule (:mod:`itdeid.clinical_terms`) are counted
+with them.
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from itdeid.clinical_terms import clinical_term_tokens
 from itdeid.drug_names import drug_tokens
 from itdeid.eponyms import eponym_tokens
 from itdeid.featurize import token_offsets, tokenize_documents
@@ -51,13 +53,15 @@ def count_matches(documents) -> pd.DataFrame:
 EPONYMS = "an eponym before what it names (eponyms.json)"
 #: The row of the drug-name rule (gazetteers/drug_names.txt).
 DRUGS = "a drug name standing alone (drug_names.txt)"
+#: The row of the care-term rule (features/clinical_terms.json).
+TERMS = "a care term standing alone (clinical_terms.json)"
 
 
 def count_plain(documents) -> pd.DataFrame:
     """Per 'plain' kind: matches overlapping gold PHI (what the template would clear) and not;
     and the same for the eponym rule, which clears only tagged tokens: counted as if every
-    token were tagged; and for the drug-name rule, which clears a tagged token standing alone:
-    counted as if each token were tagged alone (every other token at a time)."""
+    token were tagged; and for the drug-name and care-term rules, which clear a tagged token
+    standing alone: counted as if each token were tagged alone (every other token at a time)."""
     phi, other = Counter(), Counter()
     for d in documents:
         for a, b, kind in plain_matches(d.text):
@@ -77,7 +81,9 @@ def count_plain(documents) -> pd.DataFrame:
             alone = (np.arange(len(starts)) % 2 == parity).astype(np.int64)
             for k in drug_tokens(td.document.text, starts, ends, alone):
                 (phi if gold[k] else other)[DRUGS] += 1
-    kinds = [kind for kind, _pattern in plain_templates()] + [EPONYMS, DRUGS]
+            for k in clinical_term_tokens(td.document.text, starts, ends, alone):
+                (phi if gold[k] else other)[TERMS] += 1
+    kinds = [kind for kind, _pattern in plain_templates()] + [EPONYMS, DRUGS, TERMS]
     return pd.DataFrame([{"kind": k, "overlap_phi": phi[k], "outside_phi": other[k]} for k in kinds],
                         columns=["kind", "overlap_phi", "outside_phi"]).set_index("kind")
 

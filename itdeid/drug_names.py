@@ -35,12 +35,20 @@ def drug_names() -> frozenset[str]:
 def drug_tokens(text: str, starts: np.ndarray, ends: np.ndarray, codes: np.ndarray) -> list[int]:
     """Indices of the tagged tokens (``codes`` non-zero) to clear: listed drug names standing
     alone (the tokens either side untagged), after no title."""
+    return lone_listed_tokens(text, starts, ends, codes, drug_names())
+
+
+def lone_listed_tokens(text: str, starts: np.ndarray, ends: np.ndarray, codes: np.ndarray,
+                       words: frozenset[str]) -> list[int]:
+    """Indices of the tagged tokens (``codes`` non-zero) whose lower-case text is one of
+    ``words``, standing alone (the tokens either side untagged), after no title (the drug
+    names' rule, shared with :mod:`itdeid.clinical_terms`)."""
     codes = np.asarray(codes)
-    names, n, found = drug_names(), len(codes), []
+    n, found = len(codes), []
     for k in np.flatnonzero(codes != 0).tolist():
         if (k > 0 and codes[k - 1]) or (k + 1 < n and codes[k + 1]):
             continue
         a, b = int(starts[k]), int(ends[k])
-        if text[a:b].lower() in names and not after_title(text, a):
+        if text[a:b].lower() in words and not after_title(text, a):
             found.append(k)
     return found

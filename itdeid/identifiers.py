@@ -30,6 +30,7 @@ from functools import lru_cache
 import numpy as np
 
 from itdeid.document import LABELS, Span
+from itdeid.clinical_terms import clinical_term_tokens
 from itdeid.drug_names import drug_tokens
 from itdeid.eponyms import eponym_tokens
 from itdeid.guarded import Template, lowered_ascii
@@ -120,7 +121,8 @@ def apply_identifiers(text: str, starts: np.ndarray, ends: np.ndarray, codes: np
     match's PHI part overlaps. Before all that, the tokens a 'plain' template's part overlaps
     (:func:`plain_spans`: 'at 2000', a clock time the model took for a year) lose the model's
     tag, and so do tagged eponyms before what they name ('Quinton cath': :mod:`itdeid.eponyms`)
-    and tagged drug names standing alone ('Ofloxacin': :mod:`itdeid.drug_names`)."""
+    and tagged drug names and care terms standing alone ('Ofloxacin': :mod:`itdeid.drug_names`;
+    'PERMACATH', 'VF': :mod:`itdeid.clinical_terms`)."""
     codes = np.array(codes, copy=True)
     read = _read(text)
     for start, end, _kind in plain_matches(text, read):
@@ -128,6 +130,7 @@ def apply_identifiers(text: str, starts: np.ndarray, ends: np.ndarray, codes: np
     for lo, hi in eponym_tokens(text, starts, ends, codes):
         codes[lo:hi] = 0
     codes[drug_tokens(text, starts, ends, codes)] = 0
+    codes[clinical_term_tokens(text, starts, ends, codes)] = 0
     matches = _template_matches(text, read)
     for _span, _kind, label in matches:
         if label is not None:

@@ -1,0 +1,45 @@
+"""Words of intensive and hospital care standing alone lose a tag (itdeid.clinical_terms)."""
+import numpy as np
+
+from itdeid.clinical_terms import clinical_term_tokens, clinical_terms
+from itdeid.document import Document
+from itdeid.featurize import tokenize_document
+from itdeid.featurize.tokenized import token_offsets
+from itdeid.identifiers import apply_identifiers
+from itdeid.tokens import tokenize
+from itdeid.word_lists import census_names, gazetteer_sets
+
+
+def test_no_term_is_a_listed_name_or_place_and_each_is_one_token():
+    first, last = census_names()
+    lists = gazetteer_sets()
+    names = set(first) | set(last) | set(lists["first"]) | set(lists["last"])
+    places = set().union(*(set(lists[k]) for k in ("cities", "states", "state_abbr", "countries", "world")))
+    terms = clinical_terms()
+    assert len(terms) > 50
+    assert not terms & names and not terms & places
+    assert all([t.text for t in tokenize(term)] == [term] for term in terms)
+
+
+def _tagged(text, tagged_words):
+    td = tokenize_document(Document("n", text, []), gold=False)
+    codes = np.array([2 if t.text in tagged_words else 0 for t in td.tokens], dtype=np.int64)
+    return td, codes
+
+
+def test_a_tagged_term_standing_alone_loses_its_tag():
+    text = "Pt found in VF, shocked. Permacath placed, CVVHF running. Transfer to MICU."
+    td, codes = _tagged(text, {"VF", "Permacath", "CVVHF", "MICU"})
+    starts, ends = token_offsets(td)
+    assert sorted(td.tokens[k].text for k in clinical_term_tokens(text, starts, ends, codes)) == \
+        ["CVVHF", "MICU", "Permacath", "VF"]
+    assert not apply_identifiers(text, starts, ends, codes).any()
+
+
+def test_a_term_after_a_title_or_inside_a_tagged_phrase_keeps_its_tag():
+    text = "Seen by Dr. Vf today. Called Anna Er Lopez."
+    td, codes = _tagged(text, {"Vf", "Anna", "Er", "Lopez"})
+    starts, ends = token_offsets(td)
+    assert clinical_term_tokens(text, starts, ends, codes) == []
+    untagged = np.zeros(len(codes), dtype=np.int64)
+    assert clinical_term_tokens(text, starts, ends, untagged) == []
