@@ -8,8 +8,8 @@ clinical fact, and the surrogates write a stranger's name into it. The knowledge
 hand-written list, ``features/clinical_terms.json``, applied as the drug names are
 (:mod:`itdeid.drug_names`): a tagged token that is a listed term loses its tag when it stands
 alone, its neighbours untagged, and no title comes before it. The list holds no word of the name
-and place lists ('Peg', 'Art' and 'Ed' are names), which ``tests/test_clinical_terms.py``
-checks.
+and place lists ('Peg', 'Art' and 'Ed' are names, 'VT' is Vermont), which
+``tests/test_clinical_terms.py`` checks.
 """
 from __future__ import annotations
 
