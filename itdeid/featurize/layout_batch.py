@@ -27,6 +27,8 @@ from __future__ import annotations
 import numpy as np
 
 from itdeid.casing import _SKIPPED, REACH, announcers
+from itdeid.featurize.tokenized import token_offsets
+from itdeid.structure import _code_points
 from itdeid.token_batch import TokenBatch
 
 #: Token texts the context group reads as an opening and a closing bracket (its test is
@@ -35,13 +37,11 @@ _OPENING = frozenset({"(", "[", "{", "([", "[{", "([{"})
 _CLOSING = frozenset({")", "]", "}", ")]", "]}", ")]}"})
 
 
-def _joined(batch: TokenBatch, name: str, dtype) -> np.ndarray:
-    """The notes' ``structure.<name>`` arrays end to end."""
-    key = ("structure", name)
-    if key not in batch.memo:
-        parts = [np.asarray(getattr(td.structure, name), dtype=dtype) for td in batch.docs]
-        batch.memo[key] = np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
-    return batch.memo[key]
+def _joined(batch: TokenBatch, name: str) -> np.ndarray:
+    """The notes' boolean ``structure.<name>`` arrays end to end (remembered on the batch)."""
+    joined = batch.joined_once(("structure", name),
+                               lambda td: np.asarray(getattr(td.structure, name), dtype=bool))
+    return joined.astype(bool, copy=False)
 
 
 def _segments(starts: np.ndarray) -> np.ndarray:
@@ -74,7 +74,7 @@ def casing_batch(batch: TokenBatch) -> dict[str, np.ndarray]:
     n_alpha = np.maximum(1, np.bincount(note, weights=alpha, minlength=len(batch.docs)))
     note_cap = (np.bincount(note, weights=cap, minlength=len(batch.docs)) / n_alpha)[note].astype(np.float32)
     note_upper = (np.bincount(note, weights=upper, minlength=len(batch.docs)) / n_alpha)[note].astype(np.float32)
-    line = _segments(_joined(batch, "line_start", bool))
+    line = _segments(_joined(batch, "line_start"))
     lines = int(line[-1]) + 1 if n else 0
     letters = _segment_sums(alpha, line, lines)
     capitals = _segment_sums(cap, line, lines)
@@ -122,7 +122,7 @@ def context_batch(batch: TokenBatch) -> dict[str, np.ndarray]:
                     dtype=np.int64)[ids]
     step[quote] = 0
     plain = ~quote & (step == 0)
-    line_start = _joined(batch, "line_start", bool)
+    line_start = _joined(batch, "line_start")
     line = _segments(line_start)
     first = np.flatnonzero(line_start)                 # each line's first token
     # quotation marks before a token in its line (the token itself is no mark where it counts)
@@ -146,11 +146,10 @@ def _line_upper(batch: TokenBatch, line: np.ndarray, first: np.ndarray) -> np.nd
     end) are more than three and all upper case."""
     if not len(batch):
         return np.zeros(0, dtype=np.float32)
-    text = "".join(td.document.text for td in batch.docs)
     offset = np.repeat(np.cumsum([0] + [len(td.document.text) for td in batch.docs[:-1]]), batch.lengths)
-    starts = offset + np.concatenate([[t.start for t in td.tokens] for td in batch.docs if len(td)])
-    ends = offset + np.concatenate([[t.end for t in td.tokens] for td in batch.docs if len(td)])
-    codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    starts = offset + np.concatenate([token_offsets(td)[0] for td in batch.docs if len(td)])
+    ends = offset + np.concatenate([token_offsets(td)[1] for td in batch.docs if len(td)])
+    codes = _code_points("".join(td.document.text for td in batch.docs))
     letter = ((codes >= 65) & (codes <= 90)) | ((codes >= 97) & (codes <= 122))
     upper = (codes >= 65) & (codes <= 90)
     wide = np.flatnonzero(codes > 127)
@@ -173,7 +172,7 @@ def heading_batch(batch: TokenBatch) -> dict[str, np.ndarray]:
     key = ("layout", "heading")
     if key in batch.memo:
         return batch.memo[key]
-    inside = _joined(batch, "in_heading", bool)
+    inside = _joined(batch, "in_heading")
     index = np.arange(len(batch))
     last = np.maximum.accumulate(np.where(inside, index, batch.start - 1)) if len(batch) else index
     since = np.where(inside, 0, np.minimum(index - last, 50)).astype(np.float32)
