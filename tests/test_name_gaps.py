@@ -148,3 +148,25 @@ def test_a_state_or_country_in_capitals_or_typed_a_name_and_a_possessive_start_j
         out = join_gaps(td, codes)
         changed = {t.text: LABELS[c] for t, c, o in zip(td.tokens, out, codes) if c != o}
         assert changed == joined, text
+
+
+def test_the_words_of_one_name_take_the_class_of_its_first_word():
+    """Out of fold the recipe typed 'LISA' PATIENT after 'DAUGHTER' and 'ROSSETTI' DOCTOR: one
+    person in two classes, and two surrogates. The first word, next to what says whose name it
+    is, gives the class; a comma, a line break or a word between keep two names apart."""
+    from itdeid.name_gaps import join_gaps
+    for text, tagged, joined in (
+            ("TAKEN HOME BY DAUGHTER LISA ROSSETTI.", {"LISA": "PATIENT", "ROSSETTI": "DOCTOR"},
+             {"ROSSETTI": "PATIENT"}),
+            ("seen by Dr Anne Marie Keller", {"Anne": "DOCTOR", "Marie": "PATIENT", "Keller": "PATIENT"},
+             {"Marie": "DOCTOR", "Keller": "DOCTOR"}),
+            ("Sons Smokey, Roger in", {"Smokey": "PATIENT", "Roger": "DOCTOR"}, {}),       # a comma: two
+            ("wife Ann\nDr Lee", {"Ann": "PATIENT", "Lee": "DOCTOR"}, {}),                 # a line break
+            ("Ann and Lee", {"Ann": "PATIENT", "Lee": "DOCTOR"}, {}),                        # a word between
+            ("Ann Lee", {"Ann": "PATIENT", "Lee": "LOCATION"}, {}),                         # not two names
+            ("GUARDIAN: Niece, Patricia WAITE", {"GUARDIAN": "DOCTOR", ",": "DOCTOR", "Patricia": "PATIENT",
+                                                  "WAITE": "PATIENT"}, {})):                # a tagged comma
+        td, codes = _codes(text, tagged)
+        out = join_gaps(td, codes)
+        changed = {t.text: LABELS[c] for t, c, o in zip(td.tokens, out, codes) if c != o}
+        assert changed == joined, text
