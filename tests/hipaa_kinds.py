@@ -92,6 +92,10 @@ NOTES = [
      "whether it's the ", ("14th", "DATE", "date"), ".\nFH: mother died at ", ("96", "AGE", "age over 89"),
      " , father passed away at age ", ("92", "AGE", "age over 89"), " . Reach me directly at ",
      ("x5543", "PHONE", "phone extension"), " or call ", ("x4410", "PHONE", "phone extension"), " .\n"],
+    # a hospital pager's four to six digits (PhysioNet's gold types them PHONE: session 33)
+    ["Call with questions , Pager # ", ("54321", "PHONE", "pager number"), " . Resident on call PG ",
+     ("33445", "PHONE", "pager number"), " ; reached at beeper number ", ("55037", "PHONE", "pager number"),
+     " . Read pg 2 , 3 of the chart .\n"],
     # a name after a next-of-kin label (a black-box probe of headers, session 28)
     ["NEXT OF KIN: ", ("WANJIRU KAMAU", "PATIENT", "name after a next-of-kin label"), " (MOTHER) ",
      ("617-555-0187", "PHONE", "phone"), "\nEmergency contact: ", ("Dmitri Sokolov", "PATIENT",

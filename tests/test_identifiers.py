@@ -150,7 +150,7 @@ PLAIN = [("heparin started at 2000", "2000"), ("labs @ 1930.", "1930"), ("flat u
          ("NO VENT CHANGES ON PS 10/5 AT 50%.", "10/5"),
          ("SETTINGS-SIMV/PS, 500X10, 40%, & 5/8. ABG", "5/8"), ("remains vented IMV 700x10, 50% 8/5.", "8/5"),
          ("present vent settings 12/5, 40% fio2", "12/5"),
-         ("Pager: #54321\nTime Frame: 3:15-3:45pm\n", "3:15-3:45"), ("turned off at 2:30 for a tap", "2:30"),
+         ("Seen.\nPager: #54321\nTime Frame: 3:15-3:45pm\n", "3:15-3:45"), ("turned off at 2:30 for a tap", "2:30"),
          ("Time 3:00pm", "3:00"), ("using IS to 800-1000cc.", "800-1000"), ("pass 800-1000 ccs of brb", "800-1000"),
          ("co/ci 3.4/1.9, svr 882-1326.", "882-1326"), ("her SVR is in the 900-1300, CO", "900-1300"),
          ("NURSING MICU NOTE 11A-7P\n", "11A"), ("NPN 7pm-7am\n", "7pm"), ("6/19 3P TO 7P: STABLE", "3P"),
