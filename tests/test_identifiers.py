@@ -157,7 +157,9 @@ PLAIN = [("heparin started at 2000", "2000"), ("labs @ 1930.", "1930"), ("flat u
          ("loc. 911 was called", "911"), ("HE CALLED 911>CALVERT HOSPITAL", "911"),
          ("VIP CVP 73, PA 72, PWP 93, Art 97%", "93"), ("This am CPKs 2010.", "2010"),
          ("HCT DOWN TO 27, REPEAT", "27"), ("PT'S MAP'S DROPPED TO 55-58. HOUSE", "55-58"),
-         ("Na 153, CPKs 11058, creat 2.4", "11058")]
+         ("Na 153, CPKs 11058, creat 2.4", "11058"), ("ABLE TO CONVERSE COHERENTLY", "CONVERSE"),
+         ("UNABLE TO MUSTER EFFECTIVE COUGH", "MUSTER"), ("she continues to moan", "moan"),
+         ("pt will have to lie flat", "lie"), ("ENCOURAGED TO TILT ON SIDE", "TILT")]
 NOT_PLAIN = ["MI 1992; CABG 1957, 1971", "since 2006", "in march of 2022", "from 1995 to 1998",
              "restrict to 2000", "at 2000/5", "at 20.5", "at 1960", "1900-2300", "born 12/12/1930",
              "Mrs. Neice called", "Pat 2000", "MI 8/87", "cath 6/30-7/2", "2019/03/14", "98/03/14",
@@ -171,7 +173,9 @@ NOT_PLAIN = ["MI 1992; CABG 1957, 1971", "since 2006", "in march of 2022", "from
              "vent settings reviewed, seen 3/9", "SIMV 500x10 on 10/3/2019", "on 5/5/2020 40%",
              "HER NUMBER IS 555-1234", "call 800-1000 today", "IABP 1:1", "seen 3/4 at noon",
              "Tel 617-911-0143", "MRN 9112345", "Apt 11A-7", "room 9-11A",
-             "pt 92, admitted", "seen Sat 12 June", "HCT 10/3 and", "K 3/4/2019", "MI 1992"]
+             "pt 92, admitted", "seen Sat 12 June", "HCT 10/3 and", "K 3/4/2019", "MI 1992",
+             "going to Harbor tomorrow", "plan to GH in am", "sent not to Sinai", "wants to\nHarbor",
+             "transferred to Quartermain 2", "spoke to Mary", "reported to Dr. Lee", "ABLE TO O'NEIL"]
 
 
 @pytest.mark.parametrize("text, word", PLAIN)
