@@ -160,7 +160,9 @@ PLAIN = [("heparin started at 2000", "2000"), ("labs @ 1930.", "1930"), ("flat u
          ("Na 153, CPKs 11058, creat 2.4", "11058"), ("ABLE TO CONVERSE COHERENTLY", "CONVERSE"),
          ("UNABLE TO MUSTER EFFECTIVE COUGH", "MUSTER"), ("she continues to moan", "moan"),
          ("pt will have to lie flat", "lie"), ("ENCOURAGED TO TILT ON SIDE", "TILT"),
-         ("I AM GOING HOME ON MON!!!", "MON"), ("clean clothes for Sunday.", "Sunday"), ("d/c to home Wed.", "Wed")]
+         ("I AM GOING HOME ON MON!!!", "MON"), ("clean clothes for Sunday.", "Sunday"), ("d/c to home Wed.", "Wed"),
+         ("Ceftriaxone at 2gm at 230PM. Given", "230"), ("GO HOME C HUSBAND 930 AM .", "930"),
+         ("FOLEY D/C'D DTV 930-1130PM.", "930-1130")]
 NOT_PLAIN = ["MI 1992; CABG 1957, 1971", "since 2006", "in march of 2022", "from 1995 to 1998",
              "restrict to 2000", "at 2000/5", "at 20.5", "at 1960", "1900-2300", "born 12/12/1930",
              "Mrs. Neice called", "Pat 2000", "MI 8/87", "cath 6/30-7/2", "2019/03/14", "98/03/14",
@@ -177,7 +179,8 @@ NOT_PLAIN = ["MI 1992; CABG 1957, 1971", "since 2006", "in march of 2022", "from
              "pt 92, admitted", "seen Sat 12 June", "HCT 10/3 and", "K 3/4/2019", "MI 1992",
              "going to Harbor tomorrow", "plan to GH in am", "sent not to Sinai", "wants to\nHarbor",
              "transferred to Quartermain 2", "spoke to Mary", "reported to Dr. Lee", "ABLE TO O'NEIL",
-             "Dr. Sun called", "O2 sat 95%", "Monroe", "Wednesdays", "Fri-Sat"]
+             "Dr. Sun called", "O2 sat 95%", "Monroe", "Wednesdays", "Fri-Sat",
+             "MRN 4430a1", "on 1230 amiodarone", "1/230 pm", "2019 pm"]
 
 
 @pytest.mark.parametrize("text, word", PLAIN)
