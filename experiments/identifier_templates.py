@@ -10,8 +10,8 @@ are the same in every cross-validation fold. The 'plain' templates of the same f
 model's tags on shapes that are never PHI ('at 2000', 'BP 75/40'): for them a match overlapping
 gold PHI is the error, counted the same way (``overlap_phi``, which must stay 0). No note text
 is printed. The eponym rule (:mod:`itdeid.eponyms`), the drug-name rule
-(:mod:`itdeid.drug_names`) and the care-term rule (:mod:`itdeid.clinical_terms`) are counted
-with them.
+(:mod:`itdeid.drug_names`), the care-term rule (:mod:`itdeid.clinical_terms`) and the
+everyday-word rule (:mod:`itdeid.everyday_words`) are counted with them.
 """
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ import pandas as pd
 from itdeid.clinical_terms import clinical_term_tokens
 from itdeid.drug_names import drug_tokens
 from itdeid.eponyms import eponym_tokens
+from itdeid.everyday_words import everyday_word_tokens
 from itdeid.featurize import token_offsets, tokenize_documents
 from itdeid.formats import read_corpus
 from itdeid.identifiers import identifier_spans, plain_matches, plain_templates
@@ -55,12 +56,14 @@ EPONYMS = "an eponym before what it names (eponyms.json)"
 DRUGS = "a drug name standing alone (drug_names.txt)"
 #: The row of the care-term rule (features/clinical_terms.json).
 TERMS = "a care term standing alone (clinical_terms.json)"
+#: The row of the everyday-word rule (itdeid.everyday_words).
+EVERYDAY = "an everyday word standing alone, its case no signal (everyday_words)"
 
 
 def count_plain(documents) -> pd.DataFrame:
     """Per 'plain' kind: matches overlapping gold PHI (what the template would clear) and not;
     and the same for the eponym rule, which clears only tagged tokens: counted as if every
-    token were tagged; and for the drug-name and care-term rules, which clear a tagged token
+    token were tagged; and for the drug-name, care-term and everyday-word rules, which clear a tagged token
     standing alone: counted as if each token were tagged alone (every other token at a time)."""
     phi, other = Counter(), Counter()
     for d in documents:
@@ -83,7 +86,9 @@ def count_plain(documents) -> pd.DataFrame:
                 (phi if gold[k] else other)[DRUGS] += 1
             for k in clinical_term_tokens(td.document.text, starts, ends, alone):
                 (phi if gold[k] else other)[TERMS] += 1
-    kinds = [kind for kind, _pattern in plain_templates()] + [EPONYMS, DRUGS, TERMS]
+            for k in everyday_word_tokens(td.document.text, starts, ends, alone):
+                (phi if gold[k] else other)[EVERYDAY] += 1
+    kinds = [kind for kind, _pattern in plain_templates()] + [EPONYMS, DRUGS, TERMS, EVERYDAY]
     return pd.DataFrame([{"kind": k, "overlap_phi": phi[k], "outside_phi": other[k]} for k in kinds],
                         columns=["kind", "overlap_phi", "outside_phi"]).set_index("kind")
 

@@ -1,0 +1,43 @@
+"""Everyday English words tagged where the case says nothing lose the tag (itdeid.everyday_words)."""
+import numpy as np
+import pytest
+
+from itdeid.document import Document
+from itdeid.everyday_words import everyday_word_tokens
+from itdeid.featurize import tokenize_document
+from itdeid.featurize.tokenized import token_offsets
+from itdeid.identifiers import apply_identifiers
+
+
+def _cleared(text, tagged_words):
+    td = tokenize_document(Document("n", text, []), gold=False)
+    codes = np.array([3 if t.text in tagged_words else 0 for t in td.tokens], dtype=np.int64)
+    starts, ends = token_offsets(td)
+    return sorted(td.tokens[k].text for k in everyday_word_tokens(text, starts, ends, codes)), td, codes
+
+
+@pytest.mark.parametrize("text, tagged, cleared", [
+    ("SKIN- REDDENED COCCYX- ENCOURAGED TO TILT ON SIDE.", {"TILT"}, ["TILT"]),
+    ("GU- GOOD U.O- URINE ORANGE S/P PYRIDIUM.", {"ORANGE"}, []),                  # a listed place
+    ("tolerated transfer to sink for pm care", {"sink"}, ["sink"]),
+    ("S- CAN I GET UP TO THE WHEELCHAIR...", {"WHEELCHAIR"}, ["WHEELCHAIR"]),
+    ("HOME HEALTH AID AND PT. WALKER ORDERED.", {"WALKER"}, []),                    # a census surname
+    ("WORKS AS AIDE AT HARFORD MEMORIAL.", {"MEMORIAL"}, []),                       # a hospital's word
+    ("HUSBAND CEO OF IBM.", {"IBM"}, []),                                           # three letters
+    ("SEEN BY MRS. PEACE TODAY.", {"PEACE"}, []),                                   # after a title
+    ("Pt wants to go Harbor Peace today.", {"Peace"}, []),                          # title case, mixed text
+    ("urine ORANGE today", {"ORANGE"}, []),                                         # capitals in mixed text
+    ("moved to DELAY CREEK.", {"DELAY", "CREEK"}, []),                              # not alone
+    ("WIFE PEACE CALLED TONIGHT.", {"PEACE"}, []),                                  # a relation before
+    ("APPEARS AT PEACE WITH PLAN.", {"PEACE"}, ["PEACE"]),                          # a rare surname alone
+    ("in march of 2022 pt was at St Mary", {"march"}, []),                          # a month is a date
+    ("FAMILY WILL WINTER IN FLORIDA.", {"WINTER"}, []),                             # a census surname
+    ("ALL IS WELL AT THIS TIME. Q. LANDER RRT", {"LANDER"}, []),                    # after an initial
+    ("O2 SATS 95%. LEFT A. LINE. WALLET HOME", {"WALLET"}, ["WALLET"]),
+])
+def test_only_an_everyday_word_standing_alone_without_a_case_signal_is_cleared(text, tagged, cleared):
+    found, td, codes = _cleared(text, tagged)
+    assert found == cleared
+    starts, ends = token_offsets(td)
+    after = apply_identifiers(text, starts, ends, codes)
+    assert sorted(t.text for t, c in zip(td.tokens, after) if c == 0 and t.text in tagged) == cleared
