@@ -10,8 +10,9 @@ are the same in every cross-validation fold. The 'plain' templates of the same f
 model's tags on shapes that are never PHI ('at 2000', 'BP 75/40'): for them a match overlapping
 gold PHI is the error, counted the same way (``overlap_phi``, which must stay 0). No note text
 is printed. The eponym rule (:mod:`itdeid.eponyms`), the drug-name rule
-(:mod:`itdeid.drug_names`), the care-term rule (:mod:`itdeid.clinical_terms`) and the
-everyday-word rule (:mod:`itdeid.everyday_words`) are counted with them.
+(:mod:`itdeid.drug_names`), the care-term rule (:mod:`itdeid.clinical_terms`), the
+everyday-word rule (:mod:`itdeid.everyday_words`) and the lone-region rule
+(:mod:`itdeid.regions`) are counted with them.
 """
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ from itdeid.everyday_words import everyday_word_tokens
 from itdeid.featurize import token_offsets, tokenize_documents
 from itdeid.formats import read_corpus
 from itdeid.identifiers import identifier_spans, plain_matches, plain_templates
+from itdeid.regions import LOCATION, lone_region_tokens
 from itdeid.report import header, markdown_table, publish
 from itdeid.errors import run_script
 
@@ -58,12 +60,15 @@ DRUGS = "a drug name standing alone (drug_names.txt)"
 TERMS = "a care term standing alone (clinical_terms.json)"
 #: The row of the everyday-word rule (itdeid.everyday_words).
 EVERYDAY = "an everyday word standing alone, its case no signal (everyday_words)"
+#: The row of the lone-region rule (itdeid.regions).
+REGIONS = "a state or a country standing alone, typed LOCATION (regions)"
 
 
 def count_plain(documents) -> pd.DataFrame:
     """Per 'plain' kind: matches overlapping gold PHI (what the template would clear) and not;
     and the same for the eponym rule, which clears only tagged tokens: counted as if every
-    token were tagged; and for the drug-name, care-term and everyday-word rules, which clear a tagged token
+    token were tagged; and for the drug-name, care-term, everyday-word and lone-region rules (the
+    last for a token typed LOCATION), which clear a tagged token
     standing alone: counted as if each token were tagged alone (every other token at a time)."""
     phi, other = Counter(), Counter()
     for d in documents:
@@ -88,7 +93,9 @@ def count_plain(documents) -> pd.DataFrame:
                 (phi if gold[k] else other)[TERMS] += 1
             for k in everyday_word_tokens(td.document.text, starts, ends, alone):
                 (phi if gold[k] else other)[EVERYDAY] += 1
-    kinds = [kind for kind, _pattern in plain_templates()] + [EPONYMS, DRUGS, TERMS, EVERYDAY]
+            for k in lone_region_tokens(td.document.text, starts, ends, alone * LOCATION):
+                (phi if gold[k] else other)[REGIONS] += 1
+    kinds = [kind for kind, _pattern in plain_templates()] + [EPONYMS, DRUGS, TERMS, EVERYDAY, REGIONS]
     return pd.DataFrame([{"kind": k, "overlap_phi": phi[k], "outside_phi": other[k]} for k in kinds],
                         columns=["kind", "overlap_phi", "outside_phi"]).set_index("kind")
 

@@ -32,6 +32,7 @@ import numpy as np
 from itdeid.document import LABELS, Span
 from itdeid.clinical_terms import clinical_term_tokens
 from itdeid.everyday_words import everyday_word_tokens
+from itdeid.regions import lone_region_tokens
 from itdeid.drug_names import drug_tokens
 from itdeid.eponyms import eponym_tokens
 from itdeid.guarded import Template, lowered_ascii
@@ -124,7 +125,8 @@ def apply_identifiers(text: str, starts: np.ndarray, ends: np.ndarray, codes: np
     tag, and so do tagged eponyms before what they name ('Quinton cath': :mod:`itdeid.eponyms`)
     and tagged drug names and care terms standing alone ('Ofloxacin': :mod:`itdeid.drug_names`;
     'PERMACATH', 'VF': :mod:`itdeid.clinical_terms`), and everyday English words standing alone
-    where the case says nothing ('TILT' in a line of capitals: :mod:`itdeid.everyday_words`)."""
+    where the case says nothing ('TILT' in a line of capitals: :mod:`itdeid.everyday_words`), and
+    a state or a country standing alone ('lives in California': :mod:`itdeid.regions`)."""
     codes = np.array(codes, copy=True)
     read = _read(text)
     for start, end, _kind in plain_matches(text, read):
@@ -134,6 +136,7 @@ def apply_identifiers(text: str, starts: np.ndarray, ends: np.ndarray, codes: np
     codes[drug_tokens(text, starts, ends, codes)] = 0
     codes[clinical_term_tokens(text, starts, ends, codes)] = 0
     codes[everyday_word_tokens(text, starts, ends, codes)] = 0
+    codes[lone_region_tokens(text, starts, ends, codes)] = 0
     matches = _template_matches(text, read)
     for _span, _kind, label in matches:
         if label is not None:
