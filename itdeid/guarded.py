@@ -35,6 +35,9 @@ The engine then tries the template only where the guard's characters are, and
 or after the end of the last one kept), the same spans at a third to half the time on the
 digit-led templates. A template guarded by letters keeps the lookahead form: letters are
 everywhere, and there the lookbehind costs more than it saves.
+
+In a long text (a piece of a long note) :meth:`Template.matches` runs the pattern only at the
+offsets where :mod:`itdeid.match_starts` says a match can begin, the same matches again.
 """
 from __future__ import annotations
 
@@ -44,7 +47,7 @@ from functools import lru_cache
 from re import _constants as sre  # noqa: the parser's op codes; stable since Python 3.11
 from re import _parser as sre_parse
 
-from itdeid import prefilter
+from itdeid import match_starts, prefilter
 
 #: The class escapes of sre's category codes, for writing a parsed class back as a pattern.
 _CATEGORIES = {
@@ -242,6 +245,7 @@ class Template:
         self.needs = required_literals(pattern, flags)
         self.ignorecase = bool(flags & re.IGNORECASE)
         self.prefilter_id = prefilter.register(pattern, self.ignorecase)
+        self.starts_id = match_starts.register(pattern, flags)
 
     def can_match(self, text: str, lowered: str | None = None) -> bool:
         """False only where no match can be: Hyperscan's pass over the text found none
@@ -271,6 +275,14 @@ class Template:
         if not self.can_match(text, lowered):
             return []
         name = group if group in self.groupindex else 0
+        starts = match_starts.starts(text, self.starts_id)
+        if starts is not None:                    # a long text: re only where a match can begin
+            found, end = [], -1
+            for start in starts:
+                if start >= end and (m := self.regex.match(text, start)):
+                    found.append((m.span(), m.span(name)))
+                    end = m.end()
+            return found
         if self.skipping is None:
             return [(m.span(), m.span(name)) for m in self.regex.finditer(text)]
         found, end = [], -1
