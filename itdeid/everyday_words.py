@@ -12,7 +12,9 @@ name or a place could be: it clears a tagged token only when
   initial ('Q. LANDER RRT');
 - it is a word of four letters or more, lower case, or upper case on a line with no lower-case
   letter (a title-case word in mixed text is left to the model, which reads its capital);
-- English uses it often (wordfreq's Zipf frequency :data:`MIN_ZIPF` or more);
+- English uses it often (wordfreq's Zipf frequency :data:`MIN_ZIPF` or more), or it is a rare
+  word of five letters or more one edit from a common word that is no name or place word (a
+  nurse's slip: 'AWATING', 'PRIAMRY', 'strech'; :mod:`itdeid.spelling`);
 - it is no first name or surname of the shipped lists or borne by one in twenty thousand people
   or more in the census ('WALKER', 'Rose', 'WINTER'; the census lists hold 'Door' and 'Moment'
   as rarer surnames), no
@@ -23,8 +25,9 @@ name or a place could be: it clears a tagged token only when
 What is left are everyday words no list knows as a common name. Out of fold on the PhysioNet
 split (the recipe's fold caches of c8138af, with the rules before it) the rule took back 61
 false-alarm spans ('WHEELCHAIR', 'DOOR', 'LIFESTYLE', 'sink', 'wallet') and no gold PHI; a first
-version without the month condition cleared 'march' and 'sept' of two dates
-(experiments/README.md, session 33). The rule was written after reading those false alarms, so
+version without the month condition cleared 'march' and 'sept' of two dates; misspellings took
+back 18 more, and none that is a misspelt name or place ('HRBOR') (experiments/README.md,
+session 33). The rule was written after reading those false alarms, so
 the split's gain flatters it.
 """
 from __future__ import annotations
@@ -36,6 +39,7 @@ import numpy as np
 from itdeid.casing import announcers
 from itdeid.eponyms import after_title
 from itdeid.resources import load_table
+from itdeid.spelling import common_neighbours
 from itdeid.word_lists import census_names, gazetteer_sets
 from itdeid.zipf import zipf
 
@@ -45,6 +49,8 @@ MIN_ZIPF = 3.0
 #: name: 'Walker' 0.219, 'Hope' 0.034, 'Winter' 0.011, 'Kitchen' 0.006; below it the census
 #: lists hold everyday words as rare surnames ('Door', 'Moment', 'Peace' 0.003).
 MIN_NAME_PERCENT = 0.005
+#: Shortest misspelling the rule clears: shorter words are one edit from too many words.
+MIN_MISSPELT = 5
 #: Month names, which are dates ('in march of 2022', 'in sept.'), whatever their case.
 MONTHS = frozenset(("january february march april may june july august september october november "
                     "december sept").split())
@@ -113,7 +119,20 @@ def everyday_word_tokens(text: str, starts: np.ndarray, ends: np.ndarray, codes:
         if len(word) < MIN_LETTERS or not word.isascii() or not word.isalpha():
             continue
         lower = word.lower()
-        if (_caseless(text, a, b) and zipf(lower) >= MIN_ZIPF and lower not in name_or_place_words()
+        if (_caseless(text, a, b) and lower not in name_or_place_words() and _everyday(lower)
                 and not after_title(text, a) and not _announced(text, a)):
             found.append(k)
     return found
+
+
+def _everyday(lower: str) -> bool:
+    """Whether lower-case ``lower`` is an everyday word (Zipf :data:`MIN_ZIPF` or more) or a
+    misspelling of one: a rare word of :data:`MIN_MISSPELT` letters or more one edit from a
+    common word (:func:`itdeid.spelling.common_neighbours`) that is no name or place word
+    ('AWATING', 'PRIAMRY', 'strech'; not 'HRBOR', one edit from 'harbor')."""
+    if zipf(lower) >= MIN_ZIPF:
+        return True
+    if len(lower) < MIN_MISSPELT:
+        return False
+    places = name_or_place_words()
+    return any(near not in places for near in common_neighbours(lower))

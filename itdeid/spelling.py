@@ -141,6 +141,13 @@ def near_word_zipf(word: str) -> float:
     return max((common[e] for e in near), default=0.0)
 
 
+def common_neighbours(word: str) -> set[str]:
+    """The common words (:func:`common_words`) one edit from lower-case ASCII ``word``."""
+    if not _plain(word) or len(word) > _common_index().longest + 1:
+        return set()
+    return _common_index().neighbours(word)
+
+
 @lru_cache(maxsize=1)
 def _longest_announcer() -> int:
     return max(map(len, announcers()), default=0)

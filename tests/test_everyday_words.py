@@ -34,6 +34,10 @@ def _cleared(text, tagged_words):
     ("FAMILY WILL WINTER IN FLORIDA.", {"WINTER"}, []),                             # a census surname
     ("ALL IS WELL AT THIS TIME. Q. LANDER RRT", {"LANDER"}, []),                    # after an initial
     ("O2 SATS 95%. LEFT A. LINE. WALLET HOME", {"WALLET"}, ["WALLET"]),
+    ("BONE SCAN TODAY TO R/O OSTEO-AWATING RHEUM CONSULT", {"AWATING"}, ["AWATING"]),   # a slip
+    ("my chest hurts when i strech my arm", {"strech"}, ["strech"]),
+    ("PT WENT TO HRBOR ON 3/6", {"HRBOR"}, []),                                     # a misspelt place
+    ("seen by the team, kozicki rrt", {"kozicki"}, []),                             # no word near
 ])
 def test_only_an_everyday_word_standing_alone_without_a_case_signal_is_cleared(text, tagged, cleared):
     found, td, codes = _cleared(text, tagged)
