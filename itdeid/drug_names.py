@@ -43,12 +43,18 @@ def lone_listed_tokens(text: str, starts: np.ndarray, ends: np.ndarray, codes: n
     """Indices of the tagged tokens (``codes`` non-zero) whose lower-case text is one of
     ``words``, standing alone (the tokens either side untagged), after no title (the drug
     names' rule, shared with :mod:`itdeid.clinical_terms`)."""
-    codes = np.asarray(codes)
-    n, found = len(codes), []
-    for k in np.flatnonzero(codes != 0).tolist():
-        if (k > 0 and codes[k - 1]) or (k + 1 < n and codes[k + 1]):
-            continue
+    found = []
+    for k in lone_tagged(codes):
         a, b = int(starts[k]), int(ends[k])
         if text[a:b].lower() in words and not after_title(text, a):
             found.append(k)
     return found
+
+
+def lone_tagged(codes: np.ndarray) -> list[int]:
+    """Indices of the tagged tokens (``codes`` non-zero) whose neighbours are untagged: a word
+    the model tagged alone, not part of a longer tagged phrase."""
+    codes = np.asarray(codes)
+    n = len(codes)
+    return [k for k in np.flatnonzero(codes != 0).tolist()
+            if not ((k > 0 and codes[k - 1]) or (k + 1 < n and codes[k + 1]))]

@@ -37,6 +37,7 @@ from functools import lru_cache
 import numpy as np
 
 from itdeid.casing import announcers
+from itdeid.drug_names import lone_tagged
 from itdeid.eponyms import after_title
 from itdeid.resources import load_table
 from itdeid.spelling import common_neighbours
@@ -109,11 +110,8 @@ def _announced(text: str, start: int) -> bool:
 
 def everyday_word_tokens(text: str, starts: np.ndarray, ends: np.ndarray, codes: np.ndarray) -> list[int]:
     """Indices of the tagged tokens (``codes`` non-zero) to clear (see the module docstring)."""
-    codes = np.asarray(codes)
-    n, found = len(codes), []
-    for k in np.flatnonzero(codes != 0).tolist():
-        if (k > 0 and codes[k - 1]) or (k + 1 < n and codes[k + 1]):
-            continue
+    found = []
+    for k in lone_tagged(codes):
         a, b = int(starts[k]), int(ends[k])
         word = text[a:b]
         if len(word) < MIN_LETTERS or not word.isascii() or not word.isalpha():
