@@ -11,7 +11,9 @@ name or a place could be: it clears a tagged token only when
   word that announces a name (a relation, a role, 'per': 'MRS. HOPE', 'WIFE PEACE'), nor an
   initial ('Q. LANDER RRT');
 - it is a word of four letters or more, lower case, or upper case on a line with no lower-case
-  letter (a title-case word in mixed text is left to the model, which reads its capital);
+  letter; or a title-case everyday word (not a misspelling) that begins a line or a sentence
+  ('Fruit plate in frig', 'Administer racemic epi'), where English capitalizes any word (any
+  other title-case word in mixed text is left to the model, which reads its capital);
 - English uses it often (wordfreq's Zipf frequency :data:`MIN_ZIPF` or more), or it is a rare
   word of five letters or more one edit from a common word that is no name or place word (a
   nurse's slip: 'AWATING', 'PRIAMRY', 'strech'; :mod:`itdeid.spelling`);
@@ -26,8 +28,8 @@ What is left are everyday words no list knows as a common name. Out of fold on t
 split (the recipe's fold caches of c8138af, with the rules before it) the rule took back 61
 false-alarm spans ('WHEELCHAIR', 'DOOR', 'LIFESTYLE', 'sink', 'wallet') and no gold PHI; a first
 version without the month condition cleared 'march' and 'sept' of two dates; misspellings took
-back 18 more, and none that is a misspelt name or place ('HRBOR') (experiments/README.md,
-session 33). The rule was written after reading those false alarms, so
+back 18 more, and none that is a misspelt name or place ('HRBOR'); words at a sentence's start
+10 more (experiments/README.md, session 33). The rule was written after reading those false alarms, so
 the split's gain flatters it.
 """
 from __future__ import annotations
@@ -117,10 +119,23 @@ def everyday_word_tokens(text: str, starts: np.ndarray, ends: np.ndarray, codes:
         if len(word) < MIN_LETTERS or not word.isascii() or not word.isalpha():
             continue
         lower = word.lower()
-        if (_caseless(text, a, b) and lower not in name_or_place_words() and _everyday(lower)
-                and not after_title(text, a) and not _announced(text, a)):
-            found.append(k)
+        if lower in name_or_place_words() or after_title(text, a) or _announced(text, a):
+            continue
+        if _caseless(text, a, b):
+            if _everyday(lower):
+                found.append(k)
+        elif word.istitle() and _sentence_start(text, a) and zipf(lower) >= MIN_ZIPF:
+            found.append(k)       # 'Fruit plate in frig', 'Administer racemic epi'
     return found
+
+
+def _sentence_start(text: str, start: int) -> bool:
+    """Whether offset ``start`` begins a line or follows the end of a sentence or a colon ('.',
+    '!', '?', ':' and spaces), where English capitalizes any word."""
+    k = start
+    while k > 0 and text[k - 1] in " \t":
+        k -= 1
+    return k == 0 or text[k - 1] in "\n.!?:"
 
 
 def _everyday(lower: str) -> bool:

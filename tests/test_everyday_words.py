@@ -38,6 +38,10 @@ def _cleared(text, tagged_words):
     ("my chest hurts when i strech my arm", {"strech"}, ["strech"]),
     ("PT WENT TO HRBOR ON 3/6", {"HRBOR"}, []),                                     # a misspelt place
     ("seen by the team, kozicki rrt", {"kozicki"}, []),                             # no word near
+    ("Noted urine darker. Manual lavage with NS.", {"Manual"}, ["Manual"]),         # a sentence's start
+    ("CXR done.\nAdminister racemic epi if needed.", {"Administer"}, ["Administer"]),
+    ("Lungs clear. Stord plans to wean.", {"Stord"}, []),                           # no slip at a start
+    ("Lungs clear, Manual lavage given.", {"Manual"}, []),                           # mid-sentence capital
 ])
 def test_only_an_everyday_word_standing_alone_without_a_case_signal_is_cleared(text, tagged, cleared):
     found, td, codes = _cleared(text, tagged)
