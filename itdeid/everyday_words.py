@@ -62,19 +62,29 @@ MIN_LETTERS = 4
 
 
 @lru_cache(maxsize=1)
-def name_or_place_words() -> frozenset[str]:
-    """Lower-case words a name or a place could be: census first names and surnames borne by
-    :data:`MIN_NAME_PERCENT` of the people or more, the shipped first names and surnames, the
-    words of listed places, and the words of hospitals' names."""
+def common_names() -> frozenset[str]:
+    """Lower-case first names and surnames a word could be: the shipped lists, and census names
+    borne by :data:`MIN_NAME_PERCENT` of the people or more."""
     census_first, census_last = census_names()
     lists = gazetteer_sets()
     words = {w for table in (census_first, census_last) for w, pct in table.items() if pct >= MIN_NAME_PERCENT}
-    words |= set(lists["first"]) | set(lists["last"])
-    for kind in ("cities", "states", "countries", "world"):
-        words.update(w for entry in lists[kind] for w in entry)
-    for _kind, part in load_table("gazetteers", "hospital_name_parts.tsv"):
-        words.update(part.lower().split())
-    return frozenset(words | MONTHS)
+    return frozenset(words | set(lists["first"]) | set(lists["last"]))
+
+
+@lru_cache(maxsize=1)
+def hospital_words() -> frozenset[str]:
+    """The lower-case words of hospitals' names (``gazetteers/hospital_name_parts.tsv``)."""
+    return frozenset(w for _kind, part in load_table("gazetteers", "hospital_name_parts.tsv")
+                     for w in part.lower().split())
+
+
+@lru_cache(maxsize=1)
+def name_or_place_words() -> frozenset[str]:
+    """Lower-case words a name or a place could be: :func:`common_names`, the words of listed
+    places, :func:`hospital_words` and the months."""
+    lists = gazetteer_sets()
+    places = {w for kind in ("cities", "states", "countries", "world") for entry in lists[kind] for w in entry}
+    return frozenset(common_names() | places | hospital_words() | MONTHS)
 
 
 def _caseless(text: str, start: int, end: int) -> bool:

@@ -18,7 +18,7 @@ place and a comma ('Portland, ME' keeps its state, which with the town narrows t
 Maryland ER', 'MD Hospital': the PhysioNet gold marks the state there, and the rule, counted
 as if every token were tagged alone, cleared three such gold tokens before this condition). A state that is also a common first name or
 surname ('Virginia', 'Georgia', 'Washington') is left to the model, as the everyday words are
-(:func:`itdeid.everyday_words.name_or_place_words` minus the places).
+(:func:`itdeid.everyday_words.common_names`).
 """
 from __future__ import annotations
 
@@ -28,9 +28,8 @@ import numpy as np
 
 from itdeid.document import LABELS
 from itdeid.eponyms import after_title
-from itdeid.everyday_words import MIN_NAME_PERCENT
-from itdeid.resources import load_table
-from itdeid.word_lists import census_names, gazetteer_sets
+from itdeid.everyday_words import common_names, hospital_words
+from itdeid.word_lists import gazetteer_sets
 
 LOCATION = LABELS.index("LOCATION")
 #: Longest region name, in tokens ('Bosnia and Herzegovina', 'Dominican Republic').
@@ -47,19 +46,7 @@ def institution_words() -> frozenset[str]:
     """Lower-case words after a state that make it part of an institution's name ('MD
     Hospital', 'Maryland General', 'U Maryland ER'): the words of hospitals' names and their
     abbreviations."""
-    words = {"hosp", "er", "ed", "ew", "med", "ctr", "univ", "va", "vamc", "rehab"}
-    for _kind, part in load_table("gazetteers", "hospital_name_parts.tsv"):
-        words.update(part.lower().split())
-    return frozenset(words)
-
-
-@lru_cache(maxsize=1)
-def _name_words() -> frozenset[str]:
-    """Lower-case first names and surnames a region's one word could be."""
-    census_first, census_last = census_names()
-    lists = gazetteer_sets()
-    words = {w for table in (census_first, census_last) for w, pct in table.items() if pct >= MIN_NAME_PERCENT}
-    return frozenset(words | set(lists["first"]) | set(lists["last"]))
+    return hospital_words() | {"hosp", "er", "ed", "ew", "med", "ctr", "univ", "va", "vamc", "rehab"}
 
 
 #: The District of Columbia is a city ('lives in DC' is a town in the PhysioNet gold).
@@ -72,7 +59,7 @@ def _is_region(words: tuple[str, ...], texts: list[str]) -> bool:
         return False
     if len(texts) == 1 and texts[0] in lists["state_abbr"]:
         return True
-    if len(words) == 1 and words[0] in _name_words():
+    if len(words) == 1 and words[0] in common_names():
         return False
     return words in lists["states"] or words in lists["countries"]
 
