@@ -94,7 +94,8 @@ NOTES = [
      ("x5543", "PHONE", "phone extension"), " or call ", ("x4410", "PHONE", "phone extension"), " .\n"],
     # a two-digit year with the apostrophe after it (PhysioNet's gold marks them: session 33)
     ["PMH: L LUNG CA S/P L LUNG RESECTION ", ("62", "DATE", "date"), "'. STOPPED SMOKING ",
-     ("71", "DATE", "date"), "'. HOB 30' , OOB x 20' , 5'10\" tall .\n"],
+     ("71", "DATE", "date"), "'. HOB 30' , OOB x 20' , 5'10\" tall . S/P AVR ", ("8/88", "DATE", "date"),
+     " and CABG ", ("1/78", "DATE", "date"), " , PS 10/40% .\n"],
     # a hospital pager's four to six digits (PhysioNet's gold types them PHONE: session 33)
     ["Call with questions , Pager # ", ("54321", "PHONE", "pager number"), " . Resident on call PG ",
      ("33445", "PHONE", "pager number"), " ; reached at beeper number ", ("55037", "PHONE", "pager number"),
