@@ -134,7 +134,7 @@ def everyday_word_tokens(text: str, starts: np.ndarray, ends: np.ndarray, codes:
             if _everyday(lower):
                 found.append(k)
         elif word.istitle() and _sentence_start(text, a) and zipf(lower) >= MIN_ZIPF:
-            found.append(k)       # 'Fruit plate in frig', 'Administer racemic epi'
+            found.append(k)       # 'Manual lavage with NS', 'Administer racemic epi'
     return found
 
 

@@ -11,14 +11,14 @@ split the recipe's out-of-fold false alarms held 'California', 'Florida', 'Illin
 
 So after the decisions a LOCATION run that is exactly a US state's name or two-letter
 abbreviation (not the District of Columbia's, a city), or a country's name
-(``gazetteers/us_states.tsv``, ``countries.txt``), loses its
-tag when it stands alone: its neighbours untagged, no title before it, and not after a tagged
-place and a comma ('Portland, ME' keeps its state, which with the town narrows the place to one:
+(``gazetteers/us_states.tsv``, ``countries.txt``), loses its tag when it stands alone: its
+neighbours untagged, no title before it, and not after a tagged place and a comma ('Portland,
+ME' keeps its state, which with the town narrows the place to one:
 :func:`itdeid.name_gaps.join_state_after_place`), and not inside an institution's name ('U
-Maryland ER', 'MD Hospital': the PhysioNet gold marks the state there, and the rule, counted
-as if every token were tagged alone, cleared three such gold tokens before this condition). A state that is also a common first name or
-surname ('Virginia', 'Georgia', 'Washington') is left to the model, as the everyday words are
-(:func:`itdeid.everyday_words.common_names`).
+Maryland ER', 'MD Hospital': the PhysioNet gold marks the state there, and the rule, counted as
+if every token were tagged alone, cleared three such gold tokens before this condition). A
+state that is also a common first name or surname ('Virginia', 'Georgia', 'Washington') is left
+to the model, as the everyday words are (:func:`itdeid.everyday_words.common_names`).
 """
 from __future__ import annotations
 

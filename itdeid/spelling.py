@@ -137,7 +137,7 @@ def near_word_zipf(word: str) -> float:
     common = common_words()
     if len(word) > _common_index().longest + 1:   # one edit from no common word
         return 0.0
-    near = _common_index().neighbours(word) if _plain(word) else (e for e in edits1(word) if e in common)
+    near = common_neighbours(word) if _plain(word) else (e for e in edits1(word) if e in common)
     return max((common[e] for e in near), default=0.0)
 
 
