@@ -48,13 +48,8 @@ from re import _constants as sre  # noqa: the parser's op codes; stable since Py
 from re import _parser as sre_parse
 
 from itdeid import match_starts, prefilter
+from itdeid.pattern_parts import Unwritable, class_items
 
-#: The class escapes of sre's category codes, for writing a parsed class back as a pattern.
-_CATEGORIES = {
-    sre.CATEGORY_DIGIT: r"\d", sre.CATEGORY_NOT_DIGIT: r"\D",
-    sre.CATEGORY_WORD: r"\w", sre.CATEGORY_NOT_WORD: r"\W",
-    sre.CATEGORY_SPACE: r"\s", sre.CATEGORY_NOT_SPACE: r"\S",
-}
 #: Zero-width items, skipped when looking for the first character (skipping one only widens the set).
 _ZERO_WIDTH = (sre.AT, sre.ASSERT, sre.ASSERT_NOT)
 
@@ -68,17 +63,13 @@ def _char(code: int) -> str:
 
 
 def _class_items(items) -> list[str]:
-    out = []
-    for op, av in items:
-        if op is sre.LITERAL:
-            out.append(_char(av))
-        elif op is sre.RANGE:
-            out.append(f"{_char(av[0])}-{_char(av[1])}")
-        elif op is sre.CATEGORY and av in _CATEGORIES:
-            out.append(_CATEGORIES[av])
-        else:                                   # NEGATE, RANGE_UNI_IGNORE, ...: give up
-            raise _Unknown
-    return out
+    try:
+        parts, negated = class_items(items, _char)
+    except Unwritable:                          # RANGE_UNI_IGNORE, ...: give up
+        raise _Unknown from None
+    if negated:                                 # a negated class has no first characters to list
+        raise _Unknown
+    return parts
 
 
 def _first(items, i: int = 0) -> tuple[list[str], bool]:

@@ -36,6 +36,8 @@ import threading
 from re import _constants as sre  # noqa: the parser's op codes; stable since Python 3.11
 from re import _parser as sre_parse
 
+from itdeid.pattern_parts import Unwritable, class_items
+
 try:  # optional: a faster path to the same matches
     import hyperscan
 except ImportError:  # pragma: no cover - depends on the platform
@@ -47,10 +49,6 @@ LONG_TEXT = 200_000
 #: The byte a character the engines read differently becomes, and that every item accepts.
 WILDCARD = "\\xff"
 _DIFFERENT = re.compile("[^\x00-\x0a\x0c-\x1b\x20-\x7f]")
-_CATEGORIES = {
-    sre.CATEGORY_DIGIT: r"\d", sre.CATEGORY_NOT_DIGIT: r"\D", sre.CATEGORY_WORD: r"\w",
-    sre.CATEGORY_NOT_WORD: r"\W", sre.CATEGORY_SPACE: r"\s", sre.CATEGORY_NOT_SPACE: r"\S",
-}
 _REPEATS = (sre.MAX_REPEAT, sre.MIN_REPEAT, getattr(sre, "POSSESSIVE_REPEAT", None))
 _DROPPED = (sre.AT, sre.ASSERT, sre.ASSERT_NOT)
 
@@ -66,18 +64,10 @@ def _char(code: int) -> str:
 
 
 def _class(items) -> str:
-    parts, negated = [], False
-    for op, av in items:
-        if op is sre.NEGATE:
-            negated = True
-        elif op is sre.LITERAL:
-            parts.append(_char(av))
-        elif op is sre.RANGE:
-            parts.append(f"{_char(av[0])}-{_char(av[1])}")
-        elif op is sre.CATEGORY and av in _CATEGORIES:
-            parts.append(_CATEGORIES[av])
-        else:
-            raise Unsupported(str(op))
+    try:
+        parts, negated = class_items(items, _char)
+    except Unwritable as error:
+        raise Unsupported(str(error)) from None
     # a negated class already takes the wildcard byte (it is none of its ASCII characters)
     return "[^" + "".join(parts) + "]" if negated else "[" + "".join(parts) + WILDCARD + "]"
 
