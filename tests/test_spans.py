@@ -111,6 +111,21 @@ def test_sentence_punctuation_at_a_spans_ends_is_left_out():
     assert [text[s.start:s.end] for s in spans] == ["Yamamoto", "617-555-0100", "J.", "( 617 )"]
 
 
+def test_unmatched_brackets_and_dashes_at_a_spans_ends_are_left_out():
+    """'(AS DISCUSSED WITH NP JANICE)' came out with the bracket in the name's span, 'Rockwood-'
+    with the line's dash (session 34). A bracket whose pair is inside the span stays."""
+    text = "(per NP JANICE) Rockwood-\nreid - rn\n-WAXED call (201-223-4567) [Jones]"
+    tokens = tokenize(text)
+    assert [t.text for t in tokens] == ["(", "per", "NP", "JANICE", ")", "Rockwood", "-", "reid", "-",
+                                        "rn", "-", "WAXED", "call", "(", "201-223-4567", ")", "[",
+                                        "Jones", "]"]
+    labels = [NON_PHI, NON_PHI, NON_PHI, "DOCTOR", "DOCTOR", "PATIENT", "PATIENT", "DOCTOR", "DOCTOR",
+              NON_PHI, "DATE", "DATE", NON_PHI, "PHONE", "PHONE", "PHONE", "PATIENT", "PATIENT", "PATIENT"]
+    spans = labels_to_spans(text, tokens, labels)
+    assert [text[s.start:s.end] for s in spans] == [
+        "JANICE", "Rockwood", "reid", "WAXED", "(201-223-4567)", "[Jones]"]
+
+
 def test_a_possessive_is_left_outside_the_name():
     """'Mr Murphy's wife' came out as '[**PATIENT**] wife' (the possessive inside the span), and
     'Mrs. Garcia's daughter' as '[**PATIENT**][**DOCTOR**] daughter' (the possessive typed apart).
