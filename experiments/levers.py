@@ -47,6 +47,7 @@ from itdeid.model import TokenModel, with_identifiers  # noqa: E402
 from itdeid.lexicon import Lexicon  # noqa: E402
 from itdeid.name_gaps import join_gaps  # noqa: E402
 from itdeid.subject_names import tag_named_subjects  # noqa: E402
+from itdeid.phrase_punctuation import left_out, split_at_marks  # noqa: E402
 from itdeid.operating_point import decide  # noqa: E402
 from itdeid.report import code_version, corpus_digest, header, markdown_table  # noqa: E402
 from itdeid.spans import labels_to_spans  # noqa: E402
@@ -74,12 +75,13 @@ _RECIPE = dict(_SHALLOW, groups=_TRIAL_GROUPS, synthetic=(100, 0.5), calibrate_r
 def _screened_rows(prefix: str, **change) -> dict[str, dict]:
     """The recipe with ``change``, trained once a fold and tagging with the recipe's screen:
     ``PREFIX_SCREENS_OOF`` owns the cache, ``PREFIX_SCREEN1E3_OOF`` ranks its screened tagging,
-    ``PREFIX_SCREEN1E3_IDS`` adds the identifier templates, the joined name gaps and the
-    surnames after 'pt' (the recipe as it tags: :meth:`itdeid.ensemble.InnerEnsemble.predict_tokenized`)."""
+    ``PREFIX_SCREEN1E3_IDS`` adds the identifier templates, the joined name gaps, the
+    surnames after 'pt' and the marks the fold's training gold leaves out of phrases (the recipe
+    as it tags: :meth:`itdeid.ensemble.InnerEnsemble.predict_tokenized`)."""
     row = dict(_RECIPE, **change, screens=(1e-3,))
     return {f"{prefix}_SCREENS_OOF": row, f"{prefix}_SCREEN1E3_OOF": dict(row, screen=1e-3),
             f"{prefix}_SCREEN1E3_IDS": dict(row, screen=1e-3, identifiers=True, join_gaps=True,
-                                            subject_names=True)}
+                                            subject_names=True, punctuation=True)}
 
 
 ROWS: dict[str, dict] = {
@@ -324,7 +326,8 @@ RECALLS = (0.90, 0.95, 0.97)
 
 
 #: Parameters that act after the models are trained: rows differing only by these share a cache.
-AFTER_TRAINING = ("identifiers", "context_weight", "argmax", "screen", "join_gaps", "subject_names")
+AFTER_TRAINING = ("identifiers", "context_weight", "argmax", "screen", "join_gaps", "subject_names",
+                  "punctuation")
 #: Of those, the ones the trained estimator never takes (the cache owner's ``context_weight`` is
 #: a parameter of its context stage, so training keeps it).
 TAGGING_ONLY = tuple(k for k in AFTER_TRAINING if k != "context_weight")
@@ -525,6 +528,9 @@ def cached_fold(name, tokenized, assignment, cache: Path, f: int) -> dict:
         codes = [tag_named_subjects(td, c, lexicon.table.__contains__) for td, c in zip(test, codes)]
     if ROWS[name].get("identifiers"):
         codes = with_identifiers(test, codes)
+    if ROWS[name].get("punctuation"):   # the marks the fold's training gold leaves out of phrases
+        pairs = left_out([td for td, a in zip(tokenized, assignment) if a != f])
+        codes = [split_at_marks(td, c, pairs) for td, c in zip(test, codes)]
     spans = {td.document.id: labels_to_spans(td.document.text, td.tokens, [LABELS[c] for c in cc])
              for td, cc in zip(test, codes)}
     return {"test": test, "proba": parts, "threshold": threshold,

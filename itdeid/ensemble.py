@@ -58,6 +58,7 @@ from itdeid.model_files import checked_params, damaged, model_part, read_model_s
 from itdeid.model_out import check_kind
 from itdeid.learners import N_LABELS, Learner
 from itdeid.name_gaps import join_gaps
+from itdeid.phrase_punctuation import check_pairs, left_out, split_at_marks
 from itdeid.subject_names import tag_named_subjects
 from itdeid.model import (NotFittedError, TokenModel, check_count, labels_in_documents, predict_spans,
                           with_identifiers)
@@ -162,6 +163,11 @@ class InnerEnsemble(BaseEstimator):
         The context stage's models, one per inner fold, or the one refitted on all the rows
         (``stage_refit``); empty without ``context_pass``.
     threshold_ : float or None
+    punctuation_left_out_ : list of (str, str)
+        The (mark, class) pairs the gold of the calibration documents leaves out between two
+        words of the class ('J. Chang' marked 'J' and 'Chang' in the PhysioNet gold); after the
+        decisions such a mark between two tokens of its class is untagged:
+        :mod:`itdeid.phrase_punctuation`.
     calibration_ : (ndarray, ndarray)
         After ``fit`` only (not saved): the out-of-fold P(PHI) of the calibration documents'
         tokens (the blend with the stage) and whether each is gold PHI, what the threshold was
@@ -311,6 +317,7 @@ class InnerEnsemble(BaseEstimator):
             self.calibration_first_ = (1.0 - first).astype(np.float32)
         if self.target_recall is not None:
             self.threshold_ = threshold_for_recall(blend, gold, self.target_recall)
+        self.punctuation_left_out_ = left_out([docs[i] for i in chosen])
         fitted_params.remember(self)
         return self
 
@@ -443,7 +450,9 @@ class InnerEnsemble(BaseEstimator):
         if self.subject_names:
             known = self.known_word
             codes = [tag_named_subjects(td, c, known) for td, c in zip(docs, codes)]
-        return with_identifiers(docs, codes) if self.identifiers else codes
+        codes = with_identifiers(docs, codes) if self.identifiers else codes
+        pairs = getattr(self, "punctuation_left_out_", ())
+        return [split_at_marks(td, c, pairs) for td, c in zip(docs, codes)] if pairs else codes
 
     def known_word(self, word: str) -> bool:
         """Whether a member saw ``word`` (lower case) as ordinary text in training (its
@@ -476,7 +485,8 @@ class InnerEnsemble(BaseEstimator):
         params = {k: v for k, v in self.get_params(deep=False).items() if k != "base"}
         state = {"format": FORMAT, "itdeid_version": __version__, "kind": "InnerEnsemble",
                  "feature_format": FEATURE_FORMAT, "params": params, "threshold": self.threshold_,
-                 "members": names, "stage": stage}
+                 "members": names, "stage": stage,
+                 "punctuation_left_out": [list(p) for p in getattr(self, "punctuation_left_out_", ())]}
         (folder / STATE_FILE).write_text(json.dumps(state), encoding="utf-8")
 
     @classmethod
@@ -506,5 +516,7 @@ class InnerEnsemble(BaseEstimator):
             model.check_params()
             model._check_split()
             model.threshold_ = loaded_threshold(state, model.target_recall)
+            # a model saved before session 34 keeps every mark inside its phrases, as it tagged
+            model.punctuation_left_out_ = check_pairs(state.get("punctuation_left_out", []))
         fitted_params.remember(model)
         return model
