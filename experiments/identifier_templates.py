@@ -11,7 +11,7 @@ model's tags on shapes that are never PHI ('at 2000', 'BP 75/40'): for them a ma
 gold PHI is the error, counted the same way (``overlap_phi``, which must stay 0). No note text
 is printed. The eponym rule (:mod:`itdeid.eponyms`), the drug-name rule
 (:mod:`itdeid.drug_names`), the care-term rule (:mod:`itdeid.clinical_terms`), the
-everyday-word rule (:mod:`itdeid.everyday_words`) and the lone-region rule
+everyday-word rules, alone and in runs (:mod:`itdeid.everyday_words`), and the lone-region rule
 (:mod:`itdeid.regions`) are counted with them.
 """
 from __future__ import annotations
@@ -26,7 +26,7 @@ import pandas as pd
 from itdeid.clinical_terms import clinical_term_tokens
 from itdeid.drug_names import drug_tokens
 from itdeid.eponyms import eponym_tokens
-from itdeid.everyday_words import everyday_word_tokens
+from itdeid.everyday_words import everyday_run_tokens, everyday_word_tokens
 from itdeid.featurize import token_offsets, tokenize_documents
 from itdeid.formats import read_corpus
 from itdeid.identifiers import identifier_spans, plain_matches, plain_templates
@@ -60,6 +60,8 @@ DRUGS = "a drug name standing alone (drug_names.txt)"
 TERMS = "a care term standing alone (clinical_terms.json)"
 #: The row of the everyday-word rule (itdeid.everyday_words).
 EVERYDAY = "an everyday word standing alone, its case no signal (everyday_words)"
+#: The row of the everyday-run rule (itdeid.everyday_words.everyday_run_tokens).
+EVERYDAY_RUNS = "two everyday words tagged together, their case no signal (everyday_words)"
 #: The row of the lone-region rule (itdeid.regions).
 REGIONS = "a state or a country standing alone, typed LOCATION (regions)"
 
@@ -69,7 +71,8 @@ def count_plain(documents) -> pd.DataFrame:
     and the same for the eponym rule, which clears only tagged tokens: counted as if every
     token were tagged; and for the drug-name, care-term, everyday-word and lone-region rules (the
     last for a token typed LOCATION), which clear a tagged token
-    standing alone: counted as if each token were tagged alone (every other token at a time)."""
+    standing alone: counted as if each token were tagged alone (every other token at a time);
+    and for the everyday-run rule as if each pair of neighbouring tokens were tagged alone."""
     phi, other = Counter(), Counter()
     for d in documents:
         for a, b, kind in plain_matches(d.text):
@@ -95,7 +98,15 @@ def count_plain(documents) -> pd.DataFrame:
                 (phi if gold[k] else other)[EVERYDAY] += 1
             for k in lone_region_tokens(td.document.text, starts, ends, alone * LOCATION):
                 (phi if gold[k] else other)[REGIONS] += 1
-    kinds = [kind for kind, _pattern in plain_templates()] + [EPONYMS, DRUGS, TERMS, EVERYDAY, REGIONS]
+        # every pair of neighbouring tokens tagged, pairs apart by an untagged token, three
+        # offsets: each pair a run the everyday-run rule may clear
+        for offset in range(3):
+            pairs = (((np.arange(len(starts)) - offset) % 3) < 2).astype(np.int64)
+            pairs[:offset] = 0
+            for k in everyday_run_tokens(td.document.text, starts, ends, pairs):
+                (phi if gold[k] else other)[EVERYDAY_RUNS] += 1
+    kinds = [kind for kind, _pattern in plain_templates()] + [EPONYMS, DRUGS, TERMS, EVERYDAY, EVERYDAY_RUNS,
+                                                              REGIONS]
     return pd.DataFrame([{"kind": k, "overlap_phi": phi[k], "outside_phi": other[k]} for k in kinds],
                         columns=["kind", "overlap_phi", "outside_phi"]).set_index("kind")
 

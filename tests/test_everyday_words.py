@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from itdeid.document import Document
-from itdeid.everyday_words import everyday_word_tokens
+from itdeid.everyday_words import everyday_run_tokens, everyday_word_tokens
 from itdeid.featurize import tokenize_document
 from itdeid.featurize.tokenized import token_offsets
 from itdeid.identifiers import apply_identifiers
@@ -47,5 +47,25 @@ def test_only_an_everyday_word_standing_alone_without_a_case_signal_is_cleared(t
     found, td, codes = _cleared(text, tagged)
     assert found == cleared
     starts, ends = token_offsets(td)
+    after = apply_identifiers(text, starts, ends, codes)
+    assert sorted(t.text for t, c in zip(td.tokens, after) if c == 0 and t.text in tagged) == cleared
+
+
+@pytest.mark.parametrize("text, tagged, cleared", [
+    ("FACE FLUSHED ESPECIALLY AT SCALP HAIRLINE AND CHIN.", {"SCALP", "HAIRLINE"}, ["HAIRLINE", "SCALP"]),
+    ("cp after riding stationary bicycle today", {"stationary", "bicycle"}, ["bicycle", "stationary"]),
+    ("PAIN IN SJOULDER BLADE AND BACK", {"SJOULDER", "BLADE"}, ["BLADE", "SJOULDER"]),    # a slip
+    ("SON NEWLY GRADUATED NURSE", {"NEWLY", "GRADUATED"}, []),                  # a relation before
+    ("LIVES AT ROSE HILL FARM", {"ROSE", "HILL", "FARM"}, []),                  # names among them
+    ("moved to DELAY CREEK.", {"DELAY", "CREEK"}, []),                          # a place word
+    ("Seen at Scalp Hairline today", {"Scalp", "Hairline"}, []),                 # title case
+    ("AT SCALP, HAIRLINE", {"SCALP", ",", "HAIRLINE"}, []),                     # a comma inside
+    ("FLUSHED AT SCALP HAIRLINE CHIN NECK", {"SCALP", "HAIRLINE", "CHIN", "NECK"}, []),   # too long a run
+])
+def test_a_run_of_everyday_words_without_a_case_signal_is_cleared_whole(text, tagged, cleared):
+    td = tokenize_document(Document("n", text, []), gold=False)
+    codes = np.array([3 if t.text in tagged else 0 for t in td.tokens], dtype=np.int64)
+    starts, ends = token_offsets(td)
+    assert sorted(td.tokens[k].text for k in everyday_run_tokens(text, starts, ends, codes)) == cleared
     after = apply_identifiers(text, starts, ends, codes)
     assert sorted(t.text for t, c in zip(td.tokens, after) if c == 0 and t.text in tagged) == cleared
