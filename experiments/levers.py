@@ -48,7 +48,7 @@ from itdeid.lexicon import Lexicon  # noqa: E402
 from itdeid.name_gaps import join_gaps  # noqa: E402
 from itdeid.subject_names import tag_named_subjects  # noqa: E402
 from itdeid.phrase_punctuation import left_out, split_at_marks  # noqa: E402
-from itdeid.facility_endings import left_out as facility_left_out, untag_endings  # noqa: E402
+from itdeid.place_endings import left_out as endings_left_out, untag_endings  # noqa: E402
 from itdeid.operating_point import decide  # noqa: E402
 from itdeid.report import code_version, corpus_digest, header, markdown_table  # noqa: E402
 from itdeid.spans import labels_to_spans  # noqa: E402
@@ -77,7 +77,7 @@ def _screened_rows(prefix: str, **change) -> dict[str, dict]:
     """The recipe with ``change``, trained once a fold and tagging with the recipe's screen:
     ``PREFIX_SCREENS_OOF`` owns the cache, ``PREFIX_SCREEN1E3_OOF`` ranks its screened tagging,
     ``PREFIX_SCREEN1E3_IDS`` adds the identifier templates, the joined name gaps, the
-    surnames after 'pt' and the marks and facility words the fold's training gold leaves out of
+    surnames after 'pt' and the marks and place endings the fold's training gold leaves out of
     phrases (the recipe as it tags: :meth:`itdeid.ensemble.InnerEnsemble.predict_tokenized`)."""
     row = dict(_RECIPE, **change, screens=(1e-3,))
     return {f"{prefix}_SCREENS_OOF": row, f"{prefix}_SCREEN1E3_OOF": dict(row, screen=1e-3),
@@ -533,8 +533,8 @@ def cached_fold(name, tokenized, assignment, cache: Path, f: int) -> dict:
         train = [td for td, a in zip(tokenized, assignment) if a != f]
         pairs = left_out(train)
         codes = [split_at_marks(td, c, pairs) for td, c in zip(test, codes)]
-        if facility_left_out(train):   # and the words of a place's kind, if it leaves them out
-            codes = [untag_endings(td, c) for td, c in zip(test, codes)]
+        endings = endings_left_out(train)   # and the words it leaves out after a place's name
+        codes = [untag_endings(td, c, endings) for td, c in zip(test, codes)]
     spans = {td.document.id: labels_to_spans(td.document.text, td.tokens, [LABELS[c] for c in cc])
              for td, cc in zip(test, codes)}
     return {"test": test, "proba": parts, "threshold": threshold,

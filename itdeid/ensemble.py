@@ -57,7 +57,7 @@ from itdeid.feature_format import FEATURE_FORMAT, check_feature_format
 from itdeid.model_files import checked_params, damaged, model_part, read_model_state
 from itdeid.model_out import check_kind
 from itdeid.learners import N_LABELS, Learner
-from itdeid.facility_endings import left_out as facility_left_out, untag_endings
+from itdeid.place_endings import check_kinds, left_out as endings_left_out, untag_endings
 from itdeid.name_gaps import join_gaps
 from itdeid.phrase_punctuation import check_pairs, left_out, split_at_marks
 from itdeid.subject_names import tag_named_subjects
@@ -169,10 +169,10 @@ class InnerEnsemble(BaseEstimator):
         words of the class ('J. Chang' marked 'J' and 'Chang' in the PhysioNet gold); after the
         decisions such a mark between two tokens of its class is untagged:
         :mod:`itdeid.phrase_punctuation`.
-    facility_words_left_out_ : bool
-        Whether that gold leaves the word of a place's kind out of its name ('Calvert' of
-        'Calvert Hospital'); if so, such words after a tagged place are untagged after the
-        decisions: :mod:`itdeid.facility_endings`.
+    place_endings_left_out_ : list of str
+        The kinds of word that gold leaves out after a place's name ('facility word': 'Calvert'
+        of 'Calvert Hospital'; 'ward number': 'Quartermain' of 'Quartermain 3'); such words after
+        a tagged place are untagged after the decisions: :mod:`itdeid.place_endings`.
     calibration_ : (ndarray, ndarray)
         After ``fit`` only (not saved): the out-of-fold P(PHI) of the calibration documents'
         tokens (the blend with the stage) and whether each is gold PHI, what the threshold was
@@ -324,7 +324,7 @@ class InnerEnsemble(BaseEstimator):
             self.threshold_ = threshold_for_recall(blend, gold, self.target_recall)
         own = [docs[i] for i in chosen]
         self.punctuation_left_out_ = left_out(own)
-        self.facility_words_left_out_ = facility_left_out(own)
+        self.place_endings_left_out_ = endings_left_out(own)
         fitted_params.remember(self)
         return self
 
@@ -461,8 +461,9 @@ class InnerEnsemble(BaseEstimator):
         pairs = getattr(self, "punctuation_left_out_", ())
         if pairs:
             codes = [split_at_marks(td, c, pairs) for td, c in zip(docs, codes)]
-        if getattr(self, "facility_words_left_out_", False):
-            codes = [untag_endings(td, c) for td, c in zip(docs, codes)]
+        endings = getattr(self, "place_endings_left_out_", ())
+        if endings:
+            codes = [untag_endings(td, c, endings) for td, c in zip(docs, codes)]
         return codes
 
     def known_word(self, word: str) -> bool:
@@ -498,7 +499,7 @@ class InnerEnsemble(BaseEstimator):
                  "feature_format": FEATURE_FORMAT, "params": params, "threshold": self.threshold_,
                  "members": names, "stage": stage,
                  "punctuation_left_out": [list(p) for p in getattr(self, "punctuation_left_out_", ())],
-                 "facility_words_left_out": bool(getattr(self, "facility_words_left_out_", False))}
+                 "place_endings_left_out": list(getattr(self, "place_endings_left_out_", ()))}
         (folder / STATE_FILE).write_text(json.dumps(state), encoding="utf-8")
 
     @classmethod
@@ -530,8 +531,6 @@ class InnerEnsemble(BaseEstimator):
             model.threshold_ = loaded_threshold(state, model.target_recall)
             # a model saved before session 34 keeps every mark inside its phrases, as it tagged
             model.punctuation_left_out_ = check_pairs(state.get("punctuation_left_out", []))
-            model.facility_words_left_out_ = state.get("facility_words_left_out", False)
-            if not isinstance(model.facility_words_left_out_, bool):
-                raise ValueError("facility_words_left_out must be true or false")
+            model.place_endings_left_out_ = check_kinds(state.get("place_endings_left_out", []))
         fitted_params.remember(model)
         return model

@@ -1,4 +1,4 @@
-"""Whether a place's name takes the word of its kind, learned from the gold (itdeid.facility_endings)."""
+"""What a place's name takes after it, learned from the gold (itdeid.place_endings)."""
 import json
 
 import numpy as np
@@ -7,13 +7,13 @@ import pytest
 from itdeid.document import LABELS, Document, Span
 from itdeid.ensemble import InnerEnsemble
 from itdeid.errors import UserError
-from itdeid.facility_endings import MIN_LEFT_OUT, left_out, untag_endings
+from itdeid.place_endings import ENDINGS, MIN_LEFT_OUT, check_kinds, left_out, untag_endings
 from itdeid.featurize import tokenize_document
 from itdeid.model import TokenModel
 
 from helpers import tiny_corpus
 
-LOC, HOSP, DOC = (LABELS.index(c) for c in ("LOCATION", "HOSPITAL", "DOCTOR"))
+LOC, HOSP, DOC, PHONE = (LABELS.index(c) for c in ("LOCATION", "HOSPITAL", "DOCTOR", "PHONE"))
 
 
 def _note(i: int, whole: bool, times: int = 1) -> Document:
@@ -22,7 +22,7 @@ def _note(i: int, whole: bool, times: int = 1) -> Document:
     text, spans = "", []
     for _ in range(times):
         start = len(text) + len("Transferred from ")
-        text += f"Transferred from Calvert{i} Hospital today .\n"
+        text += f"Transferred from Calvert{'abcdefghijklmnopqrstuvwxyz'[i % 26]} Hospital today .\n"
         end = text.index(" Hospital", start) + (len(" Hospital") if whole else 0)
         spans.append(Span(start, end, "LOCATION"))
     return Document(f"n{i}", text, spans)
@@ -31,10 +31,20 @@ def _note(i: int, whole: bool, times: int = 1) -> Document:
 def test_the_gold_decides_whether_the_word_of_a_places_kind_is_left_out():
     apart = [tokenize_document(_note(i, whole=False)) for i in range(MIN_LEFT_OUT)]
     whole = [tokenize_document(_note(i, whole=True)) for i in range(MIN_LEFT_OUT + 1)]
-    assert left_out(apart)
-    assert not left_out(apart[:-1])                     # too few to be a convention
-    assert not left_out(whole)
-    assert not left_out(apart + whole)                  # taken in more often than not
+    assert left_out(apart) == ["facility word"]
+    assert left_out(apart[:-1]) == []                   # too few to be a convention
+    assert left_out(whole) == []
+    assert left_out(apart + whole) == []                # taken in more often than not
+
+
+def test_a_ward_number_after_a_building_is_its_own_kind():
+    def ward(i, whole):
+        text = f"transfer to Quartermain {i % 9 + 1} today, call 410 555-0100 ."
+        end = text.index(" today") if whole else text.index(" ", text.index("Quartermain"))
+        spans = [Span(text.index("Quartermain"), end, "LOCATION"), Span(text.index("410"), text.index(" ."), "PHONE")]
+        return tokenize_document(Document(f"w{i}", text, spans))
+    assert left_out([ward(i, whole=False) for i in range(3)]) == ["ward number"]
+    assert left_out([ward(i, whole=True) for i in range(3)]) == []
 
 
 @pytest.mark.parametrize("text, tagged, kept", [
@@ -45,11 +55,15 @@ def test_the_gold_decides_whether_the_word_of_a_places_kind_is_left_out():
      ["Hospital", "of", "Saint", "Raphael"]),                   # the kind begins the name
     ("Dr Calvert Hospital", {"Calvert": DOC, "Hospital": DOC}, ["Calvert", "Hospital"]),  # no place
     ("went to Calvert\nHospital records", {"Calvert": LOC, "Hospital": LOC}, ["Calvert", "Hospital"]),
+    ("TRANSFER TO QUARTERMAIN 3 TODAY", {"QUARTERMAIN": LOC, "3": LOC}, ["QUARTERMAIN"]),
+    ("back to Ward3.", {"Ward": LOC, "3": LOC}, ["Ward"]),
+    ("CELLULAR- 410 202-6694", {"-": LOC, "410": PHONE, "202-6694": PHONE}, ["-", "410", "202-6694"]),
+    ("Calvert 410 202-6694", {"Calvert": LOC, "410": PHONE, "202-6694": PHONE}, ["Calvert", "410", "202-6694"]),
 ])
-def test_a_tagged_run_of_facility_words_after_a_tagged_place_is_untagged(text, tagged, kept):
+def test_a_tagged_run_of_endings_after_a_tagged_place_is_untagged(text, tagged, kept):
     td = tokenize_document(Document("n", text, []), gold=False)
     codes = np.array([tagged.get(t.text, 0) for t in td.tokens])
-    out = untag_endings(td, codes)
+    out = untag_endings(td, codes, list(ENDINGS))
     assert [t.text for t, c in zip(td.tokens, out) if c] == kept
     assert [t.text for t, c in zip(td.tokens, codes) if c] == list(tagged)     # a copy
 
@@ -68,13 +82,13 @@ def test_an_ensemble_learns_it_from_its_own_notes_keeps_it_and_tags_by_it(tmp_pa
     model = InnerEnsemble(TokenModel(n_estimators=5, n_jobs=1, previous="none", resubstitutions=0,
                                      random_state=3), folds=2, target_recall=0.9)
     model.fit(docs, calibrate_on=own)
-    assert model.facility_words_left_out_ is True
+    assert model.place_endings_left_out_ == ["facility word"]
     model.fit(docs, calibrate_on=[not flag for flag in own])
-    assert model.facility_words_left_out_ is False
+    assert model.place_endings_left_out_ == []
     model.fit(docs, calibrate_on=own)
     model.save(tmp_path / "m")
     again = InnerEnsemble.load(tmp_path / "m")
-    assert again.facility_words_left_out_ is True
+    assert again.place_endings_left_out_ == ["facility word"]
     td = tokenize_document(Document("t", "from Calvert Hospital today", []), gold=False)
     proba = np.zeros((4, len(LABELS)), dtype=np.float32)
     proba[:, 0] = 1.0
@@ -85,10 +99,16 @@ def test_an_ensemble_learns_it_from_its_own_notes_keeps_it_and_tags_by_it(tmp_pa
 
     state_file = tmp_path / "m" / "ensemble.json"
     state = json.loads(state_file.read_text())
-    state["facility_words_left_out"] = "yes"
+    state["place_endings_left_out"] = ["Calvert"]
     state_file.write_text(json.dumps(state))
     with pytest.raises(UserError, match="ensemble.json"):
         InnerEnsemble.load(tmp_path / "m")
-    del state["facility_words_left_out"]                        # saved before session 34
+    del state["place_endings_left_out"]                         # saved before session 34
     state_file.write_text(json.dumps(state))
-    assert InnerEnsemble.load(tmp_path / "m").facility_words_left_out_ is False
+    assert InnerEnsemble.load(tmp_path / "m").place_endings_left_out_ == []
+
+
+@pytest.mark.parametrize("kinds", ["facility word", ["street"], [1], {"a": 1}])
+def test_kinds_read_from_a_file_are_checked(kinds):
+    with pytest.raises(ValueError, match="place_endings_left_out"):
+        check_kinds(kinds)
