@@ -11,8 +11,8 @@ model's tags on shapes that are never PHI ('at 2000', 'BP 75/40'): for them a ma
 gold PHI is the error, counted the same way (``overlap_phi``, which must stay 0). No note text
 is printed. The eponym rule (:mod:`itdeid.eponyms`), the drug-name rule
 (:mod:`itdeid.drug_names`), the care-term rule (:mod:`itdeid.clinical_terms`), the
-everyday-word rules, alone and in runs (:mod:`itdeid.everyday_words`), and the lone-region rule
-(:mod:`itdeid.regions`) are counted with them.
+everyday-word rules, alone and in runs (:mod:`itdeid.everyday_words`), the lone-region rule
+(:mod:`itdeid.regions`) and the lone-letter rule (:mod:`itdeid.lone_letters`) are counted with them.
 """
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ from itdeid.clinical_terms import clinical_term_tokens
 from itdeid.drug_names import drug_tokens
 from itdeid.eponyms import eponym_tokens
 from itdeid.everyday_words import everyday_run_tokens, everyday_word_tokens
+from itdeid.lone_letters import lone_letter_tokens
 from itdeid.featurize import token_offsets, tokenize_documents
 from itdeid.formats import read_corpus
 from itdeid.identifiers import identifier_spans, plain_matches, plain_templates
@@ -60,6 +61,8 @@ DRUGS = "a drug name standing alone (drug_names.txt)"
 TERMS = "a care term standing alone (clinical_terms.json)"
 #: The row of the everyday-word rule (itdeid.everyday_words).
 EVERYDAY = "an everyday word standing alone, its case no signal (everyday_words)"
+#: The row of the lone-letter rule (itdeid.lone_letters).
+LETTERS = "a single letter with no tag within two tokens (lone_letters)"
 #: The row of the everyday-run rule (itdeid.everyday_words.everyday_run_tokens).
 EVERYDAY_RUNS = "two everyday words tagged together, their case no signal (everyday_words)"
 #: The row of the lone-region rule (itdeid.regions).
@@ -72,7 +75,8 @@ def count_plain(documents) -> pd.DataFrame:
     token were tagged; and for the drug-name, care-term, everyday-word and lone-region rules (the
     last for a token typed LOCATION), which clear a tagged token
     standing alone: counted as if each token were tagged alone (every other token at a time);
-    and for the everyday-run rule as if each pair of neighbouring tokens were tagged alone."""
+    for the everyday-run rule as if each pair of neighbouring tokens were tagged alone; and for
+    the lone-letter rule as if every third token were tagged, and every gold PHI token."""
     phi, other = Counter(), Counter()
     for d in documents:
         for a, b, kind in plain_matches(d.text):
@@ -98,6 +102,12 @@ def count_plain(documents) -> pd.DataFrame:
                 (phi if gold[k] else other)[EVERYDAY] += 1
             for k in lone_region_tokens(td.document.text, starts, ends, alone * LOCATION):
                 (phi if gold[k] else other)[REGIONS] += 1
+        # every third token tagged, then the others, and every gold PHI token (an initial stands
+        # beside the rest of its name): no tag within two tokens of a tagged one but gold's
+        for parity in range(3):
+            spaced = ((np.arange(len(starts)) % 3 == parity) | gold).astype(np.int64)
+            for k in lone_letter_tokens(td.document.text, starts, ends, spaced):
+                (phi if gold[k] else other)[LETTERS] += 1
         # every pair of neighbouring tokens tagged, pairs apart by an untagged token, three
         # offsets: each pair a run the everyday-run rule may clear
         for offset in range(3):
@@ -106,7 +116,7 @@ def count_plain(documents) -> pd.DataFrame:
             for k in everyday_run_tokens(td.document.text, starts, ends, pairs):
                 (phi if gold[k] else other)[EVERYDAY_RUNS] += 1
     kinds = [kind for kind, _pattern in plain_templates()] + [EPONYMS, DRUGS, TERMS, EVERYDAY, EVERYDAY_RUNS,
-                                                              REGIONS]
+                                                              REGIONS, LETTERS]
     return pd.DataFrame([{"kind": k, "overlap_phi": phi[k], "outside_phi": other[k]} for k in kinds],
                         columns=["kind", "overlap_phi", "outside_phi"]).set_index("kind")
 
