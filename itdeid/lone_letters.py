@@ -27,9 +27,16 @@ def lone_letter_tokens(text: str, starts: np.ndarray, ends: np.ndarray, codes: n
     found = []
     for k in np.flatnonzero(codes != 0).tolist():
         a, b = int(starts[k]), int(ends[k])
-        if b - a != 1 or not text[a].isalpha():
+        if b - a != 1 or not text[a].isalpha() or _glued(text, a, b):
             continue
         near = codes[max(0, k - REACH):k + REACH + 1]
         if np.count_nonzero(near) == 1 and not after_title(text, a):
             found.append(k)
     return found
+
+
+def _glued(text: str, start: int, end: int) -> bool:
+    """Whether the letter at ``start`` is part of a longer word or number ('70yoM': the sex
+    letter; a piece of a word split at a span's edge)."""
+    return (start > 0 and text[start - 1].isalnum()) or (end < len(text) and text[end].isalnum())
+

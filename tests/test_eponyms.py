@@ -17,7 +17,7 @@ CLEARED = [("QUINTON CATH PLACED", "QUINTON"), ("PASSY-MUIR VALVE IN PLACE", "PA
            ("GCS: Glasgow coma scale 15", "Glasgow"), ("Salem sump to LIWS", "Salem"),
            ("Morse fall scale 45", "Morse"), ("s/p Guillain-Barre syndrome", "Guillain - Barre"),
            ("in semi-Fowler's position", "semi - Fowler 's"), ("Swan-Ganz catheter out", "Swan - Ganz"),
-           ("R Babinski present, L toe down", "Babinski"), ("Hips: Barlow and Ortolani negative", "Ortolani"),
+           ("R Babinski present, L toe down", "R Babinski"), ("Hips: Barlow and Ortolani negative", "Ortolani"),
            ("Moro symmetric, suck good", "Moro"), ("Blake drain was left in Morison's pouch", "Blake"),
            ("overlying Calot's triangle", "Calot 's"), ("19 French Blake drain", "Blake"),
            ("His Hamilton Depression Rating Scale score fell", "Hamilton")]

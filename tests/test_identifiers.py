@@ -194,8 +194,9 @@ def test_plain_templates_clear_clock_times_and_a_misspelt_relation(text, word):
     """The model typed 'at 2000' DATE (a year), 'BP 75/40' DATE and 'NEICE' a name; the tokens
     lose the tag."""
     from itdeid.identifiers import apply_identifiers
-    start = text.index(word)
-    codes = apply_identifiers(text, np.array([0, start]), np.array([1, start + len(word)]),
+    start = len("ZED\n") + text.index(word)
+    text = "ZED\n" + text      # a tagged word of its own line that no rule clears, kept beside
+    codes = apply_identifiers(text, np.array([0, start]), np.array([3, start + len(word)]),
                               np.array([LABELS.index("DATE"), LABELS.index("DATE")]))
     assert codes.tolist() == [LABELS.index("DATE"), 0]
 
