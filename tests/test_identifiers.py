@@ -166,7 +166,9 @@ PLAIN = [("heparin started at 2000", "2000"), ("labs @ 1930.", "1930"), ("flat u
          ("EPI WEANED TO .015M/K/M.", "015"), ("decub small 2/2cm open area", "2/2"),
          ("packed for 1 1/2-2h then", "1/2-2"), ("d5 1/2ns at 125cc/hr for 1/5 liters.", "1/5"),
          ("A PACED WITHOUT ECTOPY +3/6 SEM BP", "3/6"), ("89 YO WOMAN WITH EF OF 10,3+MR", "10"),
-         ("RR=22-24 on PSVof 15. She appears", "15"), ("Psv not weaned to 12 yesterday. Psv on 15.", "15")]
+         ("RR=22-24 on PSVof 15. She appears", "15"), ("Psv not weaned to 12 yesterday. Psv on 15.", "15"),
+         ("pt tried on 5/5 today, did well", "5/5"), ("On weaning trial 5/5, VTs 400s", "5/5"),
+         ("DESPITE EXCELLENT 5/5 ABG. WILL DEFER", "5/5"), ("Abg acceptable on 5/5. Waiting", "5/5")]
 NOT_PLAIN = ["MI 1992; CABG 1957, 1971", "since 2006", "in march of 2022", "from 1995 to 1998",
              "restrict to 2000", "at 2000/5", "at 20.5", "at 1960", "1900-2300", "born 12/12/1930",
              "Mrs. Neice called", "Pat 2000", "MI 8/87", "cath 6/30-7/2", "2019/03/14", "98/03/14",
@@ -186,7 +188,8 @@ NOT_PLAIN = ["MI 1992; CABG 1957, 1971", "since 2006", "in march of 2022", "from
              "Dr. Sun called", "O2 sat 95%", "Monroe", "Wednesdays", "Fri-Sat",
              "MRN 4430a1", "on 1230 amiodarone", "1/230 pm", "2019 pm",
              "seen 3/10 L arm", "v2.01", "on 3/10.5", "3/14/2019 cc", "12/5 coming",
-             "seen 3/6 SEEN AGAIN 4/6", "ref 12/5/2019", "DEF 12", "peep 5.5"]
+             "seen 3/6 SEEN AGAIN 4/6", "ref 12/5/2019", "DEF 12", "peep 5.5",
+             "IABP weaned off 9/7, and PA line out", "trial on 5/5/2020", "gas on 5/5-6/1"]
 
 
 @pytest.mark.parametrize("text, word", PLAIN)
