@@ -170,9 +170,9 @@ class InnerEnsemble(BaseEstimator):
         decisions such a mark between two tokens of its class is untagged:
         :mod:`itdeid.phrase_punctuation`.
     place_endings_left_out_ : list of str
-        The kinds of word that gold leaves out after a place's name ('facility word': 'Calvert'
-        of 'Calvert Hospital'; 'ward number': 'Quartermain' of 'Quartermain 3'); such words after
-        a tagged place are untagged after the decisions: :mod:`itdeid.place_endings`.
+        The kinds of word that gold leaves out after a place's name ('ward number': 'Quartermain'
+        of 'Quartermain 3' in the PhysioNet gold); such words after a tagged place are untagged
+        after the decisions: :mod:`itdeid.place_endings`.
     calibration_ : (ndarray, ndarray)
         After ``fit`` only (not saved): the out-of-fold P(PHI) of the calibration documents'
         tokens (the blend with the stage) and whether each is gold PHI, what the threshold was
