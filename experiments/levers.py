@@ -521,24 +521,37 @@ def cached_fold(name, tokenized, assignment, cache: Path, f: int) -> dict:
         codes = np.split(saved["codes"], cuts)
     else:
         codes = [decide(p, threshold) for p in parts]
-    if ROWS[name].get("join_gaps"):   # in the order the recipe tags (InnerEnsemble.predict_tokenized)
-        codes = [join_gaps(td, c) for td, c in zip(test, codes)]
-    if ROWS[name].get("subject_names"):   # the words the fold's training notes use as ordinary text
-        # (the members' lexicons hold those of four fifths of them each; their union, all of them)
-        lexicon = Lexicon.count([td for td, a in zip(tokenized, assignment) if a != f])
-        codes = [tag_named_subjects(td, c, lexicon.table.__contains__) for td, c in zip(test, codes)]
-    if ROWS[name].get("identifiers"):
-        codes = with_identifiers(test, codes)
-    if ROWS[name].get("punctuation"):   # the marks the fold's training gold leaves out of phrases
-        train = [td for td, a in zip(tokenized, assignment) if a != f]
-        pairs = left_out(train)
-        codes = [split_at_marks(td, c, pairs) for td, c in zip(test, codes)]
-        endings = endings_left_out(train)   # and the words it leaves out after a place's name
-        codes = [untag_endings(td, c, endings) for td, c in zip(test, codes)]
+    codes = after_decisions(name, test, codes, [td for td, a in zip(tokenized, assignment) if a != f])
     spans = {td.document.id: labels_to_spans(td.document.text, td.tokens, [LABELS[c] for c in cc])
              for td, cc in zip(test, codes)}
     return {"test": test, "proba": parts, "threshold": threshold,
             "seconds": float(saved["seconds"]), "spans": spans}
+
+
+#: The row parameters of the steps taken after the decisions (:func:`after_decisions`).
+AFTER_DECISIONS = ("join_gaps", "subject_names", "identifiers", "punctuation")
+
+
+def after_decisions(name: str, test, codes, train) -> list:
+    """The label codes of the notes ``test`` after the steps row ``name`` takes once the
+    decisions are made, in the order the recipe takes them
+    (:meth:`itdeid.ensemble.InnerEnsemble.predict_tokenized`); ``train``: the fold's training
+    notes, whose vocabulary and gold conventions those steps read."""
+    row = ROWS[name]
+    if row.get("join_gaps"):
+        codes = [join_gaps(td, c) for td, c in zip(test, codes)]
+    if row.get("subject_names"):   # the words the fold's training notes use as ordinary text
+        # (the members' lexicons hold those of four fifths of them each; their union, all of them)
+        lexicon = Lexicon.count(train)
+        codes = [tag_named_subjects(td, c, lexicon.table.__contains__) for td, c in zip(test, codes)]
+    if row.get("identifiers"):
+        codes = with_identifiers(test, codes)
+    if row.get("punctuation"):   # the marks the fold's training gold leaves out of phrases
+        pairs = left_out(train)
+        codes = [split_at_marks(td, c, pairs) for td, c in zip(test, codes)]
+        endings = endings_left_out(train)   # and the words it leaves out after a place's name
+        codes = [untag_endings(td, c, endings) for td, c in zip(test, codes)]
+    return codes
 
 
 def row_scores(name, tokenized, assignment, cache: Path, folds):

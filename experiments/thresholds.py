@@ -16,7 +16,10 @@ the threshold was chosen from. For each target recall this script applies the sa
 fold's own calibration data, tags the fold's held-out notes at that threshold and pools: binary
 token precision and recall, PHI instance recall, the lowest per-fold recall and the thresholds.
 A row that also kept the members' out-of-fold mean (``keep_passes``) is calibrated at its own
-``context_weight``, so rows that differ only by the weight get their own operating points. A target is chosen by these outer folds only (never by held-out acceptance notes): the rule a
+``context_weight``, so rows that differ only by the weight get their own operating points. A row with steps after the decisions (the recipe's ``_IDS`` rows: joined name gaps, surnames after
+'pt', the identifier templates and clearing rules, the gold's conventions) takes them after each
+threshold, as levers.py does (:func:`levers.after_decisions`), so the table is the recipe as it
+tags. A target is chosen by these outer folds only (never by held-out acceptance notes): the rule a
 user would want is the lowest target whose held-out recall still reaches the goal in the pooled
 folds.
 """
@@ -35,8 +38,8 @@ sys.path.insert(0, str(ROOT.parent))
 sys.path.insert(0, str(ROOT))
 
 from note_slice import require_corpus  # noqa: E402
-from levers import (ROWS, add_cache_arguments, cache_name, cache_provenance, cached_fold, cached_folds,  # noqa: E402
-                    tokenized_folds)
+from levers import (AFTER_DECISIONS, ROWS, add_cache_arguments, after_decisions, cache_name,  # noqa: E402
+                    cache_provenance, cached_fold, cached_folds, tokenized_folds)
 
 from itdeid.document import LABELS  # noqa: E402
 from itdeid.evaluate import evaluate  # noqa: E402
@@ -73,6 +76,7 @@ def main(argv=None) -> int:
         print(f"no fold of {args.row} with out-of-fold calibration data in {cache}", file=sys.stderr)
         return 1
     tokenized, assignment = tokenized_folds(args)
+    rules = any(ROWS[args.row].get(step) for step in AFTER_DECISIONS)
     data = []
     for f in folds:
         saved = np.load(cache / f"fold{f}.npz")
@@ -84,23 +88,26 @@ def main(argv=None) -> int:
             first = saved["oof_first_phi"]
             stage = (oof_phi - (1 - trained) * first) / trained
             oof_phi = (w * stage + (1 - w) * first).astype(np.float32)
-        data.append((oof_phi, saved["oof_gold"].astype(bool), fold["test"], fold["proba"]))
+        train = [td for td, a in zip(tokenized, assignment) if a != f]
+        data.append((oof_phi, saved["oof_gold"].astype(bool), fold["test"], fold["proba"], train))
     rows, by_class = [], None
     for floor in (MIN_THRESHOLD, 0.0):
         for target in map(float, args.targets.split(",")):
             thresholds, per_fold_recall, predicted = [], [], {}
             tp = fp = fn = 0
-            for oof_phi, oof_gold, test, proba in data:
+            for oof_phi, oof_gold, test, proba, train in data:
                 t = threshold_at(oof_phi, oof_gold, target, floor)
                 thresholds.append(t)
                 codes = [decide(p, t) for p in proba]
+                if rules:   # the row's steps after the decisions, as levers.py takes them
+                    codes = after_decisions(args.row, test, codes, train)
                 phi = np.concatenate([c != 0 for c in codes])
                 gold = np.concatenate([td.labels != 0 for td in test])
                 tp, fp, fn = tp + int((phi & gold).sum()), fp + int((phi & ~gold).sum()), fn + int((~phi & gold).sum())
                 per_fold_recall.append((phi & gold).sum() / max(gold.sum(), 1))
                 for td, c in zip(test, codes):
                     predicted[td.document.id] = labels_to_spans(td.document.text, td.tokens, [LABELS[k] for k in c])
-            tested = [td.document for _, _, test, _ in data for td in test]
+            tested = [td.document for _, _, test, _, _ in data for td in test]
             report = evaluate(tested, predicted).to_dict()
             instances = report["summary"]
             if floor == MIN_THRESHOLD and args.per_class is not None and math.isclose(target, args.per_class):
@@ -118,7 +125,10 @@ def main(argv=None) -> int:
             + cache_provenance(Path(args.levers) / 'cache', [args.row], folds) + "\n"
             + "Per outer fold, the threshold is read off that fold's own training out-of-fold P(PHI) "
               "for the target recall (floor 0.001 as the recipe, or none); the held-out notes are "
-              "tagged at it and the scores pooled (percent).\n\n"
+              "tagged at it"
+            + (" and the row's steps after the decisions are taken (levers.py's `after_decisions`)"
+               if rules else "")
+            + ", and the scores pooled (percent).\n\n"
             + markdown_table(table.set_index("floor"), floatfmt=".2f") + "\n"
             + (_per_class_text(by_class, args.per_class) if by_class is not None else ""))
     publish(text, args.out)
