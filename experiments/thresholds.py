@@ -94,28 +94,27 @@ def main(argv=None) -> int:
     for floor in (MIN_THRESHOLD, 0.0):
         for target in map(float, args.targets.split(",")):
             thresholds, per_fold_recall, predicted = [], [], {}
-            tp = fp = fn = 0
             for oof_phi, oof_gold, test, proba, train in data:
                 t = threshold_at(oof_phi, oof_gold, target, floor)
                 thresholds.append(t)
                 codes = [decide(p, t) for p in proba]
                 if rules:   # the row's steps after the decisions, as levers.py takes them
                     codes = after_decisions(args.row, test, codes, train)
-                phi = np.concatenate([c != 0 for c in codes])
-                gold = np.concatenate([td.labels != 0 for td in test])
-                tp, fp, fn = tp + int((phi & gold).sum()), fp + int((phi & ~gold).sum()), fn + int((~phi & gold).sum())
-                per_fold_recall.append((phi & gold).sum() / max(gold.sum(), 1))
-                for td, c in zip(test, codes):
-                    predicted[td.document.id] = labels_to_spans(td.document.text, td.tokens, [LABELS[k] for k in c])
+                fold_spans = {td.document.id: labels_to_spans(td.document.text, td.tokens, [LABELS[k] for k in c])
+                              for td, c in zip(test, codes)}
+                predicted.update(fold_spans)
+                fold_report = evaluate([td.document for td in test], fold_spans).to_dict()["summary"]
+                per_fold_recall.append(fold_report["binary_token"]["r"])
             tested = [td.document for _, _, test, _, _ in data for td in test]
             report = evaluate(tested, predicted).to_dict()
             instances = report["summary"]
+            binary = instances["binary_token"]
             if floor == MIN_THRESHOLD and args.per_class is not None and math.isclose(target, args.per_class):
                 by_class = report
             rows.append({"floor": f"{floor:g}", "target (training oof)": f"{target:.2f}",
                          "thresholds (min-median-max)": f"{min(thresholds):.4f}-{np.median(thresholds):.4f}-{max(thresholds):.4f}",
-                         "binary P": 100 * tp / max(tp + fp, 1), "binary R": 100 * tp / max(tp + fn, 1),
-                         "binary F": 200 * tp / max(2 * tp + fp + fn, 1),
+                         "binary P": 100 * binary["p"], "binary R": 100 * binary["r"],
+                         "binary F": 100 * binary["f"],
                          "lowest fold R": 100 * min(per_fold_recall),
                          "instances R": 100 * instances["phi_instances"]["r"],
                          "8-way F": 100 * instances["token_8way"]["f"]})
@@ -125,7 +124,8 @@ def main(argv=None) -> int:
             + cache_provenance(Path(args.levers) / 'cache', [args.row], folds) + "\n"
             + "Per outer fold, the threshold is read off that fold's own training out-of-fold P(PHI) "
               "for the target recall (floor 0.001 as the recipe, or none); the held-out notes are "
-              "tagged at it"
+              "tagged at it, their spans scored as `itdeid evaluate` and peers.py score them "
+              "(binary token P/R/F from the spans, since session 34; before, from the tokens' labels)"
             + (" and the row's steps after the decisions are taken (levers.py's `after_decisions`)"
                if rules else "")
             + ", and the scores pooled (percent).\n\n"
