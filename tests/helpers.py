@@ -36,3 +36,70 @@ def tiny_corpus(n: int = 40, seed: int = 0) -> list[Document]:
             text += piece
         docs.append(Document(f"n{i}", text, spans, patient=f"p{i // 2}"))
     return docs
+
+
+def convention_ensemble(note, seed: int):
+    """An ensemble of two tiny members fitted on :func:`tiny_corpus` notes, each with
+    ``note(i, whole)`` appended: the even notes (flagged as the corpus's own, ``calibrate_on``)
+    written one way (``whole=False``), the odd ones (the synthetic records' place) the other.
+    Returns the model, the notes and the flags (for the learned gold conventions)."""
+    from itdeid.ensemble import InnerEnsemble
+    from itdeid.model import TokenModel
+    docs, own = [], []
+    for i, doc in enumerate(tiny_corpus(16, seed=seed)):
+        added = note(i, i % 2 == 1)
+        shift = len(doc.text)
+        docs.append(Document(doc.id, doc.text + added.text, list(doc.spans) + [
+            Span(s.start + shift, s.end + shift, s.type) for s in added.spans], patient=doc.patient))
+        own.append(i % 2 == 0)
+    model = InnerEnsemble(TokenModel(n_estimators=5, n_jobs=1, previous="none", resubstitutions=0,
+                                     random_state=3), folds=2, target_recall=0.9)
+    return model.fit(docs, calibrate_on=own), docs, own
+
+
+def tagged_after_decisions(model, text: str, tagged: range, code: int) -> list[int]:
+    """The codes ``model`` gives the tokens of ``text`` when its trees tag the tokens ``tagged``
+    as ``code`` and nothing else, with only its learned conventions after the decisions."""
+    import numpy as np
+
+    from itdeid.document import LABELS
+    from itdeid.featurize import tokenize_document
+    td = tokenize_document(Document("t", text, []), gold=False)
+    proba = np.zeros((len(td), len(LABELS)), dtype=np.float32)
+    proba[:, 0] = 1.0
+    proba[tagged.start:tagged.stop] = np.eye(len(LABELS))[code]
+    model.predict_proba_tokenized = lambda docs: [proba]
+    model.set_params(identifiers=False, join_gaps=False, subject_names=False)
+    return model.predict_tokenized([td])[0].tolist()
+
+
+def cleared_by(rule, text: str, tagged, code: int) -> tuple[list[str], list[str]]:
+    """The tagged words (``tagged``: token texts, each tagged ``code``) that the clearing rule
+    ``rule(text, starts, ends, codes)`` clears, and those the whole of
+    :func:`itdeid.identifiers.apply_identifiers` clears, each sorted."""
+    import numpy as np
+
+    from itdeid.featurize import tokenize_document
+    from itdeid.featurize.tokenized import token_offsets
+    from itdeid.identifiers import apply_identifiers
+    td = tokenize_document(Document("n", text, []), gold=False)
+    codes = np.array([code if t.text in tagged else 0 for t in td.tokens], dtype=np.int64)
+    starts, ends = token_offsets(td)
+    by_rule = sorted(td.tokens[k].text for k in rule(text, starts, ends, codes))
+    after = apply_identifiers(text, starts, ends, codes)
+    return by_rule, sorted(t.text for t, c, o in zip(td.tokens, after, codes) if o and not c)
+
+
+def rewrite_state(folder, name: str = "ensemble.json", **changes) -> None:
+    """Rewrite the JSON state file ``name`` of a saved model folder with ``changes`` (a key whose
+    value is None is removed: a file saved before the key existed)."""
+    import json
+    from pathlib import Path
+    path = Path(folder) / name
+    state = json.loads(path.read_text())
+    for key, value in changes.items():
+        if value is None:
+            state.pop(key, None)
+        else:
+            state[key] = value
+    path.write_text(json.dumps(state))

@@ -11,7 +11,7 @@ from itdeid.errors import UserError
 from itdeid.featurize import tokenize_document
 from itdeid.model import TokenModel
 
-from helpers import tiny_corpus
+from helpers import rewrite_state, tiny_corpus
 
 
 @pytest.fixture(scope="module")
@@ -59,10 +59,7 @@ def test_save_and_load_give_the_same_spans(fitted, tmp_path):
 def test_a_tampered_member_list_is_one_line_naming_the_file(fitted, tmp_path):
     _, model = fitted
     model.save(tmp_path / "m")
-    state_file = tmp_path / "m" / "ensemble.json"
-    state = json.loads(state_file.read_text())
-    state["members"] = ["../../etc"]
-    state_file.write_text(json.dumps(state))
+    rewrite_state(tmp_path / "m", members=["../../etc"])
     with pytest.raises(UserError, match="ensemble.json"):
         InnerEnsemble.load(tmp_path / "m")
 

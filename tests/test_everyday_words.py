@@ -8,6 +8,8 @@ from itdeid.featurize import tokenize_document
 from itdeid.featurize.tokenized import token_offsets
 from itdeid.identifiers import apply_identifiers
 
+from helpers import cleared_by
+
 
 def _cleared(text, tagged_words):
     td = tokenize_document(Document("n", text, []), gold=False)
@@ -63,9 +65,4 @@ def test_only_an_everyday_word_standing_alone_without_a_case_signal_is_cleared(t
     ("FLUSHED AT SCALP HAIRLINE CHIN NECK", {"SCALP", "HAIRLINE", "CHIN", "NECK"}, []),   # too long a run
 ])
 def test_a_run_of_everyday_words_without_a_case_signal_is_cleared_whole(text, tagged, cleared):
-    td = tokenize_document(Document("n", text, []), gold=False)
-    codes = np.array([3 if t.text in tagged else 0 for t in td.tokens], dtype=np.int64)
-    starts, ends = token_offsets(td)
-    assert sorted(td.tokens[k].text for k in everyday_run_tokens(text, starts, ends, codes)) == cleared
-    after = apply_identifiers(text, starts, ends, codes)
-    assert sorted(t.text for t, c in zip(td.tokens, after) if c == 0 and t.text in tagged) == cleared
+    assert cleared_by(everyday_run_tokens, text, tagged, code=3) == (cleared, cleared)

@@ -1,6 +1,4 @@
 """The marks a corpus's gold leaves between two words of one PHI phrase (itdeid.phrase_punctuation)."""
-import json
-
 import numpy as np
 import pytest
 
@@ -8,10 +6,9 @@ from itdeid.document import LABELS, Document, Span
 from itdeid.ensemble import InnerEnsemble
 from itdeid.errors import UserError
 from itdeid.featurize import tokenize_document
-from itdeid.model import TokenModel
 from itdeid.phrase_punctuation import MIN_LEFT_OUT, check_pairs, left_out, split_at_marks
 
-from helpers import tiny_corpus
+from helpers import convention_ensemble, rewrite_state, tagged_after_decisions
 
 DOCTOR = LABELS.index("DOCTOR")
 
@@ -56,35 +53,16 @@ def test_pairs_read_from_a_file_are_checked(pairs):
 
 def test_an_ensemble_learns_the_marks_from_its_own_notes_keeps_them_and_tags_by_them(tmp_path):
     """Only the notes ``calibrate_on`` flags count (synthetic records follow i2b2's convention)."""
-    base = tiny_corpus(16, seed=2)
-    docs, own = [], []
-    for i, doc in enumerate(base):
-        note = _note(i, whole=i % 2 == 1)
-        shift = len(doc.text)
-        docs.append(Document(doc.id, doc.text + note.text, list(doc.spans) + [
-            Span(s.start + shift, s.end + shift, s.type) for s in note.spans], patient=doc.patient))
-        own.append(i % 2 == 0)
-    model = InnerEnsemble(TokenModel(n_estimators=5, n_jobs=1, previous="none", resubstitutions=0,
-                                     random_state=3), folds=2, target_recall=0.9)
-    model.fit(docs, calibrate_on=own)
+    model, _docs, _own = convention_ensemble(lambda i, whole: _note(i, whole), seed=2)
     assert model.punctuation_left_out_ == [(".", "DOCTOR")]
     model.save(tmp_path / "m")
     again = InnerEnsemble.load(tmp_path / "m")
     assert again.punctuation_left_out_ == [(".", "DOCTOR")]
-    td = tokenize_document(Document("t", "Seen by Q. Lander today", []), gold=False)
-    proba = np.zeros((6, len(LABELS)), dtype=np.float32)
-    proba[:, 0] = 1.0
-    proba[2:5] = np.eye(len(LABELS))[DOCTOR]                   # the trees tag 'Q . Lander'
-    again.predict_proba_tokenized = lambda docs: [proba]
-    again.set_params(identifiers=False, join_gaps=False, subject_names=False)
-    assert again.predict_tokenized([td])[0].tolist() == [0, 0, DOCTOR, 0, DOCTOR, 0]
+    # the trees tag 'Q . Lander'
+    assert tagged_after_decisions(again, "Seen by Q. Lander today", range(2, 5), DOCTOR) == [0, 0, DOCTOR, 0, DOCTOR, 0]
 
-    state_file = tmp_path / "m" / "ensemble.json"
-    state = json.loads(state_file.read_text())
-    state["punctuation_left_out"] = [["Lander", "DOCTOR"]]     # a word, not a mark
-    state_file.write_text(json.dumps(state))
+    rewrite_state(tmp_path / "m", punctuation_left_out=[["Lander", "DOCTOR"]])   # a word, not a mark
     with pytest.raises(UserError, match="ensemble.json"):
         InnerEnsemble.load(tmp_path / "m")
-    del state["punctuation_left_out"]                           # saved before session 34
-    state_file.write_text(json.dumps(state))
+    rewrite_state(tmp_path / "m", punctuation_left_out=None)         # saved before session 34
     assert InnerEnsemble.load(tmp_path / "m").punctuation_left_out_ == []

@@ -1,6 +1,4 @@
 """What a place's name takes after it, learned from the gold (itdeid.place_endings)."""
-import json
-
 import numpy as np
 import pytest
 
@@ -8,10 +6,9 @@ from itdeid.document import LABELS, Document, Span
 from itdeid.ensemble import InnerEnsemble
 from itdeid.errors import UserError
 from itdeid.featurize import tokenize_document
-from itdeid.model import TokenModel
 from itdeid.place_endings import ENDINGS, MIN_LEFT_OUT, check_kinds, left_out, untag_endings
 
-from helpers import tiny_corpus
+from helpers import convention_ensemble, rewrite_state, tagged_after_decisions
 
 LOC, HOSP, PHONE = (LABELS.index(c) for c in ("LOCATION", "HOSPITAL", "PHONE"))
 
@@ -56,16 +53,7 @@ def test_a_tagged_ward_number_after_a_tagged_place_is_untagged(text, tagged, kep
 
 def test_an_ensemble_learns_it_from_its_own_notes_keeps_it_and_tags_by_it(tmp_path):
     """Only the notes ``calibrate_on`` flags count (synthetic records follow i2b2's convention)."""
-    docs, own = [], []
-    for i, doc in enumerate(tiny_corpus(16, seed=5)):
-        note = _note(i, whole=i % 2 == 1, times=2)
-        shift = len(doc.text)
-        docs.append(Document(doc.id, doc.text + note.text, list(doc.spans) + [
-            Span(s.start + shift, s.end + shift, s.type) for s in note.spans], patient=doc.patient))
-        own.append(i % 2 == 0)
-    model = InnerEnsemble(TokenModel(n_estimators=5, n_jobs=1, previous="none", resubstitutions=0,
-                                     random_state=3), folds=2, target_recall=0.9)
-    model.fit(docs, calibrate_on=own)
+    model, docs, own = convention_ensemble(lambda i, whole: _note(i, whole, times=2), seed=5)
     assert model.place_endings_left_out_ == ["ward number"]
     model.fit(docs, calibrate_on=[not flag for flag in own])
     assert model.place_endings_left_out_ == []
@@ -73,22 +61,13 @@ def test_an_ensemble_learns_it_from_its_own_notes_keeps_it_and_tags_by_it(tmp_pa
     model.save(tmp_path / "m")
     again = InnerEnsemble.load(tmp_path / "m")
     assert again.place_endings_left_out_ == ["ward number"]
-    td = tokenize_document(Document("t", "to Quartermain 3 today", []), gold=False)
-    proba = np.zeros((4, len(LABELS)), dtype=np.float32)
-    proba[:, 0] = 1.0
-    proba[1:3] = np.eye(len(LABELS))[LOC]                      # the trees tag 'Quartermain 3'
-    again.predict_proba_tokenized = lambda docs: [proba]
-    again.set_params(identifiers=False, join_gaps=False, subject_names=False)
-    assert again.predict_tokenized([td])[0].tolist() == [0, LOC, 0, 0]
+    # the trees tag 'Quartermain 3'
+    assert tagged_after_decisions(again, "to Quartermain 3 today", range(1, 3), LOC) == [0, LOC, 0, 0]
 
-    state_file = tmp_path / "m" / "ensemble.json"
-    state = json.loads(state_file.read_text())
-    state["place_endings_left_out"] = ["Calvert"]
-    state_file.write_text(json.dumps(state))
+    rewrite_state(tmp_path / "m", place_endings_left_out=["Calvert"])
     with pytest.raises(UserError, match="ensemble.json"):
         InnerEnsemble.load(tmp_path / "m")
-    del state["place_endings_left_out"]                         # saved before session 34
-    state_file.write_text(json.dumps(state))
+    rewrite_state(tmp_path / "m", place_endings_left_out=None)       # saved before session 34
     assert InnerEnsemble.load(tmp_path / "m").place_endings_left_out_ == []
 
 
