@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from itdeid.clinical_terms import clinical_term_tokens
+from itdeid.clinical_terms import clinical_term_tokens, medicine_run_tokens
 from itdeid.drug_names import drug_tokens
 from itdeid.eponyms import eponym_tokens
 from itdeid.everyday_words import everyday_run_tokens, everyday_word_tokens
@@ -59,6 +59,8 @@ EPONYMS = "an eponym before what it names (eponyms.json)"
 DRUGS = "a drug name standing alone (drug_names.txt)"
 #: The row of the care-term rule (features/clinical_terms.json).
 TERMS = "a care term standing alone (clinical_terms.json)"
+#: The row of the medicine-run rule (itdeid.clinical_terms.medicine_run_tokens).
+MEDICINE_RUNS = "two drug names or care terms tagged together (drug_names.txt, clinical_terms.json)"
 #: The row of the everyday-word rule (itdeid.everyday_words).
 EVERYDAY = "an everyday word standing alone, its case no signal (everyday_words)"
 #: The row of the lone-letter rule (itdeid.lone_letters).
@@ -75,7 +77,8 @@ def count_plain(documents) -> pd.DataFrame:
     token were tagged; and for the drug-name, care-term, everyday-word and lone-region rules (the
     last for a token typed LOCATION), which clear a tagged token
     standing alone: counted as if each token were tagged alone (every other token at a time);
-    for the everyday-run rule as if each pair of neighbouring tokens were tagged alone; and for
+    for the everyday-run and medicine-run rules as if each pair of neighbouring tokens were
+    tagged alone; and for
     the lone-letter rule as if every third token were tagged, and every gold PHI token."""
     phi, other = Counter(), Counter()
     for d in documents:
@@ -115,8 +118,10 @@ def count_plain(documents) -> pd.DataFrame:
             pairs[:offset] = 0
             for k in everyday_run_tokens(td.document.text, starts, ends, pairs):
                 (phi if gold[k] else other)[EVERYDAY_RUNS] += 1
-    kinds = [kind for kind, _pattern in plain_templates()] + [EPONYMS, DRUGS, TERMS, EVERYDAY, EVERYDAY_RUNS,
-                                                              REGIONS, LETTERS]
+            for k in medicine_run_tokens(td.document.text, starts, ends, pairs):
+                (phi if gold[k] else other)[MEDICINE_RUNS] += 1
+    kinds = [kind for kind, _pattern in plain_templates()] + [EPONYMS, DRUGS, TERMS, MEDICINE_RUNS, EVERYDAY,
+                                                              EVERYDAY_RUNS, REGIONS, LETTERS]
     return pd.DataFrame([{"kind": k, "overlap_phi": phi[k], "outside_phi": other[k]} for k in kinds],
                         columns=["kind", "overlap_phi", "outside_phi"]).set_index("kind")
 

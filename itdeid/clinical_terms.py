@@ -17,7 +17,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from itdeid.drug_names import lone_listed_tokens
+from itdeid.drug_names import drug_names, lone_listed_tokens
+from itdeid.eponyms import after_title
 from itdeid.resources import load_json
 
 
@@ -31,3 +32,27 @@ def clinical_term_tokens(text: str, starts: np.ndarray, ends: np.ndarray, codes:
     """Indices of the tagged tokens (``codes`` non-zero) to clear: listed terms standing alone
     (the tokens either side untagged), after no title."""
     return lone_listed_tokens(text, starts, ends, codes, clinical_terms())
+
+
+#: Longest run of tagged drug names and care terms cleared whole ('Trazodone HCL').
+MAX_RUN = 3
+
+
+def medicine_run_tokens(text: str, starts: np.ndarray, ends: np.ndarray, codes: np.ndarray) -> list[int]:
+    """Indices of the tokens of each tagged run of two to :data:`MAX_RUN` words, apart by spaces
+    alone, every one a listed drug name or care term ('Trazodone HCL', 'VAP PNA'), with no title
+    before it. Neither list holds a name or a place, so such a run names no one; a drug name
+    beside a name ('Ondansetron Rivera') or after a title ('Dr. Lasix') keeps its tag."""
+    words = drug_names() | clinical_terms()
+    tagged = np.concatenate([[False], np.asarray(codes) != 0, [False]])
+    edges = np.flatnonzero(tagged[1:] != tagged[:-1])
+    found = []
+    for lo, hi in zip(edges[::2].tolist(), edges[1::2].tolist()):
+        if not 2 <= hi - lo <= MAX_RUN or after_title(text, int(starts[lo])):
+            continue
+        if any(text[int(ends[k]):int(starts[k + 1])].strip(" \t") for k in range(lo, hi - 1)):
+            continue
+        if all(text[int(starts[k]):int(ends[k])].lower() in words for k in range(lo, hi)):
+            found += range(lo, hi)
+    return found
+

@@ -30,7 +30,7 @@ from functools import lru_cache
 import numpy as np
 
 from itdeid.document import LABELS, Span
-from itdeid.clinical_terms import clinical_term_tokens
+from itdeid.clinical_terms import clinical_term_tokens, medicine_run_tokens
 from itdeid.everyday_words import everyday_run_tokens, everyday_word_tokens
 from itdeid.regions import lone_region_tokens
 from itdeid.lone_letters import lone_letter_tokens
@@ -125,7 +125,8 @@ def apply_identifiers(text: str, starts: np.ndarray, ends: np.ndarray, codes: np
     (:func:`plain_spans`: 'at 2000', a clock time the model took for a year) lose the model's
     tag, and so do tagged eponyms before what they name ('Quinton cath': :mod:`itdeid.eponyms`)
     and tagged drug names and care terms standing alone ('Ofloxacin': :mod:`itdeid.drug_names`;
-    'PERMACATH', 'VF': :mod:`itdeid.clinical_terms`), and everyday English words standing alone,
+    'PERMACATH', 'VF': :mod:`itdeid.clinical_terms`), or two or three of them together ('Trazodone
+    HCL'), and everyday English words standing alone,
     or two or three together, where the case says nothing ('TILT', 'SCALP HAIRLINE' in a line of
     capitals: :mod:`itdeid.everyday_words`), and
     a state or a country standing alone ('lives in California': :mod:`itdeid.regions`), and a
@@ -138,6 +139,7 @@ def apply_identifiers(text: str, starts: np.ndarray, ends: np.ndarray, codes: np
         codes[lo:hi] = 0
     codes[drug_tokens(text, starts, ends, codes)] = 0
     codes[clinical_term_tokens(text, starts, ends, codes)] = 0
+    codes[medicine_run_tokens(text, starts, ends, codes)] = 0
     codes[everyday_word_tokens(text, starts, ends, codes)] = 0
     codes[everyday_run_tokens(text, starts, ends, codes)] = 0
     codes[lone_region_tokens(text, starts, ends, codes)] = 0

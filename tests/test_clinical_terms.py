@@ -1,13 +1,16 @@
 """Words of intensive and hospital care standing alone lose a tag (itdeid.clinical_terms)."""
 import numpy as np
+import pytest
 
-from itdeid.clinical_terms import clinical_term_tokens, clinical_terms
+from itdeid.clinical_terms import clinical_term_tokens, clinical_terms, medicine_run_tokens
 from itdeid.document import Document
 from itdeid.featurize import tokenize_document
 from itdeid.featurize.tokenized import token_offsets
 from itdeid.identifiers import apply_identifiers
 from itdeid.tokens import tokenize
 from itdeid.word_lists import census_names, gazetteer_sets
+
+from helpers import cleared_by
 
 
 def _lower_words(entries) -> set[str]:
@@ -50,3 +53,13 @@ def test_a_term_after_a_title_or_inside_a_tagged_phrase_keeps_its_tag():
     assert clinical_term_tokens(text, starts, ends, codes) == []
     untagged = np.zeros(len(codes), dtype=np.int64)
     assert clinical_term_tokens(text, starts, ends, untagged) == []
+
+
+@pytest.mark.parametrize("text, tagged, cleared", [
+    ("pt given Trazodone HCL and Zolpidem", {"Trazodone", "HCL"}, ["HCL", "Trazodone"]),
+    ("Given Ondansetron Rivera today", {"Ondansetron", "Rivera"}, []),          # a name beside it
+    ("Seen by Dr. Lasix HCL", {"Lasix", "HCL"}, []),                              # after a title
+    ("pt given Trazodone, HCL", {"Trazodone", ",", "HCL"}, []),                  # a comma inside
+])
+def test_a_run_of_drug_names_and_care_terms_is_cleared_whole(text, tagged, cleared):
+    assert cleared_by(medicine_run_tokens, text, tagged, code=2) == (cleared, cleared)
