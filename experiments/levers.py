@@ -47,7 +47,7 @@ from itdeid.model import TokenModel, with_identifiers  # noqa: E402
 from itdeid.lexicon import Lexicon  # noqa: E402
 from itdeid.name_gaps import join_gaps  # noqa: E402
 from itdeid.subject_names import tag_named_subjects  # noqa: E402
-from itdeid.phrase_punctuation import left_out, split_at_marks  # noqa: E402
+from itdeid.phrase_punctuation import left_out as punctuation_left_out, split_at_marks  # noqa: E402
 from itdeid.place_endings import left_out as endings_left_out, untag_endings  # noqa: E402
 from itdeid.operating_point import decide  # noqa: E402
 from itdeid.report import code_version, corpus_digest, header, markdown_table  # noqa: E402
@@ -547,7 +547,7 @@ def after_decisions(name: str, test, codes, train) -> list:
     if row.get("identifiers"):
         codes = with_identifiers(test, codes)
     if row.get("punctuation"):   # the marks the fold's training gold leaves out of phrases
-        pairs = left_out(train)
+        pairs = punctuation_left_out(train)
         codes = [split_at_marks(td, c, pairs) for td, c in zip(test, codes)]
         endings = endings_left_out(train)   # and the words it leaves out after a place's name
         codes = [untag_endings(td, c, endings) for td, c in zip(test, codes)]

@@ -57,9 +57,9 @@ from itdeid.feature_format import FEATURE_FORMAT, check_feature_format
 from itdeid.model_files import checked_params, damaged, model_part, read_model_state
 from itdeid.model_out import check_kind
 from itdeid.learners import N_LABELS, Learner
-from itdeid.place_endings import check_kinds, left_out as endings_left_out, untag_endings
 from itdeid.name_gaps import join_gaps
-from itdeid.phrase_punctuation import check_pairs, left_out, split_at_marks
+from itdeid.phrase_punctuation import check_pairs, left_out as punctuation_left_out, split_at_marks
+from itdeid.place_endings import check_kinds, left_out as endings_left_out, untag_endings
 from itdeid.subject_names import tag_named_subjects
 from itdeid.model import (NotFittedError, TokenModel, check_count, labels_in_documents, predict_spans,
                           with_identifiers)
@@ -323,7 +323,7 @@ class InnerEnsemble(BaseEstimator):
         if self.target_recall is not None:
             self.threshold_ = threshold_for_recall(blend, gold, self.target_recall)
         own = [docs[i] for i in chosen]
-        self.punctuation_left_out_ = left_out(own)
+        self.punctuation_left_out_ = punctuation_left_out(own)
         self.place_endings_left_out_ = endings_left_out(own)
         fitted_params.remember(self)
         return self
