@@ -78,8 +78,8 @@ def count_plain(documents) -> pd.DataFrame:
     last for a token typed LOCATION), which clear a tagged token
     standing alone: counted as if each token were tagged alone (every other token at a time);
     for the everyday-run and medicine-run rules as if each pair of neighbouring tokens were
-    tagged alone; and for
-    the lone-letter rule as if every third token were tagged, and every gold PHI token."""
+    tagged alone; and for the lone-letter rule as if every third token were tagged, and every
+    gold PHI token."""
     phi, other = Counter(), Counter()
     for d in documents:
         for a, b, kind in plain_matches(d.text):

@@ -17,7 +17,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from itdeid.drug_names import drug_names, lone_listed_tokens
+from itdeid.drug_names import drug_names, lone_listed_tokens, spaced_runs
 from itdeid.eponyms import after_title
 from itdeid.resources import load_json
 
@@ -44,15 +44,9 @@ def medicine_run_tokens(text: str, starts: np.ndarray, ends: np.ndarray, codes: 
     before it. Neither list holds a name or a place, so such a run names no one; a drug name
     beside a name ('Ondansetron Rivera') or after a title ('Dr. Lasix') keeps its tag."""
     words = drug_names() | clinical_terms()
-    tagged = np.concatenate([[False], np.asarray(codes) != 0, [False]])
-    edges = np.flatnonzero(tagged[1:] != tagged[:-1])
     found = []
-    for lo, hi in zip(edges[::2].tolist(), edges[1::2].tolist()):
-        if not 2 <= hi - lo <= MAX_RUN or after_title(text, int(starts[lo])):
-            continue
-        if any(text[int(ends[k]):int(starts[k + 1])].strip(" \t") for k in range(lo, hi - 1)):
-            continue
-        if all(text[int(starts[k]):int(ends[k])].lower() in words for k in range(lo, hi)):
+    for lo, hi in spaced_runs(text, starts, ends, codes, MAX_RUN):
+        if not after_title(text, int(starts[lo])) and all(
+                text[int(starts[k]):int(ends[k])].lower() in words for k in range(lo, hi)):
             found += range(lo, hi)
     return found
-

@@ -58,3 +58,17 @@ def lone_tagged(codes: np.ndarray) -> list[int]:
     n = len(codes)
     return [k for k in np.flatnonzero(codes != 0).tolist()
             if not ((k > 0 and codes[k - 1]) or (k + 1 < n and codes[k + 1]))]
+
+
+def spaced_runs(text: str, starts: np.ndarray, ends: np.ndarray, codes: np.ndarray,
+                longest: int) -> list[tuple[int, int]]:
+    """(first, one past the last) of each run of two to ``longest`` tagged tokens (``codes``
+    non-zero, whatever their classes) with nothing but spaces or tabs between them: a phrase
+    the model tagged, which the run rules of :mod:`itdeid.everyday_words` and
+    :mod:`itdeid.clinical_terms` judge whole."""
+    tagged = np.concatenate([[False], np.asarray(codes) != 0, [False]])
+    edges = np.flatnonzero(tagged[1:] != tagged[:-1])
+    return [(lo, hi) for lo, hi in zip(edges[::2].tolist(), edges[1::2].tolist())
+            if 2 <= hi - lo <= longest
+            and not any(text[int(ends[k]):int(starts[k + 1])].strip(" \t") for k in range(lo, hi - 1))]
+

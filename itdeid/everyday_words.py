@@ -43,7 +43,7 @@ from functools import lru_cache
 import numpy as np
 
 from itdeid.casing import announcers
-from itdeid.drug_names import lone_tagged
+from itdeid.drug_names import lone_tagged, spaced_runs
 from itdeid.eponyms import after_title
 from itdeid.resources import load_table
 from itdeid.spelling import common_neighbours
@@ -154,24 +154,13 @@ def everyday_run_tokens(text: str, starts: np.ndarray, ends: np.ndarray, codes: 
     alone, its neighbours untagged, and no title or announcing word before it ('FACE FLUSHED AT
     SCALP HAIRLINE', 'after riding stationary bicycle'; not 'SON NEWLY GRADUATED', 'ROSE HILL')."""
     found = []
-    for lo, hi in _runs(codes):
-        if not 2 <= hi - lo <= MAX_RUN:
-            continue
+    for lo, hi in spaced_runs(text, starts, ends, codes, MAX_RUN):
         a = int(starts[lo])
         if after_title(text, a) or _announced(text, a):
-            continue
-        if any(text[int(ends[k]):int(starts[k + 1])].strip(" \t") for k in range(lo, hi - 1)):
             continue
         if all(_caseless_everyday(text, int(starts[k]), int(ends[k])) for k in range(lo, hi)):
             found += range(lo, hi)
     return found
-
-
-def _runs(codes: np.ndarray) -> list[tuple[int, int]]:
-    """(first, one past the last) of each run of tagged tokens, whatever their classes."""
-    tagged = np.concatenate([[False], np.asarray(codes) != 0, [False]])
-    edges = np.flatnonzero(tagged[1:] != tagged[:-1])
-    return list(zip(edges[::2].tolist(), edges[1::2].tolist()))
 
 
 def _caseless_everyday(text: str, start: int, end: int) -> bool:

@@ -125,12 +125,12 @@ def apply_identifiers(text: str, starts: np.ndarray, ends: np.ndarray, codes: np
     (:func:`plain_spans`: 'at 2000', a clock time the model took for a year) lose the model's
     tag, and so do tagged eponyms before what they name ('Quinton cath': :mod:`itdeid.eponyms`)
     and tagged drug names and care terms standing alone ('Ofloxacin': :mod:`itdeid.drug_names`;
-    'PERMACATH', 'VF': :mod:`itdeid.clinical_terms`), or two or three of them together ('Trazodone
-    HCL'), and everyday English words standing alone,
-    or two or three together, where the case says nothing ('TILT', 'SCALP HAIRLINE' in a line of
-    capitals: :mod:`itdeid.everyday_words`), and
-    a state or a country standing alone ('lives in California': :mod:`itdeid.regions`), and a
-    single letter with no tag near it ('PTCA to L circ': :mod:`itdeid.lone_letters`)."""
+    'PERMACATH', 'VF': :mod:`itdeid.clinical_terms`), or two or three of them together
+    ('Trazodone HCL'), and everyday English words standing alone, or two or three together, where
+    the case says nothing ('TILT', 'SCALP HAIRLINE' in a line of capitals:
+    :mod:`itdeid.everyday_words`), and a state or a country standing alone ('lives in California':
+    :mod:`itdeid.regions`), and a single letter with no tag near it ('PTCA to L circ':
+    :mod:`itdeid.lone_letters`)."""
     codes = np.array(codes, copy=True)
     read = _read(text)
     for start, end, _kind in plain_matches(text, read):

@@ -39,4 +39,3 @@ def _glued(text: str, start: int, end: int) -> bool:
     """Whether the letter at ``start`` is part of a longer word or number ('70yoM': the sex
     letter; a piece of a word split at a span's edge)."""
     return (start > 0 and text[start - 1].isalnum()) or (end < len(text) and text[end].isalnum())
-
