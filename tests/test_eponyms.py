@@ -20,13 +20,16 @@ CLEARED = [("QUINTON CATH PLACED", "QUINTON"), ("PASSY-MUIR VALVE IN PLACE", "PA
            ("R Babinski present, L toe down", "R Babinski"), ("Hips: Barlow and Ortolani negative", "Ortolani"),
            ("Moro symmetric, suck good", "Moro"), ("Blake drain was left in Morison's pouch", "Blake"),
            ("overlying Calot's triangle", "Calot 's"), ("19 French Blake drain", "Blake"),
-           ("His Hamilton Depression Rating Scale score fell", "Hamilton")]
+           ("His Hamilton Depression Rating Scale score fell", "Hamilton"),
+           ("US WITH FLUID IN DOUGLAS POUCH, GYN", "DOUGLAS"), ("PLACED ON ZOLL PACER ON STANDBY", "ZOLL"),
+           ("6 HRS... CHEYNE -STOKE RESPS .PERSISTENT", "CHEYNE - STOKE")]
 #: Persons and places the rule leaves as the model tagged them.
 KEPT = [("Dr. Allen test results reviewed", "Allen"), ("Mrs. Bell's sign-out", "Bell"),
         ("from Salem tube feeds running", "Salem"), ("Allen called", "Allen"),
         ("Mayo Clinic follow up", "Mayo"), ("seen by Wilson today", "Wilson"),
         ("Murphy at bedside, sign consent", "Murphy"), ("Dr Swan line placed", "Swan"),
-        ("Murphy positive for flu", "Murphy"), ("moved from Hamilton to Boston", "Hamilton")]
+        ("Murphy positive for flu", "Murphy"), ("moved from Hamilton to Boston", "Hamilton"),
+        ("son Douglas tests his sugar", "Douglas"), ("Zoll called", "Zoll")]
 
 
 def _tag_all(text):

@@ -172,7 +172,7 @@ PLAIN = [("heparin started at 2000", "2000"), ("labs @ 1930.", "1930"), ("flat u
          ("PLAT CT 150K. CHEMISTRIES", "150K"), ("WBC up to 10K (from 6K). Remains", "6K"),
          ("four patches (100mcgs/ea.) and", "100mcgs"), ("given 2.5mg iv", "2.5mg"), ("APC K+ 1500P 4.O BP", "1500P"),
          ("x\nMiss Margaret Gaudreau is a 64 y.o.", "Miss"), ("seen by Dr. Lee", "Dr"),
-         ("DAUGHTER & GRAND DAUGHTER PRESENT", "GRAND"), ("SISTER AND SISTER-IN-LAWS VERY INVOLVED", "LAWS"),
+         ("DAUGHTER & GRAND DAUGHTER PRESENT", "GRAND"), ("& GRAND DAUGHTER-LUCI---301", "GRAND"), ("SISTER AND SISTER-IN-LAWS VERY INVOLVED", "LAWS"),
          ("son-inlaw  in to visit", "inlaw"), ("Staying with inlaws, phone numbers", "inlaws"),
          ("to CCU from WARD 3 for management", "WARD"), ("TRANSFER BACK TO Ward3.", "Ward3")]
 NOT_PLAIN = ["MI 1992; CABG 1957, 1971", "since 2006", "in march of 2022", "from 1995 to 1998",
