@@ -15,6 +15,10 @@ right after a place the model tagged LOCATION and a comma, on the same line, the
 MASSACHUSETTS' left in capitals and 'Lagos, Nigeria' typed as a person's 'Surname, First').
 And a place's name that begins with a possessive ("Children's Hospital", which the trees tagged
 from "'s" on) takes the word before it (:func:`join_possessive_start`).
+A place's name also grows by the words of hospitals' names after it ('UNION MEMORIAL', 'Sacred
+Heart Memorial', 'harford memorial', 'new haven': :func:`join_place_name_words`): out of fold on
+the PhysioNet split the trees tagged the first word and left the rest, 7 gold tokens, and the
+rule joined no word the gold leaves out (session 35).
 
 Headers and care-team lines write a name surname first: 'PCP: Hall, Norman', 'PRIMARY CARE:
 HALL, SUSAN, MD'. The trees found the first name and, where the surname is also an English word
@@ -40,12 +44,14 @@ matters where names of institutions are written in full, as in discharge letters
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from itdeid.casing import announcers
 from itdeid.document import LABELS
+from itdeid.resources import load_table
 from itdeid.word_lists import census_names, gazetteer_sets
 
 if TYPE_CHECKING:
@@ -238,6 +244,46 @@ def join_possessive_start(td: TokenizedDocument, codes: np.ndarray) -> np.ndarra
     return codes if out is None else out
 
 
+#: The kinds of ``gazetteers/hospital_name_parts.tsv`` whose words go on a place's name
+#: ('Union Memorial', 'Laurel Regional', 'Sacred Heart', 'New Haven'); its facility words
+#: ('Hospital', 'Medical Center', 'Clinic') are left as the model tagged them.
+NAME_WORD_KINDS = ("descriptor", "landform")
+
+
+@lru_cache(maxsize=1)
+def place_name_words() -> frozenset[str]:
+    """Lower-case words that go on a place's name (:data:`NAME_WORD_KINDS`)."""
+    return frozenset(w.lower() for kind, part in load_table("gazetteers", "hospital_name_parts.tsv")
+                     if kind in NAME_WORD_KINDS for w in part.split())
+
+
+def join_place_name_words(td: TokenizedDocument, codes: np.ndarray) -> np.ndarray:
+    """``codes`` with a word of a place's name right after a HOSPITAL or LOCATION token, in its
+    case and with spaces alone between them, given the place's class: the trees found 'UNION'
+    and left 'MEMORIAL', found 'Sacred' and left 'Heart Memorial', and the released note named
+    the hospital by what was left ('[**LOCATION**] MEMORIAL'). Left to right, so a name of
+    three words grows whole; the facility words ('Calvert Hospital') are not joined, for the
+    PhysioNet gold leaves them out (:mod:`itdeid.place_endings`) and the model tags them where
+    its training corpus took them in."""
+    codes = np.asarray(codes)
+    places = np.isin(codes[:-1], PLACES) & (codes[1:] == 0)
+    if not np.any(places):
+        return codes
+    text, tokens = td.document.text, td.tokens
+    words = place_name_words()
+    out = codes.copy()
+    for i in np.flatnonzero(places).tolist():
+        if not out[i] or out[i + 1]:
+            continue
+        k = i
+        while (k + 1 < len(tokens) and not out[k + 1] and tokens[k + 1].text.lower() in words
+               and _case(tokens[k + 1].text) == _case(tokens[k].text)
+               and SPACES.fullmatch(text[tokens[k].end:tokens[k + 1].start])):
+            out[k + 1] = out[i]
+            k += 1
+    return out
+
+
 def one_class_a_name(td: TokenizedDocument, codes: np.ndarray) -> np.ndarray:
     """``codes`` with the words of one name given the class of its first word, where the model
     typed them PATIENT and DOCTOR by turns: two words tagged as names with nothing but spaces or
@@ -273,5 +319,5 @@ def join_gaps(td: TokenizedDocument, codes: np.ndarray) -> np.ndarray:
     codes = join_state_after_place(td, join_name_gaps(td, codes))
     codes = join_initial_after_name(td, join_surname_before_name(td, codes))
     codes = join_initial_before_name(td, codes)
-    codes = join_possessive_start(td, codes)
+    codes = join_place_name_words(td, join_possessive_start(td, codes))
     return one_class_a_name(td, join_hyphenated_names(td, codes))
