@@ -18,7 +18,9 @@ from "'s" on) takes the word before it (:func:`join_possessive_start`).
 A place's name also grows by the words of hospitals' names after it ('UNION MEMORIAL', 'Sacred
 Heart Memorial', 'harford memorial', 'new haven': :func:`join_place_name_words`): out of fold on
 the PhysioNet split the trees tagged the first word and left the rest, 7 gold tokens, and the
-rule joined no word the gold leaves out (session 35).
+rule joined no word the gold leaves out (session 35). The saint's name after a place's 'St' is the
+place's too ('St. Agnes' typed LOCATION and DOCTOR lost its full stop between the two spans:
+:func:`join_saint_names`).
 
 Headers and care-team lines write a name surname first: 'PCP: Hall, Norman', 'PRIMARY CARE:
 HALL, SUSAN, MD'. The trees found the first name and, where the surname is also an English word
@@ -284,6 +286,35 @@ def join_place_name_words(td: TokenizedDocument, codes: np.ndarray) -> np.ndarra
     return out
 
 
+#: A saint's title before a place's name ('St. Agnes', 'Saint Mary').
+SAINTS = frozenset(("st", "saint", "ste"))
+
+
+def join_saint_names(td: TokenizedDocument, codes: np.ndarray) -> np.ndarray:
+    """``codes`` with the name after a saint's title the model tagged a place ('St. Agnes', 'St
+    Mary') given the place's class, with the title's full stop: the trees typed 'St' LOCATION and
+    'Agnes' DOCTOR, the full stop between fell out of both spans, and the released note read
+    '[**LOCATION**].[**DOCTOR**]'. The saint is the place's name, not a person."""
+    codes = np.asarray(codes)
+    text, tokens = td.document.text, td.tokens
+    out = None
+    for i in np.flatnonzero(np.isin(codes[:-1], PLACES)).tolist():
+        if tokens[i].text.lower() not in SAINTS:
+            continue
+        k = i + 1
+        if tokens[k].text == "." and tokens[k].start == tokens[i].end and k + 1 < len(tokens):
+            k += 1
+        while k < len(tokens) and codes[k] in NAMES and _spaces_or_none(text[tokens[k - 1].end:tokens[k].start]):
+            out = codes.copy() if out is None else out
+            out[i + 1:k + 1] = codes[i]      # 'St. Mary Magdalene': every word of the saint's name
+            k += 1
+    return codes if out is None else out
+
+
+def _spaces_or_none(gap: str) -> bool:
+    return not gap or SPACES.fullmatch(gap) is not None
+
+
 def one_class_a_name(td: TokenizedDocument, codes: np.ndarray) -> np.ndarray:
     """``codes`` with the words of one name given the class of its first word, where the model
     typed them PATIENT and DOCTOR by turns: two words tagged as names with nothing but spaces or
@@ -319,5 +350,5 @@ def join_gaps(td: TokenizedDocument, codes: np.ndarray) -> np.ndarray:
     codes = join_state_after_place(td, join_name_gaps(td, codes))
     codes = join_initial_after_name(td, join_surname_before_name(td, codes))
     codes = join_initial_before_name(td, codes)
-    codes = join_place_name_words(td, join_possessive_start(td, codes))
+    codes = join_place_name_words(td, join_saint_names(td, join_possessive_start(td, codes)))
     return one_class_a_name(td, join_hyphenated_names(td, codes))

@@ -192,3 +192,22 @@ def test_the_words_of_a_place_s_name_after_it_join_the_place():
         out = join_gaps(td, codes)
         changed = {t.text: LABELS[c] for t, c, o in zip(td.tokens, out, codes) if c != o}
         assert changed == joined, text
+
+
+def test_the_name_after_a_saint_s_title_tagged_a_place_is_the_place_s():
+    """Out of fold the recipe typed 'St' LOCATION and 'Agnes' DOCTOR: the full stop between fell
+    out of both spans. A saint's name after a place's 'St' is the place's; a name after 'St'
+    the model left untagged, or after another word, is left alone."""
+    from itdeid.name_gaps import join_gaps
+    for text, tagged, joined in (
+            ("Was accepted by St. Agnes but cannot", {"St": "LOCATION", ".": "DOCTOR", "Agnes": "DOCTOR"},
+             {".": "LOCATION", "Agnes": "LOCATION"}),
+            ("to St. Mary Magdalene today", {"St": "HOSPITAL", "Mary": "DOCTOR", "Magdalene": "PATIENT"},
+             {".": "HOSPITAL", "Mary": "HOSPITAL", "Magdalene": "HOSPITAL"}),
+            ("Saint Luke's", {"Saint": "LOCATION", "Luke": "PATIENT"}, {"Luke": "LOCATION"}),
+            ("lives on Main St. Agnes called", {"Main": "LOCATION", "Agnes": "PATIENT"}, {}),   # 'St' untagged
+            ("Dr. Agnes Smith", {"Agnes": "DOCTOR", "Smith": "DOCTOR"}, {})):
+        td, codes = _codes(text, tagged)
+        out = join_gaps(td, codes)
+        changed = {t.text: LABELS[c] for t, c, o in zip(td.tokens, out, codes) if c != o}
+        assert changed == joined, text
