@@ -86,6 +86,15 @@ def test_the_town_of_an_address_line_is_its_words_before_the_state_and_zip():
     assert towns == [("South Boston", "LOCATION")]
 
 
+def test_a_phone_number_glued_to_its_label_by_a_hyphen_is_found_whole():
+    """'HOME-410 671-9309': the recipe found '671-9309' and left the area code out of fold (the
+    hyphen after a word is the label's; after a number it is a range's, and the template stays
+    out of it)."""
+    text = "CELLULAR-410 202-6694 & HOME-410 671-9309. ranges 5-410 671-9309"
+    phones = [text[s.start:s.end] for s, kind in identifier_spans(text) if kind == "phone"]
+    assert phones == ["410 202-6694", "410 671-9309"]
+
+
 def test_a_fixed_shape_template_gives_its_class_where_the_model_gave_another():
     """The house number of '42 Beacon Street' typed DATE by the model kept its class, and the
     surrogates wrote it back shifted like a year, '41 Beacon Street'."""
