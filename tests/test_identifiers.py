@@ -183,7 +183,9 @@ PLAIN = [("heparin started at 2000", "2000"), ("labs @ 1930.", "1930"), ("flat u
          ("x\nMiss Margaret Gaudreau is a 64 y.o.", "Miss"), ("seen by Dr. Lee", "Dr"),
          ("DAUGHTER & GRAND DAUGHTER PRESENT", "GRAND"), ("& GRAND DAUGHTER-LUCI---301", "GRAND"), ("SISTER AND SISTER-IN-LAWS VERY INVOLVED", "LAWS"),
          ("son-inlaw  in to visit", "inlaw"), ("Staying with inlaws, phone numbers", "inlaws"),
-         ("to CCU from WARD 3 for management", "WARD"), ("TRANSFER BACK TO Ward3.", "Ward3")]
+         ("to CCU from WARD 3 for management", "WARD"), ("TRANSFER BACK TO Ward3.", "Ward3"),
+         ("PLAN: ? DC HOME THIS AM", "DC"), ("planing to DC Pacing wire in AM", "DC"), ("CONT. DC CT'S WHEN", "DC"),
+         ("d/c foley in am", "d/c"), ("wife, 14 french foley placed", "14"), ("a 20Fr chest tube", "20")]
 NOT_PLAIN = ["MI 1992; CABG 1957, 1971", "since 2006", "in march of 2022", "from 1995 to 1998",
              "restrict to 2000", "at 2000/5", "at 20.5", "at 1960", "1900-2300", "born 12/12/1930",
              "Mrs. Neice called", "Pat 2000", "MI 8/87", "cath 6/30-7/2", "2019/03/14", "98/03/14",
@@ -206,7 +208,8 @@ NOT_PLAIN = ["MI 1992; CABG 1957, 1971", "since 2006", "in march of 2022", "from
              "seen 3/6 SEEN AGAIN 4/6", "ref 12/5/2019", "DEF 12", "peep 5.5",
              "IABP weaned off 9/7, and PA line out", "trial on 5/5/2020", "gas on 5/5-6/1",
              "MRN 12345K", "Apt 10A", "Suite 400", "Room 4L", "works in law", "Great Barrington", "Grand Rapids",
-             "Mrs.Smith", "Ward Smith called", "Dr\n"]
+             "Mrs.Smith", "Ward Smith called", "Dr\n",
+             "lives in DC. Son", "moved to DC last year", "DC, Maryland", "12 frames"]
 
 
 @pytest.mark.parametrize("text, word", PLAIN)
