@@ -38,6 +38,7 @@ from itdeid.drug_names import drug_tokens
 from itdeid.eponyms import eponym_tokens
 from itdeid.guarded import Template, lowered_ascii
 from itdeid.model_text import model_text, to_note
+from itdeid.propagation import propagate_in_note
 from itdeid.resources import load_json
 
 LABEL_CODE = {label: i for i, label in enumerate(LABELS)}
@@ -123,7 +124,8 @@ def apply_identifiers(text: str, starts: np.ndarray, ends: np.ndarray, codes: np
     'MRN' for a patient's name and 'SSN' for a doctor's. A label never takes a token some
     match's PHI part overlaps. Before all that, the tokens a 'plain' template's part overlaps
     (:func:`plain_spans`: 'at 2000', a clock time the model took for a year) lose the model's
-    tag, and so do tagged eponyms before what they name ('Quinton cath': :mod:`itdeid.eponyms`)
+    tag; then a rare word tagged once is tagged wherever the note writes it
+    (:mod:`itdeid.propagation`), and tagged eponyms before what they name ('Quinton cath': :mod:`itdeid.eponyms`)
     and tagged drug names and care terms standing alone ('Ofloxacin': :mod:`itdeid.drug_names`;
     'PERMACATH', 'VF': :mod:`itdeid.clinical_terms`), or two or three of them together
     ('Trazodone HCL'), and everyday English words standing alone, or two or three together, where
@@ -135,6 +137,7 @@ def apply_identifiers(text: str, starts: np.ndarray, ends: np.ndarray, codes: np
     read = _read(text)
     for start, end, _kind in plain_matches(text, read):
         codes[np.searchsorted(ends, start, side="right"):np.searchsorted(starts, end, side="left")] = 0
+    codes = propagate_in_note(text, starts, ends, codes)
     for lo, hi in eponym_tokens(text, starts, ends, codes):
         codes[lo:hi] = 0
     codes[drug_tokens(text, starts, ends, codes)] = 0

@@ -1,0 +1,57 @@
+"""A rare word tagged once in a note is tagged wherever the note writes it.
+
+The trees decide each occurrence of a word from its own neighbours, so a name the note writes
+twice can pass the threshold in one place and not in the other ('kept updated re condition
+margie from Middle River' after 'Margie in to visit'; 'QUARTERMAIN' after 'F-MICU/' where the
+same note's 'Quartermain' was tagged): the released note then names the person or the place the
+redaction hid a line before. Yang and Garibaldi (2015) propagate a note's PHI to its other
+occurrences for this reason.
+
+:func:`propagate_in_note` gives every untagged occurrence (the whole word, any case) of a tagged
+word its first tagged occurrence's class, for words of three letters or more that English uses
+rarely (wordfreq's Zipf below :data:`MAX_ZIPF`): an everyday word tagged once ('hospital',
+'good') is as often the model's slip as a name, and spreading it would spread the slip (with
+every word, out of fold on the PhysioNet split, 15 false alarms for 3 gold tokens; with rare
+words alone, 2 gold tokens and no false alarm at target 0.90: experiments/README.md, session 35).
+It runs before the rules that clear a tagged drug name, care term or everyday word standing
+alone (:mod:`itdeid.identifiers`), so an occurrence it tags is judged by them as the model's own
+tags are. Propagating a word's *probability* instead, to the patient's other notes or across a
+batch, was measured in session 18 and lost precision: what crosses notes is the model's slips.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from itdeid.zipf import zipf
+
+#: Zipf frequency below which a tagged word spreads (that of the everyday words' rule).
+MAX_ZIPF = 3.0
+#: Shortest word that spreads: shorter ones are initials and abbreviations.
+MIN_LETTERS = 3
+
+
+def propagate_in_note(text: str, starts: np.ndarray, ends: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """``codes`` with each untagged token that is, whole and in any case, a rare tagged word
+    of the note given that word's class (its first tagged occurrence's)."""
+    tagged = np.flatnonzero(codes)
+    if not len(tagged):
+        return codes
+    classes: dict[str, int] = {}
+    for k in tagged.tolist():
+        word = text[int(starts[k]):int(ends[k])]
+        lower = word.lower()
+        if len(word) >= MIN_LETTERS and word.isalpha() and lower not in classes and zipf(lower) < MAX_ZIPF:
+            classes[lower] = int(codes[k])
+    if not classes:
+        return codes
+    words = sorted(classes, key=len, reverse=True)
+    pattern = re.compile(r"(?<![^\W\d_])(?:" + "|".join(map(re.escape, words)) + r")(?![^\W\d_])", re.IGNORECASE)
+    out = None
+    for match in pattern.finditer(text):
+        k = int(np.searchsorted(starts, match.start()))
+        if k < len(starts) and starts[k] == match.start() and ends[k] == match.end() and not codes[k]:
+            out = np.array(codes, copy=True) if out is None else out
+            out[k] = classes[match.group().lower()]
+    return codes if out is None else out
