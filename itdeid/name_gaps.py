@@ -252,11 +252,21 @@ def join_possessive_start(td: TokenizedDocument, codes: np.ndarray) -> np.ndarra
 NAME_WORD_KINDS = ("descriptor", "landform")
 
 
-@lru_cache(maxsize=1)
-def place_name_words() -> frozenset[str]:
-    """Lower-case words that go on a place's name (:data:`NAME_WORD_KINDS`)."""
+@lru_cache(maxsize=None)
+def place_name_words(kinds: tuple[str, ...] = NAME_WORD_KINDS) -> frozenset[str]:
+    """Lower-case words that go on a place's name (of ``kinds``)."""
     return frozenset(w.lower() for kind, part in load_table("gazetteers", "hospital_name_parts.tsv")
-                     if kind in NAME_WORD_KINDS for w in part.split())
+                     if kind in kinds for w in part.split())
+
+
+def _same_name_case(word: str, before: str) -> bool:
+    """Whether ``word`` is written as the place word ``before`` it is, or is a descriptor in
+    lower case after a capitalized word ('Sacred Heart memorial': notes capitalize the first
+    words of a name and let the rest slip; a landform so written is a common noun, 'Boston
+    harbor')."""
+    case = _case(word)
+    return case == _case(before) or (case == "lower" and _case(before) == "title"
+                                     and word.lower() in place_name_words(("descriptor",)))
 
 
 def join_place_name_words(td: TokenizedDocument, codes: np.ndarray) -> np.ndarray:
@@ -279,7 +289,7 @@ def join_place_name_words(td: TokenizedDocument, codes: np.ndarray) -> np.ndarra
             continue
         k = i
         while (k + 1 < len(tokens) and not out[k + 1] and tokens[k + 1].text.lower() in words
-               and _case(tokens[k + 1].text) == _case(tokens[k].text)
+               and _same_name_case(tokens[k + 1].text, tokens[k].text)
                and SPACES.fullmatch(text[tokens[k].end:tokens[k + 1].start])):
             out[k + 1] = out[i]
             k += 1

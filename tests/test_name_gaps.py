@@ -185,7 +185,10 @@ def test_the_words_of_a_place_s_name_after_it_join_the_place():
             ("works at harford memorial. pt also", {"harford": "LOCATION"}, {"memorial": "LOCATION"}),
             ("returned to new haven today", {"new": "LOCATION"}, {"haven": "LOCATION"}),
             ("FROM CALVERT HOSPITAL FOR", {"CALVERT": "LOCATION"}, {}),          # a facility word
-            ("at Union memorial today", {"Union": "LOCATION"}, {}),                 # another case
+            ("The cooridinator from Sacred Heart memorial was here", {"Sacred": "LOCATION", "Heart": "LOCATION"},
+             {"memorial": "LOCATION"}),                                               # a descriptor's slip
+            ("at Boston harbor today", {"Boston": "LOCATION"}, {}),                  # a landform in lower case
+            ("FROM calvert MEMORIAL", {"calvert": "LOCATION"}, {}),                   # another case
             ("Dr. Grace Memorial service", {"Grace": "DOCTOR"}, {}),                # after a name
             ("lives in Salem, Valley Road", {"Salem": "LOCATION"}, {})):           # a comma between
         td, codes = _codes(text, tagged)
