@@ -20,7 +20,8 @@ Heart Memorial', 'harford memorial', 'new haven': :func:`join_place_name_words`)
 the PhysioNet split the trees tagged the first word and left the rest, 7 gold tokens, and the
 rule joined no word the gold leaves out (session 35). The saint's name after a place's 'St' is the
 place's too ('St. Agnes' typed LOCATION and DOCTOR lost its full stop between the two spans:
-:func:`join_saint_names`).
+:func:`join_saint_names`). And a person's name holds no 'and', 'or' or 'of': tagged beside
+one, they lose the tag (:func:`untag_name_separators`; 'DRS JOSEPH AND ROBBINSON').
 
 Headers and care-team lines write a name surname first: 'PCP: Hall, Norman', 'PRIMARY CARE:
 HALL, SUSAN, MD'. The trees found the first name and, where the surname is also an English word
@@ -351,6 +352,30 @@ def one_class_a_name(td: TokenizedDocument, codes: np.ndarray) -> np.ndarray:
     return out
 
 
+#: Words that join two people's names and are no part of either ('DRS JOSEPH AND ROBBINSON',
+#: 'Sons Smokey, Morris and Roger', 'Dr. John of decubitus').
+NAME_SEPARATORS = frozenset({"and", "&", "or", "of"})
+
+
+def untag_name_separators(td: TokenizedDocument, codes: np.ndarray) -> np.ndarray:
+    """``codes`` with a tagged 'and', '&', 'or' or 'of' next to a PATIENT or DOCTOR token
+    untagged, unless it stands between two HOSPITAL tokens (:data:`HOSPITAL_JOINERS`): a
+    person's name holds none of them, and the trees, reading 'AND' between two tagged surnames,
+    tagged it with them (out of fold on the PhysioNet split, three such words, none gold)."""
+    codes = np.asarray(codes)
+    tokens = td.tokens
+    out = None
+    for i in np.flatnonzero(codes).tolist():
+        if tokens[i].text.lower() not in NAME_SEPARATORS:
+            continue
+        before = codes[i - 1] if i else 0
+        after = codes[i + 1] if i + 1 < len(codes) else 0
+        if (before in NAMES or after in NAMES) and not (before == after == HOSPITAL):
+            out = codes.copy() if out is None else out
+            out[i] = 0
+    return codes if out is None else out
+
+
 def join_gaps(td: TokenizedDocument, codes: np.ndarray) -> np.ndarray:
     """The rules of this module, as the recipe applies them (``join_gaps``). Each joins tokens
     to a tag, so a note with none (most notes) is returned as it is, without the eight passes
@@ -361,4 +386,4 @@ def join_gaps(td: TokenizedDocument, codes: np.ndarray) -> np.ndarray:
     codes = join_initial_after_name(td, join_surname_before_name(td, codes))
     codes = join_initial_before_name(td, codes)
     codes = join_place_name_words(td, join_saint_names(td, join_possessive_start(td, codes)))
-    return one_class_a_name(td, join_hyphenated_names(td, codes))
+    return untag_name_separators(td, one_class_a_name(td, join_hyphenated_names(td, codes)))

@@ -214,3 +214,20 @@ def test_the_name_after_a_saint_s_title_tagged_a_place_is_the_place_s():
         out = join_gaps(td, codes)
         changed = {t.text: LABELS[c] for t, c, o in zip(td.tokens, out, codes) if c != o}
         assert changed == joined, text
+
+
+def test_and_or_of_beside_a_person_s_name_is_no_part_of_it():
+    """Out of fold the recipe tagged 'AND' between two surnames after 'DRS': a person's name
+    holds no 'and', 'or' or 'of'; between two HOSPITAL tokens they stay ('Brigham and Women's')."""
+    from itdeid.name_gaps import join_gaps
+    for text, tagged, joined in (
+            ("DRS JOSEPH AND ROBBINSON AWARE", {"JOSEPH": "DOCTOR", "AND": "DOCTOR", "ROBBINSON": "DOCTOR"},
+             {"AND": "NONE"}),
+            ("Sons Smokey, Morris and Roger in", {"Morris": "PATIENT", "and": "LOCATION", "Roger": "PATIENT"},
+             {"and": "NONE"}),
+            ("Dr. John of decubitus", {"John": "DOCTOR", "of": "DOCTOR"}, {"of": "NONE"}),
+            ("seen at Brigham and Women's", {"Brigham": "HOSPITAL", "and": "HOSPITAL", "Women": "HOSPITAL"}, {})):
+        td, codes = _codes(text, tagged)
+        out = join_gaps(td, codes)
+        changed = {t.text: LABELS[c] for t, c, o in zip(td.tokens, out, codes) if c != o}
+        assert changed == joined, text
