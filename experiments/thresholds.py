@@ -42,7 +42,8 @@ from levers import (AFTER_DECISIONS, ROWS, add_cache_arguments, after_decisions,
                     cache_provenance, cached_fold, cached_folds, tokenized_folds)
 
 from itdeid.document import LABELS  # noqa: E402
-from itdeid.evaluate import evaluate  # noqa: E402
+from itdeid.evaluate import _ratio, evaluate  # noqa: E402  (the 0/0 rule of the scores)
+from itdeid.folds import group_key  # noqa: E402
 from itdeid.operating_point import MIN_THRESHOLD, decide  # noqa: E402
 from itdeid.report import header, markdown_table, publish  # noqa: E402
 from itdeid.spans import labels_to_spans  # noqa: E402
@@ -57,6 +58,32 @@ def threshold_at(p_phi: np.ndarray, gold: np.ndarray, target: float, floor: floa
     return float(max(ranked[needed - 1], floor))
 
 
+def patient_bootstrap(report, documents, resamples: int, seed: int, goals: tuple[float, float, float]) -> dict:
+    """How the pooled scores of ``report`` (an :class:`itdeid.evaluate.Evaluation` of
+    ``documents``) vary over the patients: ``resamples`` draws of the patients with replacement
+    (seeded), each summing its notes' counts. Gives the 5th percentile of binary token recall,
+    precision and PHI instance recall, and the share of draws meeting all three ``goals``
+    (recall, precision, instance recall). The held-out patients of an acceptance test are such
+    a draw, so a pooled score that meets a goal by a hair meets it about half the time."""
+    confusion = report.doc_confusion
+    tp = confusion[:, 1:, 1:].sum(axis=(1, 2))
+    predicted = confusion[:, :, 1:].sum(axis=(1, 2))
+    gold = confusion[:, 1:, :].sum(axis=(1, 2))
+    instances = report.instances.sum(axis=1)       # documents x (found, gold, hits, predicted)
+    keys = [group_key(d) for d in documents]
+    patients = sorted(set(keys))
+    index = np.array([patients.index(k) for k in keys])
+    per_patient = np.zeros((len(patients), 5))
+    np.add.at(per_patient, index, np.stack([tp, predicted, gold, instances[:, 0], instances[:, 1]], axis=1))
+    rng = np.random.default_rng(seed)
+    draws = per_patient[rng.integers(0, len(patients), size=(resamples, len(patients)))].sum(axis=1)
+    recall, precision, found = _ratio(draws[:, 0], draws[:, 2], draws[:, 1]), \
+        _ratio(draws[:, 0], draws[:, 1], draws[:, 2]), _ratio(draws[:, 3], draws[:, 4], 0)
+    met = (recall >= goals[0]) & (precision >= goals[1]) & (found >= goals[2])
+    return {"R 5th pct": 100 * np.percentile(recall, 5), "P 5th pct": 100 * np.percentile(precision, 5),
+            "instances R 5th pct": 100 * np.percentile(found, 5), "draws meeting the goals": 100 * met.mean()}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add_cache_arguments(ap)
@@ -65,6 +92,11 @@ def main(argv=None) -> int:
     ap.add_argument("--per-class", type=float, default=None, metavar="TARGET",
                     help="also a table of token P/R/F by PHI class and entity relaxed at this target "
                          "(floor 0.001, as the recipe)")
+    ap.add_argument("--bootstrap", type=int, default=0, metavar="N",
+                    help="also N draws of the patients with replacement (floor 0.001): the 5th "
+                         "percentiles of the scores and the share of draws meeting --goals")
+    ap.add_argument("--goals", default="0.95,0.85,0.95", metavar="R,P,I",
+                    help="binary token recall, precision and PHI instance recall to meet (issue G's)")
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
     if args.row not in ROWS:
@@ -90,7 +122,7 @@ def main(argv=None) -> int:
             oof_phi = (w * stage + (1 - w) * first).astype(np.float32)
         train = [td for td, a in zip(tokenized, assignment) if a != f]
         data.append((oof_phi, saved["oof_gold"].astype(bool), fold["test"], fold["proba"], train))
-    rows, by_class = [], None
+    rows, by_class, spread = [], None, []
     for floor in (MIN_THRESHOLD, 0.0):
         for target in map(float, args.targets.split(",")):
             thresholds, per_fold_recall, predicted = [], [], {}
@@ -106,11 +138,16 @@ def main(argv=None) -> int:
                 fold_report = evaluate([td.document for td in test], fold_spans).to_dict()["summary"]
                 per_fold_recall.append(fold_report["binary_token"]["r"])
             tested = [td.document for _, _, test, _, _ in data for td in test]
-            report = evaluate(tested, predicted).to_dict()
+            evaluation = evaluate(tested, predicted)
+            report = evaluation.to_dict()
             instances = report["summary"]
             binary = instances["binary_token"]
             if floor == MIN_THRESHOLD and args.per_class is not None and math.isclose(target, args.per_class):
                 by_class = report
+            if floor == MIN_THRESHOLD and args.bootstrap:
+                goals = tuple(map(float, args.goals.split(",")))
+                spread.append({"target (training oof)": f"{target:.2f}",
+                               **patient_bootstrap(evaluation, tested, args.bootstrap, args.seed, goals)})
             rows.append({"floor": f"{floor:g}", "target (training oof)": f"{target:.2f}",
                          "thresholds (min-median-max)": f"{min(thresholds):.4f}-{np.median(thresholds):.4f}-{max(thresholds):.4f}",
                          "binary P": 100 * binary["p"], "binary R": 100 * binary["r"],
@@ -130,9 +167,17 @@ def main(argv=None) -> int:
                if rules else "")
             + ", and the scores pooled (percent).\n\n"
             + markdown_table(table.set_index("floor"), floatfmt=".2f") + "\n"
-            + (_per_class_text(by_class, args.per_class) if by_class is not None else ""))
+            + (_per_class_text(by_class, args.per_class) if by_class is not None else "")
+            + (_spread_text(spread, args) if spread else ""))
     publish(text, args.out)
     return 0
+
+
+def _spread_text(spread: list[dict], args) -> str:
+    return (f"\n## Over the patients: {args.bootstrap} draws with replacement (seed {args.seed}, floor 0.001)\n\n"
+            f"Each draw sums the out-of-fold counts of its patients' notes; goals (binary R, binary P, "
+            f"instances R): {args.goals}. Percent.\n\n"
+            + markdown_table(pd.DataFrame(spread).set_index("target (training oof)"), floatfmt=".2f") + "\n")
 
 
 def _per_class_text(report: dict, target: float) -> str:

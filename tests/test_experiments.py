@@ -292,3 +292,26 @@ def test_recipe_row_tagging_as_the_recipe_joins_name_gaps(tmp_path):
              for row in (f"{prefix}_SCREEN1E3_OOF", f"{prefix}_SCREEN1E3_IDS")}
     assert spans[f"{prefix}_SCREEN1E3_OOF"] == [(8, 18), (30, 40)]    # the ranking's row: decisions alone
     assert spans[f"{prefix}_SCREEN1E3_IDS"] == [(8, 40)]              # as the recipe tags
+
+
+def test_thresholds_patient_bootstrap_draws_patients_not_notes():
+    """Two patients, one of two notes found whole and one of one note missed whole: a draw
+    meets the goals only when it holds the first patient twice (a quarter of the draws), and
+    the 5th percentiles are a draw of the second patient alone, 0."""
+    import importlib.util
+    from itdeid.document import Document, Span
+    from itdeid.evaluate import evaluate
+
+    spec = importlib.util.spec_from_file_location("thresholds", EXPERIMENTS / "thresholds.py")
+    module = importlib.util.module_from_spec(spec)
+    path = list(sys.path)
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path[:] = path
+    docs = [Document(id=f"a{i}", text="Seen by Smith today.", spans=[Span(8, 13, "DOCTOR")], patient="A")
+            for i in range(2)] + [Document(id="b", text="Seen by Jones today.", spans=[Span(8, 13, "DOCTOR")], patient="B")]
+    predicted = {"a0": [Span(8, 13, "DOCTOR")], "a1": [Span(8, 13, "DOCTOR")], "b": []}
+    out = module.patient_bootstrap(evaluate(docs, predicted), docs, 4000, 0, (0.95, 0.85, 0.95))
+    assert 22 < out["draws meeting the goals"] < 28
+    assert out["R 5th pct"] == 0.0 and out["P 5th pct"] == 0.0     # nothing predicted where PHI was
