@@ -187,7 +187,9 @@ PLAIN = [("heparin started at 2000", "2000"), ("labs @ 1930.", "1930"), ("flat u
          ("PLAN: ? DC HOME THIS AM", "DC"), ("planing to DC Pacing wire in AM", "DC"), ("CONT. DC CT'S WHEN", "DC"),
          ("d/c foley in am", "d/c"), ("wife, 14 french foley placed", "14"), ("a 20Fr chest tube", "20"),
          ("resp: cxs at bases up 1/3-1/2. sat", "1/3-1/2"), ("^rales 2/3^, wedge", "2/3"), ("POS blood cx 2/4...", "2/4"),
-         ("MVO2 55-45-51, NP", "55-45-51"), ("BAEDP 41-53, M 62-72", "41-53"), ("Nif -28, vc 650", "28")]
+         ("MVO2 55-45-51, NP", "55-45-51"), ("BAEDP 41-53, M 62-72", "41-53"), ("Nif -28, vc 650", "28"),
+         ("ART LINE, RIGHT HICKMAN. | |", "HICKMAN"), ("ACCESS: LSC QUENTIN, RSC CL", "QUENTIN"),
+         ("to allow PaCO2 to return", "PaCO"), ("PS20 FIO240% AND", "FIO240"), ("admission to CCU. Tc 102.0 rectally", "102.0")]
 NOT_PLAIN = ["MI 1992; CABG 1957, 1971", "since 2006", "in march of 2022", "from 1995 to 1998",
              "restrict to 2000", "at 2000/5", "at 20.5", "at 1960", "1900-2300", "born 12/12/1930",
              "Mrs. Neice called", "Pat 2000", "MI 8/87", "cath 6/30-7/2", "2019/03/14", "98/03/14",
@@ -212,7 +214,8 @@ NOT_PLAIN = ["MI 1992; CABG 1957, 1971", "since 2006", "in march of 2022", "from
              "MRN 12345K", "Apt 10A", "Suite 400", "Room 4L", "works in law", "Great Barrington", "Grand Rapids",
              "Mrs.Smith", "Ward Smith called", "Dr\n",
              "lives in DC. Son", "moved to DC last year", "DC, Maryland", "12 frames",
-             "blood cx 10/3 neg", "follow up 1/3", "Aug 12-14"]
+             "blood cx 10/3 neg", "follow up 1/3", "Aug 12-14",
+             "access: R Hickman", "Dr. Hickman", "temp agency 101 Main"]
 
 
 @pytest.mark.parametrize("text, word", PLAIN)
