@@ -1,5 +1,4 @@
 """Deidentifier: iterations, stages, no gold at tagging time, save/load identical output."""
-import numpy as np
 import pytest
 
 from itdeid.deidentifier import Deidentifier

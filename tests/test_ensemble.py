@@ -5,7 +5,6 @@ import numpy as np
 import pytest
 
 from itdeid.deidentifier import load_model, set_threshold
-from itdeid.document import Document, Span
 from itdeid.ensemble import InnerEnsemble
 from itdeid.errors import UserError
 from itdeid.featurize import tokenize_document

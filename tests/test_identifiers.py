@@ -3,7 +3,7 @@ is found by the templates of features/identifiers.json, and nothing in the distr
 import numpy as np
 import pytest
 
-from itdeid.document import LABELS, Document, Span
+from itdeid.document import LABELS, Document
 from itdeid.identifiers import identifier_spans, identifier_templates
 from itdeid.model import TokenModel
 

@@ -1,6 +1,4 @@
 """Heading entropy, trusted-phrase harvest, acronyms, trusted feature columns."""
-import math
-
 import numpy as np
 import pytest
 
