@@ -20,8 +20,6 @@ batch, was measured in session 18 and lost precision: what crosses notes is the 
 """
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
 from itdeid.zipf import zipf
@@ -46,12 +44,17 @@ def propagate_in_note(text: str, starts: np.ndarray, ends: np.ndarray, codes: np
             classes[lower] = int(codes[k])
     if not classes:
         return codes
-    words = sorted(classes, key=len, reverse=True)
-    pattern = re.compile(r"(?<![^\W\d_])(?:" + "|".join(map(re.escape, words)) + r")(?![^\W\d_])", re.IGNORECASE)
+    # only untagged tokens of a tagged word's length are read (issue I: a pattern of the note's
+    # words compiled for every note cost more than the rest of this pass)
+    lengths = np.zeros(max(map(len, classes)) + 1, dtype=bool)
+    lengths[[len(w) for w in classes]] = True
+    size = ends - starts
+    candidates = np.flatnonzero((size < len(lengths)) & (codes == 0))
+    candidates = candidates[lengths[size[candidates]]]
     out = None
-    for match in pattern.finditer(text):
-        k = int(np.searchsorted(starts, match.start()))
-        if k < len(starts) and starts[k] == match.start() and ends[k] == match.end() and not codes[k]:
+    for k in candidates.tolist():
+        code = classes.get(text[int(starts[k]):int(ends[k])].lower())
+        if code is not None:
             out = np.array(codes, copy=True) if out is None else out
-            out[k] = classes[match.group().lower()]
+            out[k] = code
     return codes if out is None else out
