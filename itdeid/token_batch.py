@@ -145,9 +145,3 @@ class TokenBatch:
             source = index + offset
             self.memo[key] = np.flatnonzero((source < self.start) | (source >= self.end))
         return self.memo[key]
-
-    def global_index(self, per_document: Callable, key=None) -> np.ndarray:
-        """Per-note token indices (``per_document(td)``, -1 for none) as batch indices
-        (remembered under ``key`` when given, as :meth:`joined_once`)."""
-        local = (self.joined(per_document) if key is None else self.joined_once(key, per_document)).astype(np.int64)
-        return np.where(local >= 0, local + self.start, -1)
