@@ -61,7 +61,7 @@ class TokenBatch:
                  need: np.ndarray | None = None) -> np.ndarray:
         """``value(word)`` for each token, computed once per distinct word; with ``need`` (a
         boolean mask over the tokens), only for the words of those tokens (0 elsewhere)."""
-        return self.word_rows(lambda words: [value(w) for w in words], dtype, need)
+        return self.word_rows(lambda words: list(map(value, words)), dtype, need)
 
     def word_rows(self, lookup: Callable[[list[str]], Sequence], dtype=np.float32,
                   need: np.ndarray | None = None) -> np.ndarray:
