@@ -121,6 +121,8 @@ def _phrase_marks(words: Sequence[str], phrases: frozenset, max_len: int = 3) ->
     longest phrase first at each position."""
     marks = np.zeros(len(words), dtype=np.float32)
     first = _phrase_lengths(phrases)
+    if first.keys().isdisjoint(words):   # no word begins a phrase: a test in C, not a loop (most
+        return marks                     # notes for the state, country and world lists; issue I)
     for i, w in enumerate(words):
         for k in first.get(w, ()):
             if k <= max_len and i + k <= len(words) and tuple(words[i:i + k]) in phrases:
