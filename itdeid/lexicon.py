@@ -23,6 +23,7 @@ other patients, as the model will see new notes.
 """
 from __future__ import annotations
 
+from itertools import repeat
 from typing import Iterable, Sequence
 
 import numpy as np
@@ -118,7 +119,7 @@ class Lexicon:
             self._rows = (index, array)
         index, array = self._rows
         unknown = len(index)
-        return array[np.fromiter((index.get(w, unknown) for w in words), np.int64, len(words))]
+        return array[np.fromiter(map(index.get, words, repeat(unknown)), np.int64, len(words))]
 
     def columns(self, words: Sequence[str], zipf: np.ndarray) -> dict[str, np.ndarray]:
         """The ``lexicon`` feature columns of one document's (lower-case) words; ``zipf`` their

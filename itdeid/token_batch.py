@@ -61,7 +61,7 @@ class TokenBatch:
                  need: np.ndarray | None = None) -> np.ndarray:
         """``value(word)`` for each token, computed once per distinct word; with ``need`` (a
         boolean mask over the tokens), only for the words of those tokens (0 elsewhere)."""
-        return self.word_rows(lambda words: [value(w) for w in words], dtype, need)
+        return self.word_rows(lambda words: list(map(value, words)), dtype, need)
 
     def word_rows(self, lookup: Callable[[list[str]], Sequence], dtype=np.float32,
                   need: np.ndarray | None = None) -> np.ndarray:
@@ -145,9 +145,3 @@ class TokenBatch:
             source = index + offset
             self.memo[key] = np.flatnonzero((source < self.start) | (source >= self.end))
         return self.memo[key]
-
-    def global_index(self, per_document: Callable, key=None) -> np.ndarray:
-        """Per-note token indices (``per_document(td)``, -1 for none) as batch indices
-        (remembered under ``key`` when given, as :meth:`joined_once`)."""
-        local = (self.joined(per_document) if key is None else self.joined_once(key, per_document)).astype(np.int64)
-        return np.where(local >= 0, local + self.start, -1)

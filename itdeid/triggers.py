@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from itertools import repeat
 
 import numpy as np
 
@@ -241,7 +242,7 @@ class TriggerLists:
             return left, right
         where, sides = self._flat()
         # each token's trigger word (-1, the tables' last row: none)
-        word = np.fromiter((where.get(w, -1) for w in batch.vocabulary), np.int64,
+        word = np.fromiter(map(where.get, batch.vocabulary, repeat(-1)), np.int64,
                            len(batch.vocabulary))[batch.ids]
         for (counts, first, offsets, classes), out in zip(sides, (left, right)):
             per_token = counts[word]

@@ -16,6 +16,7 @@ flat, at the price of recomputing the common words once more.
 """
 from __future__ import annotations
 
+from itertools import repeat
 from typing import Callable, Sequence
 
 import numpy as np
@@ -49,7 +50,7 @@ class WordTable:
         if len(self._index) + len(words) > self.max_words:
             self._clear()
         index = self._index
-        ids = [index.get(word, -1) for word in words]
+        ids = list(map(index.get, words, repeat(-1)))   # dict.get mapped in C (issue I)
         if -1 in ids:                                   # words not seen before: compute them once
             for i, k in enumerate(ids):
                 if k == -1:

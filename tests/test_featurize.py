@@ -83,6 +83,18 @@ def test_orthography_group(fitted):
     assert column(fitted, "arabic_number")[at(fitted, "87")] == 1
 
 
+
+@pytest.mark.parametrize("text", ["Smith", "ATTENDING", "10/12/2005", "555-123-4567", "87yo", "aaaa",
+                                  "O'Brien", "\u0663\u0664\u0665", "x\u0663\u0663\u0663y", "\uff38\uff11\uff12",
+                                  "\u00c9l\u00e9onore", "\u01c5emal", "\u2167", "\u00b2\u00b3", "...", "MRN12345"])
+def test_shape_is_that_of_the_three_substitutions(text):
+    import re
+
+    from itdeid.featurize.note_columns import _shape
+
+    expected = re.sub(r"\d", "d", re.sub(r"[a-z]", "x", re.sub(r"[A-Z]", "X", text)))
+    assert _shape(text) == re.sub(r"(.)\1{2,}", r"\1\1", expected)
+
 def test_frequency_group(fitted):
     from wordfreq import zipf_frequency
 

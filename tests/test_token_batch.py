@@ -215,6 +215,22 @@ def test_place_marks_over_a_batch_are_each_notes_marks(fitted):
     assert together["us_state"][len(TokenBatch(test)) + 2] == 0     # 'New' alone is no state
 
 
+
+def test_word_neighbours_over_a_batch_are_each_notes_neighbours(fitted):
+    """The nearest word within two tokens either side, found over a whole batch: each note's
+    own neighbours (itdeid.lexicon.neighbours) as batch indices, and none in another note."""
+    from itdeid.featurize.extractor import _batch_neighbours
+    from itdeid.lexicon import neighbours
+    _docs, test = fitted
+    short = [tokenize_document(Document(k, text, []), gold=False)
+             for k, text in (("a", "x"), ("b", ", y"), ("c", "- -"), ("d", "z , , w ."))]
+    group = short[:1] + test + short[1:]
+    batch = TokenBatch(group)
+    for together, side in zip(_batch_neighbours(batch), (0, 1)):
+        alone = np.concatenate([np.where(neighbours(td.words)[side] >= 0, neighbours(td.words)[side] + a, -1)
+                                for td, a in zip(group, np.cumsum([0] + [len(td) for td in group])) if len(td)])
+        np.testing.assert_array_equal(together, alone)
+
 LAYOUT_NOTES = [
     'Dr. Smith saw "the (patient) in [bed" today.\nWIFE MARY CALLED\n(a ((b) c)) d) e ( f\n',
     ') ] } closing first, then "open\n"and" a quote "left" open "\nwife , : - mary - smith jones',

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from itertools import repeat
 from typing import Iterable, Sequence
 
 import numpy as np
@@ -58,9 +59,10 @@ class CaseCounts:
 
     def table(self, words: Sequence[str]) -> np.ndarray:
         """The (capitalized, lower-case, sentence-initial) counts of each of ``words``, as an
-        (n, 3) integer array."""
-        return np.array([(self.capitalized.get(w, 0), self.lower.get(w, 0), self.initial.get(w, 0))
-                         for w in words], dtype=np.int64).reshape(len(words), 3)
+        (n, 3) integer array (a column at a time, ``dict.get`` mapped in C: half the time of a
+        tuple a word, issue I, session 35)."""
+        return np.column_stack([np.fromiter(map(counts.get, words, repeat(0)), np.int64, len(words))
+                                for counts in (self.capitalized, self.lower, self.initial)])
 
 
 def _batch_own_case_counts(batch: TokenBatch) -> np.ndarray:

@@ -21,10 +21,11 @@ from itdeid.featurize.note_columns import ORTHOGRAPHY_COLUMNS, phrase_suffixes
 from itdeid.featurize.tokenized import TokenizedDocument, token_offsets, tokenize_words
 from itdeid.folds import group_key
 from itdeid.languages import LANGUAGE_COLUMNS
-from itdeid.lexicon import LEXICON_COLUMNS, MIN_COUNT, Lexicon, fold_lexicons, lexicon_columns, neighbours
+from itdeid.lexicon import LEXICON_COLUMNS, MIN_COUNT, Lexicon, fold_lexicons, lexicon_columns
 from itdeid.lexicon import N_CLASSES as LEXICON_CLASSES
 from itdeid.spelling import SPELLING_COLUMNS
 from itdeid.token_batch import TokenBatch
+from itdeid.tokens import LETTER_OR_DIGIT
 from itdeid.triggers import TriggerLists
 from itdeid.word_lists import gazetteer_sets
 
@@ -281,8 +282,7 @@ class FeatureExtractor:
         """The ``lexicon`` columns, each note's from its own lexicon when ``lexicons`` is given
         (training rows: the other patients' statistics); with ``need``, at those tokens only."""
         zipf = batch_static_columns(batch, "frequency")["zipf"]
-        left = batch.global_index(lambda td: _neighbours(td)[0], key=("neighbour", "left"))
-        right = batch.global_index(lambda td: _neighbours(td)[1], key=("neighbour", "right"))
+        left, right = _batch_neighbours(batch)
         if need is not None and lexicons is None:
             # the tokens needed and their word neighbours, renumbered; computed on those alone
             at = np.flatnonzero(need)
@@ -388,11 +388,26 @@ class FeatureExtractor:
         return out
 
 
-def _neighbours(td: TokenizedDocument) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`itdeid.lexicon.neighbours` of the note's words (cached on the note)."""
-    if "neighbours" not in td.cache:
-        td.cache["neighbours"] = neighbours(td.words)
-    return td.cache["neighbours"]
+def _batch_neighbours(batch: TokenBatch) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`itdeid.lexicon.neighbours` of every note of ``batch``, as batch indices (-1:
+    none), remembered on the batch: whether a token is a word is asked once per distinct word,
+    where a note-by-note pass searched every token (issue I, session 35), and a neighbour is
+    looked for in the token's own note only."""
+    key = ("neighbours",)
+    if key not in batch.memo:
+        n = len(batch)
+        is_word = batch.per_word(lambda w: LETTER_OR_DIGIT.search(w) is not None, dtype=bool)
+        index = np.arange(n, dtype=np.int64)
+        left = np.full(n, -1, dtype=np.int64)
+        right = np.full(n, -1, dtype=np.int64)
+        for step in (2, 1):                 # the nearer word, written last, wins
+            m = max(n - step, 0)            # tokens with a token ``step`` after them
+            before = index[step:][is_word[:m] & (index[:m] >= batch.start[step:])]
+            left[before] = before - step
+            after = index[:m][is_word[step:] & (index[step:] < batch.end[:m])]
+            right[after] = after + step
+        batch.memo[key] = (left, right)
+    return batch.memo[key]
 
 
 def _renumbered(index: np.ndarray, kept: np.ndarray) -> np.ndarray:

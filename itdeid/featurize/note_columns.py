@@ -10,7 +10,9 @@ tokens repeat a small vocabulary (issue I).
 """
 from __future__ import annotations
 
+import operator
 import re
+import string
 from functools import lru_cache
 from typing import Iterable, Sequence
 
@@ -43,14 +45,27 @@ def phrase_suffixes() -> tuple[tuple[str, int], ...]:
 
 
 _ROMAN = re.compile(r"^(?=[MDCLXVI])M{0,3}(CM|CD|D?C{0,3})(XC|XL|L?X{0,3})(IX|IV|V?I{0,3})$")
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
+
+
+#: ASCII capitals to 'X', small letters to 'x', digits to 'd', in one ``str.translate``.
+_SHAPE_CHARS = str.maketrans(string.ascii_uppercase + string.ascii_lowercase + string.digits,
+                             "X" * 26 + "x" * 26 + "d" * 10)
+_OTHER_DIGIT = re.compile(r"\d")
+_LONG_RUN = re.compile(r"(.)\1{2,}")
 
 
 @lru_cache(maxsize=200_000)
 def _shape(text: str) -> str:
-    shape = re.sub(r"[A-Z]", "X", text)
-    shape = re.sub(r"[a-z]", "x", shape)
-    shape = re.sub(r"\d", "d", shape)
-    return re.sub(r"(.)\1{2,}", r"\1\1", shape)
+    """The token's shape: ASCII capitals 'X', small letters 'x', any script's decimal digits
+    'd', runs of three or more of one character cut to two ('Smith' 'Xxx', '12/03/2004'
+    'dd/dd/dd'). One ``str.translate``, and ``\\d`` only for the few texts beyond ASCII: the
+    shapes of three ``re.sub`` passes at half the cost a new token text (issue I, session 35;
+    ``tests/test_featurize.py`` compares the two)."""
+    shape = text.translate(_SHAPE_CHARS)
+    if not shape.isascii():
+        shape = _OTHER_DIGIT.sub("d", shape)
+    return _LONG_RUN.sub(r"\1\1", shape)
 
 
 @lru_cache(maxsize=200_000)
@@ -67,16 +82,18 @@ def _orthography(text: str) -> tuple:
         initial = 4
     else:
         initial = 3
-    letters = [c for c in text if c.isalpha()]
-    n_digits = sum(c.isdigit() for c in text)
-    all_upper = bool(letters) and all(c.isupper() for c in letters)
-    all_lower = bool(letters) and all(c.islower() for c in letters)
-    title = text[0].isupper() and len(letters) > 1 and all(c.islower() for c in letters[1:])
-    inner_upper = any(c.isupper() for c in text[1:]) and not all_upper
-    inner_punct = any(not c.isalnum() for c in text[1:-1]) if len(text) > 2 else False
+    # the character tests as str methods mapped in C, not generator expressions: the same
+    # values at a third less cost a new token text (issue I, session 35)
+    letters = list(filter(str.isalpha, text))
+    n_digits = sum(map(str.isdigit, text))
+    all_upper = bool(letters) and all(map(str.isupper, letters))
+    all_lower = bool(letters) and all(map(str.islower, letters))
+    title = text[0].isupper() and len(letters) > 1 and all(map(str.islower, letters[1:]))
+    inner_upper = any(map(str.isupper, text[1:])) and not all_upper
+    inner_punct = not all(map(str.isalnum, text[1:-1])) if len(text) > 2 else False
     mixed = bool(letters) and n_digits > 0
     roman = bool(_ROMAN.match(text)) and len(text) <= 6
-    number = bool(re.fullmatch(r"\d+(?:[.,]\d+)?", text))
+    number = bool(_NUMBER.fullmatch(text))
     return (initial, float(all_upper), float(all_lower), float(title), float(inner_upper),
             float(len(text)), float(n_digits > 0), float(n_digits == len(text)), float(n_digits),
             float(inner_punct), float(mixed), float(roman), float(number),
@@ -104,6 +121,8 @@ def _phrase_marks(words: Sequence[str], phrases: frozenset, max_len: int = 3) ->
     longest phrase first at each position."""
     marks = np.zeros(len(words), dtype=np.float32)
     first = _phrase_lengths(phrases)
+    if first.keys().isdisjoint(words):   # no word begins a phrase: a test in C, not a loop (most
+        return marks                     # notes for the state, country and world lists; issue I)
     for i, w in enumerate(words):
         for k in first.get(w, ()):
             if k <= max_len and i + k <= len(words) and tuple(words[i:i + k]) in phrases:
@@ -131,8 +150,12 @@ def _covered(starts: np.ndarray, ends: np.ndarray, spans: Iterable[tuple[int, in
 def _shape_id(text: str) -> float:
     shape = _shape(text)
     # a stable numeric code of the shape: its hash would differ between runs, so map shapes to
-    # small integers by a content-based checksum
-    return float(sum((i + 1) * ord(c) for i, c in enumerate(shape[:12])) % 997)
+    # small integers by a content-based checksum: sum of (position + 1) * code point
+    return float(sum(map(operator.mul, _POSITIONS, map(ord, shape[:12]))) % 997)
+
+
+#: The positions 1 to 12 the shape checksum weighs a shape's first characters by.
+_POSITIONS = range(1, 13)
 
 
 _ORTHOGRAPHY_TABLE = WordTable(lambda text: _orthography(text) + (_shape_id(text),), 15)
