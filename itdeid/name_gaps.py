@@ -293,7 +293,7 @@ def join_place_name_words(td: TokenizedDocument, codes: np.ndarray) -> np.ndarra
     PhysioNet gold leaves them out (:mod:`itdeid.place_endings`) and the model tags them where
     its training corpus took them in."""
     codes = np.asarray(codes)
-    places = np.isin(codes[:-1], PLACES) & (codes[1:] == 0)
+    places = IS_PLACE[codes[:-1]] & (codes[1:] == 0)
     if not np.any(places):
         return codes
     text, tokens = td.document.text, td.tokens
@@ -323,7 +323,7 @@ def join_saint_names(td: TokenizedDocument, codes: np.ndarray) -> np.ndarray:
     codes = np.asarray(codes)
     text, tokens = td.document.text, td.tokens
     out = None
-    for i in np.flatnonzero(np.isin(codes[:-1], PLACES)).tolist():
+    for i in np.flatnonzero(IS_PLACE[codes[:-1]]).tolist():
         if tokens[i].text.lower() not in SAINTS:
             continue
         k = i + 1
