@@ -13,6 +13,9 @@ rarely (wordfreq's Zipf below :data:`MAX_ZIPF`): an everyday word tagged once ('
 'good') is as often the model's slip as a name, and spreading it would spread the slip (with
 every word, out of fold on the PhysioNet split, 15 false alarms for 3 gold tokens; with rare
 words alone, 2 gold tokens and no false alarm at target 0.90: experiments/README.md, session 35).
+Nor does a short acronym in capitals on a line of mixed case spread ('GBS', 'DLBCL': on the
+project's held-out discharge letters the shipped model tagged each once, and spreading them
+gave three more false alarms and no PHI).
 It runs before the rules that clear a tagged drug name, care term or everyday word standing
 alone (:mod:`itdeid.identifiers`), so an occurrence it tags is judged by them as the model's own
 tags are. Propagating a word's *probability* instead, to the patient's other notes or across a
@@ -30,6 +33,22 @@ MAX_ZIPF = 3.0
 MIN_LETTERS = 3
 
 
+#: Longest word in capitals that is read as an acronym on a line with lower-case letters.
+MAX_ACRONYM = 5
+
+
+def _acronym(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` is written in capitals, is short, and stands on a line with
+    lower-case letters: a clinical acronym ('GBS', 'DLBCL') the trees took for a name once; in a
+    line of capitals ('SON JOHN CALLED') capitals say nothing, and the word may spread."""
+    word = text[start:end]
+    if len(word) > MAX_ACRONYM or not word.isupper():
+        return False
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    return any(c.islower() for c in text[line_start:len(text) if line_end < 0 else line_end])
+
+
 def propagate_in_note(text: str, starts: np.ndarray, ends: np.ndarray, codes: np.ndarray) -> np.ndarray:
     """``codes`` with each untagged token that is, whole and in any case, a rare tagged word
     of the note given that word's class (its first tagged occurrence's)."""
@@ -40,7 +59,8 @@ def propagate_in_note(text: str, starts: np.ndarray, ends: np.ndarray, codes: np
     for k in tagged.tolist():
         word = text[int(starts[k]):int(ends[k])]
         lower = word.lower()
-        if len(word) >= MIN_LETTERS and word.isalpha() and lower not in classes and zipf(lower) < MAX_ZIPF:
+        if (len(word) >= MIN_LETTERS and word.isalpha() and lower not in classes and zipf(lower) < MAX_ZIPF
+                and not _acronym(text, int(starts[k]), int(ends[k]))):
             classes[lower] = int(codes[k])
     if not classes:
         return codes

@@ -46,3 +46,12 @@ def test_a_propagated_drug_name_standing_alone_is_cleared_as_the_model_s_own_wou
     text = "Esmolol Rivera called. Esmolol gtt at 50"
     out = _run(text, {("Esmolol", 0): PATIENT, ("Rivera", 8): PATIENT}, rules=True)
     assert ("Esmolol", text.rindex("Esmolol")) not in out
+
+
+def test_a_short_acronym_in_mixed_case_does_not_spread_but_a_short_name_in_capitals_does():
+    """The shipped model tagged 'GBS' once in a discharge letter; spreading it gave false alarms.
+    In a line of capitals a short name ('SON KEELY') is no acronym."""
+    text = "Hx of GBS in 2019.\nGBS resolved.\nSON KEELY CALLED.\nKEELY TO VISIT"
+    out = _run(text, {("GBS", text.index("GBS")): PATIENT, ("KEELY", text.index("KEELY")): PATIENT})
+    assert ("GBS", text.rindex("GBS")) not in out
+    assert out[("KEELY", text.rindex("KEELY"))] == "PATIENT"
