@@ -12,8 +12,9 @@ committed files, in the order their inputs need (each results file names its own
 1. ``levers``: 10-fold CV grouped by patient of XGB_TOKEN and of the recipe (fold caches in
    ``experiments/results/g-levers/cache``, not committed; a stopped run resumes from them, the
    slow part: hours on 2 cores);
-2. ``thresholds``: the recipe at its target recall, overall and by class
-   (``g-levers/thresholds-recipe.md``, quoted by the card and README);
+2. ``thresholds``: the recipe as it tags (its steps after the decisions taken) at its target
+   recall and at lower ones, overall, by class and over the patients
+   (``g-levers/thresholds-recipe-rules.md``, quoted by the card and README);
 3. ``errors``: its misses and false alarms by kind (``errors-physionet.md``);
 4. ``predictions`` and ``peers``: its out-of-fold spans beside deid.pl, Philter and Presidio
    (``peers.md``; a peer not installed is skipped, see ../shared/peers/README.md);
@@ -56,8 +57,9 @@ def steps(corpus: str, n_jobs: int) -> list[tuple[str, list[str]]]:
                          f"XGB_TOKEN,{RECIPE_ROW}_SCREENS_OOF", "--n-jobs", str(n_jobs),
                          "--only", ",".join(map(str, range(10)))]),
         ("thresholds", py + ["experiments/thresholds.py", corpus, "--levers", LEVERS, "--row",
-                             f"{RECIPE_ROW}_SCREEN1E3_OOF", "--targets", "0.93", "--per-class", "0.93",
-                             "--out", f"{LEVERS}/thresholds-recipe.md"]),
+                             f"{RECIPE_ROW}_SCREEN1E3_IDS", "--targets", "0.89,0.90,0.91,0.92,0.93",
+                             "--per-class", "0.93", "--bootstrap", "2000",
+                             "--out", f"{LEVERS}/thresholds-recipe-rules.md"]),
         ("errors", py + ["experiments/errors.py", corpus, "--levers", LEVERS, "--before", "XGB_TOKEN",
                          "--after", f"{RECIPE_ROW}_SCREEN1E3_IDS", "--out",
                          "experiments/results/errors-physionet.md"]),

@@ -9,7 +9,7 @@ REPO = Path(__file__).resolve().parent.parent
 reproduce = runpy.run_path(str(REPO / "experiments" / "reproduce.py"))
 
 #: The file each step writes, whose '- command:' line names the command that wrote it.
-WRITES = {"thresholds": "experiments/results/g-levers/thresholds-recipe.md",
+WRITES = {"thresholds": "experiments/results/g-levers/thresholds-recipe-rules.md",
           "errors": "experiments/results/errors-physionet.md",
           "peers": "experiments/results/peers.md",
           "model": "itdeid/models/default/MODEL_CARD.md",
