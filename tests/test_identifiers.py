@@ -211,7 +211,7 @@ NOT_PLAIN = ["MI 1992; CABG 1957, 1971", "since 2006", "in march of 2022", "from
              "seen 3/10 L arm", "v2.01", "on 3/10.5", "3/14/2019 cc", "12/5 coming",
              "seen 3/6 SEEN AGAIN 4/6", "ref 12/5/2019", "DEF 12", "peep 5.5",
              "IABP weaned off 9/7, and PA line out", "trial on 5/5/2020", "gas on 5/5-6/1",
-             "MRN 12345K", "Apt 10A", "Suite 400", "Room 4L", "works in law", "Great Barrington", "Grand Rapids",
+             "MRN 12345K", "Apt 3K", "apt. 12k", "Unit 4K", "# 2K", "Apt 10A", "Suite 400", "Room 4L", "works in law", "Great Barrington", "Grand Rapids",
              "Mrs.Smith", "Ward Smith called", "Dr\n",
              "lives in DC. Son", "moved to DC last year", "DC, Maryland", "12 frames",
              "blood cx 10/3 neg", "follow up 1/3", "Aug 12-14",
