@@ -31,8 +31,6 @@ from itdeid.zipf import zipf
 MAX_ZIPF = 3.0
 #: Shortest word that spreads: shorter ones are initials and abbreviations.
 MIN_LETTERS = 3
-
-
 #: Longest word in capitals that is read as an acronym on a line with lower-case letters.
 MAX_ACRONYM = 5
 
@@ -40,7 +38,7 @@ MAX_ACRONYM = 5
 def _acronym(text: str, start: int, end: int) -> bool:
     """Whether ``text[start:end]`` is written in capitals, is short, and stands on a line with
     lower-case letters: a clinical acronym ('GBS', 'DLBCL') the trees took for a name once; in a
-    line of capitals ('SON JOHN CALLED') capitals say nothing, and the word may spread."""
+    line of capitals ('WIFE KEELY CALLED') capitals say nothing, and the word may spread."""
     word = text[start:end]
     if len(word) > MAX_ACRONYM or not word.isupper():
         return False
