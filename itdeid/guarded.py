@@ -54,7 +54,7 @@ from __future__ import annotations
 
 import re
 import string
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from re import _constants as sre  # noqa: the parser's op codes; stable since Python 3.11
 from re import _parser as sre_parse
 
@@ -293,14 +293,25 @@ class Template:
     :meth:`spans`, the fast way to the same matches' offsets."""
 
     def __init__(self, pattern: str, flags: int = 0):
-        self.regex = compile_template(pattern, flags)
-        self.skipping = skipping_form(pattern, flags)
+        self.pattern, self.flags = pattern, flags
         self.folded = folded_form(pattern, flags)
-        self.groupindex = self.regex.groupindex
+        self.groupindex = (self.folded[0] if self.folded else self.regex).groupindex
         self.needs = required_literals(pattern, flags)
         self.ignorecase = bool(flags & re.IGNORECASE)
         self.prefilter_id = prefilter.register(pattern, self.ignorecase)
         self.starts_id = match_starts.register(pattern, flags)
+
+    @cached_property
+    def regex(self) -> re.Pattern:
+        """The template guarded, compiled on first use: where it has a folded form, an ASCII
+        note never asks for it (two compiles of each template were a tenth of a second more
+        start-up)."""
+        return compile_template(self.pattern, self.flags)
+
+    @cached_property
+    def skipping(self) -> re.Pattern | None:
+        """The skipping form, compiled on first use (as :attr:`regex`)."""
+        return skipping_form(self.pattern, self.flags)
 
     def can_match(self, text: str, lowered: str | None = None) -> bool:
         """False only where no match can be: Hyperscan's pass over the text found none
@@ -338,10 +349,10 @@ class Template:
                     found.append((m.span(), m.span(name)))
                     end = m.end()
             return found
-        regex, skipping = self.regex, self.skipping
         if self.folded is not None and lowered is not None and text.isascii():
-            regex, skipping = self.folded         # the same offsets in the lower case
-            text = lowered
+            (regex, skipping), text = self.folded, lowered   # the same offsets in the lower case
+        else:
+            regex, skipping = self.regex, self.skipping
         if skipping is None:
             return [(m.span(), m.span(name)) for m in regex.finditer(text)]
         found, end = [], -1
