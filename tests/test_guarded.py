@@ -1,16 +1,16 @@
 """Templates compiled with a first-character guard and run behind a literal filter
 (itdeid.guarded) find exactly what the templates as written find: every template the package
-ships, on synthetic records and nursing notes, the HIPAA-kinds corpus with its distractors, the
-same texts in upper case and with non-ASCII letters, and strings made to sit at the guards'
-edges."""
+ships (the 'plain' templates too), on synthetic records and nursing notes, the HIPAA-kinds
+corpus with its distractors, the same texts in upper case and with non-ASCII letters, and
+strings made to sit at the guards' edges."""
 import random
 import re
 import string
 
 import pytest
 
-from itdeid.guarded import (Template, compile_template, first_characters, lowered_ascii, required_literals,
-                            skipping_form)
+from itdeid.guarded import (Template, compile_template, first_characters, folded_form, lowered_ascii,
+                            required_literals, skipping_form)
 from itdeid.resources import load_json
 from itdeid.synth import generate
 from hipaa_kinds import DISTRACTORS, hipaa_corpus
@@ -22,8 +22,9 @@ def _templates():
         found += [(t["pattern"], re.IGNORECASE if "i" in t.get("flags", "") else 0) for t in templates]
     for name in ("measures.json", "clock_times.json"):
         found += [(t["pattern"], re.IGNORECASE) for t in load_json("features", name)["templates"]]
+    identifiers = load_json("features", "identifiers.json")
     found += [(t["pattern"], re.IGNORECASE if "i" in t.get("flags", "") else 0)
-              for t in load_json("features", "identifiers.json")["templates"]]
+              for t in identifiers["templates"] + identifiers["plain"]]
     return found
 
 
@@ -118,3 +119,27 @@ def test_a_note_without_the_literals_is_not_searched():
     assert not template.can_match("pt resting, 2/4 bottles")
     assert template.can_match("SERIAL 4411") and [m.group() for m in template.finditer("SERIAL 4411")] == ["SERIAL 4411"]
     assert template.can_match("s\u00e9rial")     # not ASCII: always searched
+
+
+@pytest.mark.parametrize("pattern,flags", [
+    (r"(?<!\w)serial\s*\d+", 0),                        # case-sensitive already
+    (r"(?<!\w)[A-Z]\d+", re.IGNORECASE),                 # names capitals
+    (r"(?<!\w)MRN\d+", re.IGNORECASE),
+    (r"(?<!\w)(?-i:mrn)\d+", re.IGNORECASE),             # case turned back on inside
+    (r"(\w)-\1", re.IGNORECASE),                         # a back-reference compares case-insensitively
+    ("(?<!\\w)caf\u00e9", re.IGNORECASE)])                # not ASCII
+def test_no_folded_form_where_the_lower_case_could_match_otherwise(pattern, flags):
+    assert folded_form(pattern, flags) is None
+
+
+def test_case_insensitive_templates_are_folded():
+    """Most case-insensitive templates run without IGNORECASE over an ASCII note's lower case
+    (test_a_guarded_template_finds_what_the_template_finds checks their matches); the costliest,
+    a long alternation of measurement labels, among them."""
+    folded = [p for p, f in TEMPLATES if f & re.IGNORECASE and folded_form(p, f) is not None]
+    assert len(folded) >= 50
+    assert any(p.startswith(r"(?<![\w/'])(?:pwp|pcw|") for p in folded)
+    template = Template(r"(?<!\w)(?:bp|hr)[ \t]*(?P<v>\d+)", re.IGNORECASE)
+    text = "BP 120 Hr 80 hR 7 xbp 5"
+    assert template.folded is not None
+    assert template.spans(text, lowered_ascii(text), "v") == [(3, 6), (10, 12), (16, 17)]

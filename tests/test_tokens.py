@@ -127,3 +127,21 @@ def test_the_plain_word_alternative_changes_no_token():
              *("".join(rng.choice(alphabet) for _ in range(rng.randint(1, 40))) for _ in range(20000))]
     for text in texts:
         assert [(t.start, t.end) for t in tokens.tokenize(text)] == [m.span() for m in compounds.finditer(text)], text
+
+
+def test_the_space_guard_changes_no_token():
+    """The alternatives sit behind ``(?=\\S)`` (issue I, session 35): every token begins with a
+    character that is not space, so the tokens must be those of the alternatives unguarded, on
+    strings drawn with every kind of space Python's ``\\s`` knows beside the characters the
+    alternatives turn on."""
+    from itdeid import tokens
+    assert tokens._TOKEN.pattern.startswith("(?=\\S)")
+    unguarded = re.compile(tokens._PLAIN_WORD + "|" + tokens._COMPOUNDS)
+    rng = random.Random(2)
+    alphabet = ("aAzZ09 .,/-:'\u2019_sS\nMgyoMRN#\u00e9\u0661" + "\t\r\x0b\x0c\x1c\x1d\x1e\x1f\x85"
+                + "\u00a0\u2028\u3000")
+    texts = ["Since6/03/04 Hct25\u00a070yoM\t2mg\x0b3pm x4-5521 O'Brien's --- ...",
+             *("".join(rng.choice(alphabet) for _ in range(rng.randint(1, 40))) for _ in range(20000))]
+    for text in texts:
+        assert [(t.start, t.end) for t in tokens.tokenize(text)] == \
+            [m.span() for m in unguarded.finditer(text)], text
