@@ -189,7 +189,11 @@ PLAIN = [("heparin started at 2000", "2000"), ("labs @ 1930.", "1930"), ("flat u
          ("resp: cxs at bases up 1/3-1/2. sat", "1/3-1/2"), ("^rales 2/3^, wedge", "2/3"), ("POS blood cx 2/4...", "2/4"),
          ("MVO2 55-45-51, NP", "55-45-51"), ("BAEDP 41-53, M 62-72", "41-53"), ("Nif -28, vc 650", "28"),
          ("ART LINE, RIGHT HICKMAN. | |", "HICKMAN"), ("ACCESS: LSC QUENTIN, RSC CL", "QUENTIN"),
-         ("to allow PaCO2 to return", "PaCO"), ("PS20 FIO240% AND", "FIO240"), ("admission to CCU. Tc 102.0 rectally", "102.0")]
+         ("to allow PaCO2 to return", "PaCO"), ("PS20 FIO240% AND", "FIO240"), ("admission to CCU. Tc 102.0 rectally", "102.0"),
+         ("Pt c/o midsternal chest pressure 6/10. EKG", "6/10"), ("cheek area 3-4/10 received tylenol", "3-4/10"),
+         ("PA P'S 50'S/24-26, 69-76/36 WHEN LYING", "69-76/36"), ("improved to\n5-6/3-4/0-80 and has", "5-6/3-4/0-80"),
+         ("HEME: HCT IN AM DOWN TO 27, REPEAT", "27"), ("rsbi 75.8, rr.6-21, uneventful", "6-21"),
+         ("Augmented diastole = 86 - 121, assisted", "86 - 121")]
 NOT_PLAIN = ["MI 1992; CABG 1957, 1971", "since 2006", "in march of 2022", "from 1995 to 1998",
              "restrict to 2000", "at 2000/5", "at 20.5", "at 1960", "1900-2300", "born 12/12/1930",
              "Mrs. Neice called", "Pat 2000", "MI 8/87", "cath 6/30-7/2", "2019/03/14", "98/03/14",
@@ -215,7 +219,9 @@ NOT_PLAIN = ["MI 1992; CABG 1957, 1971", "since 2006", "in march of 2022", "from
              "Mrs.Smith", "Ward Smith called", "Dr\n",
              "lives in DC. Son", "moved to DC last year", "DC, Maryland", "12 frames",
              "blood cx 10/3 neg", "follow up 1/3", "Aug 12-14",
-             "access: R Hickman", "Dr. Hickman", "temp agency 101 Main"]
+             "access: R Hickman", "Dr. Hickman", "temp agency 101 Main",
+             "seen 8/14-8/16 in clinic", "1 hr after CVA 94", "cath 3-4/10/2019", "pressure ulcer since 6/10",
+             "HCT drawn 10/3", "WBC stable since 12"]
 
 
 @pytest.mark.parametrize("text, word", PLAIN)
