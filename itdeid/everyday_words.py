@@ -9,14 +9,16 @@ name or a place could be: it clears a tagged token only when
 
 - it stands alone (the tokens either side untagged), and no title comes before it, nor any other
   word that announces a name (a relation, a role, 'per': 'MRS. HOPE', 'WIFE PEACE'), nor an
-  initial ('Q. LANDER RRT');
+  initial ('Q. LANDER RRT'), unless the word is an inflection of a common word ('wife reveals',
+  'PATIENT PANICED'; session 38);
 - it is a word of four letters or more, lower case, or upper case on a line with no lower-case
   letter; or a title-case everyday word (not a misspelling) that begins a line or a sentence
   ('Manual lavage with NS', 'Administer racemic epi'), where English capitalizes any word (any
   other title-case word in mixed text is left to the model, which reads its capital);
 - English uses it often (wordfreq's Zipf frequency :data:`MIN_ZIPF` or more), or it is a rare
   word of five letters or more one edit from a common word that is no name or place word (a
-  nurse's slip: 'AWATING', 'PRIAMRY', 'strech'; :mod:`itdeid.spelling`);
+  nurse's slip: 'AWATING', 'PRIAMRY', 'strech'; :mod:`itdeid.spelling`) or a common word with an
+  English ending ('COHERENTLY', 'PANICED': :func:`_inflection`);
 - it is no first name or surname of the shipped lists or borne by one in twenty thousand people
   or more in the census ('WALKER', 'Rose', 'WINTER'; the census lists hold 'Door' and 'Moment'
   as rarer surnames), no word of a listed city, state, country or world place ('Orange',
@@ -63,6 +65,12 @@ MONTHS = frozenset(("january february march april may june july august september
                     "december sept").split())
 #: Shortest word the rule clears: shorter ones are as often initials or acronyms ('IBM', 'OLH').
 MIN_LETTERS = 4
+#: English endings of a verb, a plural or an adverb, longest first: a rare word that is a common
+#: word with one of them ('COHERENTLY', 'PANICED') is that word's inflection, not a name.
+INFLECTIONS = ("ing", "ed", "es", "ly", "s", "d")
+#: How common (wordfreq Zipf) the word under an inflection must be: the misspellings' bar
+#: (:data:`itdeid.spelling.COMMON_ZIPF`), ordinary words rather than names.
+INFLECTED_ZIPF = 3.5
 
 
 @lru_cache(maxsize=1)
@@ -133,8 +141,11 @@ def everyday_word_tokens(text: str, starts: np.ndarray, ends: np.ndarray, codes:
         if len(word) < MIN_LETTERS or not word.isascii() or not word.isalpha():
             continue
         lower = word.lower()
-        if lower in name_or_place_words() or after_title(text, a) or _announced(text, a):
+        if lower in name_or_place_words() or after_title(text, a):
             continue
+        if _announced(text, a) and not _inflection(lower):
+            continue        # 'WIFE PEACE' stays, 'wife reveals' does not; not a misspelling
+            # either: a rare surname is often one edit from common words ('wife golding')
         if _caseless(text, a, b):
             if _everyday(lower):
                 found.append(k)
@@ -156,9 +167,12 @@ def everyday_run_tokens(text: str, starts: np.ndarray, ends: np.ndarray, codes: 
     found = []
     for lo, hi in spaced_runs(text, starts, ends, codes, MAX_RUN):
         a = int(starts[lo])
-        if after_title(text, a) or _announced(text, a):
+        if after_title(text, a):
             continue
-        if all(_caseless_everyday(text, int(starts[k]), int(ends[k])) for k in range(lo, hi)):
+        announced = _announced(text, a)
+        if all(_caseless_everyday(text, int(starts[k]), int(ends[k]))
+               and not (announced and not _inflection(text[int(starts[k]):int(ends[k])].lower()))
+               for k in range(lo, hi)):
             found += range(lo, hi)
     return found
 
@@ -183,9 +197,29 @@ def _everyday(lower: str) -> bool:
     misspelling of one: a rare word of :data:`MIN_MISSPELT` letters or more one edit from a
     common word (:func:`itdeid.spelling.common_neighbours`) that is no name or place word
     ('AWATING', 'PRIAMRY', 'strech'; not 'HRBOR', one edit from 'harbor')."""
-    if zipf(lower) >= MIN_ZIPF:
+    if zipf(lower) >= MIN_ZIPF or _inflection(lower):
         return True
     if len(lower) < MIN_MISSPELT:
         return False
     places = name_or_place_words()
     return any(near not in places for near in common_neighbours(lower))
+
+
+def _inflection(lower: str) -> bool:
+    """Whether lower-case ``lower`` is a common word (Zipf :data:`INFLECTED_ZIPF` or more, no
+    name or place word) with an English ending of :data:`INFLECTIONS`, its stem of four letters
+    or more: 'coherently', 'paniced' (a slip of 'panicked' that is still 'panic' + 'ed'),
+    'deteriorating'. Nursing notes inflect words wordfreq ranks rare in that form."""
+    places = name_or_place_words()
+    for ending in INFLECTIONS:
+        if not lower.endswith(ending) or len(lower) - len(ending) < MIN_LETTERS:
+            continue
+        stem = lower[:-len(ending)]
+        stems = {stem, stem + "e"}            # 'deteriorat' + 'e'
+        if stem[-1] == stem[-2]:
+            stems.add(stem[:-1])              # 'stopp' of 'stopped'
+        if stem.endswith("i"):
+            stems.add(stem[:-1] + "y")        # 'carri' of 'carried'
+        if any(zipf(w) >= INFLECTED_ZIPF and w not in places for w in stems):
+            return True
+    return False

@@ -44,6 +44,12 @@ def _cleared(text, tagged_words):
     ("CXR done.\nAdminister racemic epi if needed.", {"Administer"}, ["Administer"]),
     ("Lungs clear. Stord plans to wean.", {"Stord"}, []),                           # no slip at a start
     ("Lungs clear, Manual lavage given.", {"Manual"}, []),                           # mid-sentence capital
+    ("ABLE TO CONVERSE COHERENTLY- MEDICATED", {"COHERENTLY"}, ["COHERENTLY"]),    # a common word's ending
+    ("AFTER CPT PATIENT PANICED THAT HE", {"PANICED"}, ["PANICED"]),
+    ("wife reveals dementia at home", {"reveals"}, ["reveals"]),                    # an inflection after a relation
+    ("WIFE JONNES CALLED", {"JONNES"}, []),                                         # a slip of a name
+    ("daughter golding called", {"golding"}, []),                                   # one edit from 'holding'
+    ("son harding here", {"harding"}, []),                                          # a census surname
 ])
 def test_only_an_everyday_word_standing_alone_without_a_case_signal_is_cleared(text, tagged, cleared):
     found, td, codes = _cleared(text, tagged)
