@@ -193,7 +193,10 @@ PLAIN = [("heparin started at 2000", "2000"), ("labs @ 1930.", "1930"), ("flat u
          ("Pt c/o midsternal chest pressure 6/10. EKG", "6/10"), ("cheek area 3-4/10 received tylenol", "3-4/10"),
          ("PA P'S 50'S/24-26, 69-76/36 WHEN LYING", "69-76/36"), ("improved to\n5-6/3-4/0-80 and has", "5-6/3-4/0-80"),
          ("HEME: HCT IN AM DOWN TO 27, REPEAT", "27"), ("rsbi 75.8, rr.6-21, uneventful", "6-21"),
-         ("Augmented diastole = 86 - 121, assisted", "86 - 121")]
+         ("Augmented diastole = 86 - 121, assisted", "86 - 121"), ("RABBI KLEIN CAME TO SPEAK", "RABBI"),
+         ("NO ACUTE, FRANK BLEEDING; AM", "FRANK"), ("gu-frank red blood via foley", "frank"),
+         ("MAE SPONT. GROSS MOTOR MOVEMENT", "GROSS"), ("integrilin d/c 1115, amio", "1115"),
+         ("# 858-492-5403, W: 858-789-7896.", "W")]
 NOT_PLAIN = ["MI 1992; CABG 1957, 1971", "since 2006", "in march of 2022", "from 1995 to 1998",
              "restrict to 2000", "at 2000/5", "at 20.5", "at 1960", "1900-2300", "born 12/12/1930",
              "Mrs. Neice called", "Pat 2000", "MI 8/87", "cath 6/30-7/2", "2019/03/14", "98/03/14",
@@ -221,7 +224,9 @@ NOT_PLAIN = ["MI 1992; CABG 1957, 1971", "since 2006", "in march of 2022", "from
              "blood cx 10/3 neg", "follow up 1/3", "Aug 12-14",
              "access: R Hickman", "Dr. Hickman", "temp agency 101 Main",
              "seen 8/14-8/16 in clinic", "1 hr after CVA 94", "cath 3-4/10/2019", "pressure ulcer since 6/10",
-             "HCT drawn 10/3", "WBC stable since 12"]
+             "HCT drawn 10/3", "WBC stable since 12",
+             "Frank Smith called", "seen by Dr. Frank Blood", "per Dr. FRANK BLOOD", "d/c 2006 records", "Frank blood noted",
+             "W: 45 kg"]
 
 
 @pytest.mark.parametrize("text, word", PLAIN)
