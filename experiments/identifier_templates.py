@@ -28,6 +28,8 @@ from itdeid.drug_names import drug_tokens
 from itdeid.eponyms import eponym_tokens
 from itdeid.everyday_words import everyday_run_tokens, everyday_word_tokens
 from itdeid.lone_letters import lone_letter_tokens
+from itdeid.name_trailers import name_trailer_tokens
+from itdeid.document import LABELS
 from itdeid.featurize import token_offsets, tokenize_documents
 from itdeid.formats import read_corpus
 from itdeid.identifiers import identifier_spans, plain_matches, plain_templates
@@ -69,6 +71,8 @@ LETTERS = "a single letter with no tag within two tokens (lone_letters)"
 EVERYDAY_RUNS = "two everyday words tagged together, their case no signal (everyday_words)"
 #: The row of the lone-region rule (itdeid.regions).
 REGIONS = "a state or a country standing alone, typed LOCATION (regions)"
+#: The row of the name-trailer rule (itdeid.name_trailers).
+TRAILERS = "an ordinary word tagged at a person's name's end (name_trailers)"
 
 
 def count_plain(documents) -> pd.DataFrame:
@@ -78,7 +82,8 @@ def count_plain(documents) -> pd.DataFrame:
     last for a token typed LOCATION), which clear a tagged token
     standing alone: counted as if each token were tagged alone (every other token at a time);
     for the everyday-run and medicine-run rules as if each pair of neighbouring tokens were
-    tagged alone; and for the lone-letter rule as if every third token were tagged, and every
+    tagged alone; for the name-trailer rule on the gold names, and on each made one token longer;
+    and for the lone-letter rule as if every third token were tagged, and every
     gold PHI token."""
     phi, other = Counter(), Counter()
     for d in documents:
@@ -105,6 +110,19 @@ def count_plain(documents) -> pd.DataFrame:
                 (phi if gold[k] else other)[EVERYDAY] += 1
             for k in lone_region_tokens(td.document.text, starts, ends, alone * LOCATION):
                 (phi if gold[k] else other)[REGIONS] += 1
+        # every gold name as it is, then each run one token longer: the gold word a name ends
+        # with, and the word after every name, as the rule would judge them
+        names = np.zeros(len(starts), dtype=np.int64)
+        for g in td.document.spans:
+            if g.type in ("PATIENT", "DOCTOR"):
+                lo, hi = np.searchsorted(ends, g.start, side="right"), np.searchsorted(starts, g.end, side="left")
+                names[lo:hi] = LABELS.index(g.type)
+        longer = names.copy()
+        ends_of_runs = np.flatnonzero((names != 0) & (np.append(names[1:], 0) == 0))
+        longer[ends_of_runs[ends_of_runs + 1 < len(names)] + 1] = names[ends_of_runs[ends_of_runs + 1 < len(names)]]
+        for codes in (names, longer):
+            for k in name_trailer_tokens(td.document.text, starts, ends, codes):
+                (phi if gold[k] else other)[TRAILERS] += 1
         # every third token tagged, then the others, and every gold PHI token (an initial stands
         # beside the rest of its name): no tag within two tokens of a tagged one but gold's
         for parity in range(3):
@@ -121,7 +139,7 @@ def count_plain(documents) -> pd.DataFrame:
             for k in medicine_run_tokens(td.document.text, starts, ends, pairs):
                 (phi if gold[k] else other)[MEDICINE_RUNS] += 1
     kinds = [kind for kind, _pattern in plain_templates()] + [EPONYMS, DRUGS, TERMS, MEDICINE_RUNS, EVERYDAY,
-                                                              EVERYDAY_RUNS, REGIONS, LETTERS]
+                                                              EVERYDAY_RUNS, TRAILERS, REGIONS, LETTERS]
     return pd.DataFrame([{"kind": k, "overlap_phi": phi[k], "outside_phi": other[k]} for k in kinds],
                         columns=["kind", "overlap_phi", "outside_phi"]).set_index("kind")
 

@@ -34,6 +34,7 @@ from itdeid.clinical_terms import clinical_term_tokens, medicine_run_tokens
 from itdeid.everyday_words import everyday_run_tokens, everyday_word_tokens
 from itdeid.regions import lone_region_tokens
 from itdeid.lone_letters import lone_letter_tokens
+from itdeid.name_trailers import name_trailer_tokens
 from itdeid.drug_names import drug_tokens
 from itdeid.eponyms import eponym_tokens
 from itdeid.guarded import Template, lowered_ascii
@@ -130,7 +131,8 @@ def apply_identifiers(text: str, starts: np.ndarray, ends: np.ndarray, codes: np
     'PERMACATH', 'VF': :mod:`itdeid.clinical_terms`), or two or three of them together
     ('Trazodone HCL'), and everyday English words standing alone, or two or three together, where
     the case says nothing ('TILT', 'SCALP HAIRLINE' in a line of capitals:
-    :mod:`itdeid.everyday_words`), and a state or a country standing alone ('lives in California':
+    :mod:`itdeid.everyday_words`), and an ordinary word tagged at a name's end ('SON DAVID CALLS':
+    :mod:`itdeid.name_trailers`), and a state or a country standing alone ('lives in California':
     :mod:`itdeid.regions`), and a single letter with no tag near it ('PTCA to L circ':
     :mod:`itdeid.lone_letters`)."""
     codes = np.array(codes, copy=True)
@@ -145,6 +147,7 @@ def apply_identifiers(text: str, starts: np.ndarray, ends: np.ndarray, codes: np
     codes[medicine_run_tokens(text, starts, ends, codes)] = 0
     codes[everyday_word_tokens(text, starts, ends, codes)] = 0
     codes[everyday_run_tokens(text, starts, ends, codes)] = 0
+    codes[name_trailer_tokens(text, starts, ends, codes)] = 0
     codes[lone_region_tokens(text, starts, ends, codes)] = 0
     codes[lone_letter_tokens(text, starts, ends, codes)] = 0
     matches = _template_matches(text, read)

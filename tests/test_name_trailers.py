@@ -1,0 +1,25 @@
+"""An ordinary word tagged at a person's name's end loses the tag (itdeid.name_trailers)."""
+import pytest
+
+from itdeid.document import LABELS
+from itdeid.name_trailers import name_trailer_tokens
+
+from helpers import cleared_by
+
+DOCTOR = LABELS.index("DOCTOR")
+
+
+@pytest.mark.parametrize("text, tagged, cleared", [
+    ("BIPAP UNTIL SON DAVID CALLS BACK", {"DAVID", "CALLS"}, ["CALLS"]),          # an inflection
+    ("stable. dr. joseph to bedside, aware", {"joseph", "to"}, ["to"]),            # a function word
+    ("WATCHED VIDEO OF SONS HOCKEY GAME TODAY", {"HOCKEY", "GAME"}, ["GAME"]),      # an everyday word
+    ("reported to Dr Rourke esmolol gtt", {"Rourke", "esmolol"}, ["esmolol"]),     # a drug name
+    ("ALL IS WELL. Q. LANDER RRT", {"Q", ".", "LANDER"}, []),                      # an initial's surname
+    ("Seen by Dr. Joseph To today", {"Joseph", "To"}, []),                         # mixed case: a surname
+    ("spoke with pat good today", {"pat", "good"}, []),                            # a census surname
+    ("consulted stella maris today", {"stella", "maris"}, []),                     # no misspelling
+    ("seen by dr joseph\nto bedside", {"joseph", "to"}, []),                        # another line
+    ("SON DAVID CALLS BACK", {"DAVID", "CALLS", "BACK"}, []),                      # not the run's end
+])
+def test_an_ordinary_word_at_a_names_end_is_cleared(text, tagged, cleared):
+    assert cleared_by(name_trailer_tokens, text, tagged, code=DOCTOR) == (cleared, cleared)
