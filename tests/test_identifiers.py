@@ -196,7 +196,11 @@ PLAIN = [("heparin started at 2000", "2000"), ("labs @ 1930.", "1930"), ("flat u
          ("Augmented diastole = 86 - 121, assisted", "86 - 121"), ("RABBI KLEIN CAME TO SPEAK", "RABBI"),
          ("NO ACUTE, FRANK BLEEDING; AM", "FRANK"), ("gu-frank red blood via foley", "frank"),
          ("MAE SPONT. GROSS MOTOR MOVEMENT", "GROSS"), ("integrilin d/c 1115, amio", "1115"),
-         ("# 858-492-5403, W: 858-789-7896.", "W")]
+         ("# 858-492-5403, W: 858-789-7896.", "W"), ("TEMPS CONTINUE AT 102-102.4 R, 2", "102-102.4"),
+         ("W TD-5.15/2.51/1150 & FICK", "5.15/2.51/1150"), ("RESP: Remain on AC14, tv700", "AC14"),
+         ("TW changes. T101. ABG", "101"), ("DRSG TAKEN DOWN AT O600 FOR", "O600"),
+         ("CK at 1015 and 1815 promptly", "1815"), ("oriented from 2000 to 2400. Pt", "2000"),
+         ("PA 51/20(31) SVP 8-12", "31")]
 NOT_PLAIN = ["MI 1992; CABG 1957, 1971", "since 2006", "in march of 2022", "from 1995 to 1998",
              "restrict to 2000", "at 2000/5", "at 20.5", "at 1960", "1900-2300", "born 12/12/1930",
              "Mrs. Neice called", "Pat 2000", "MI 8/87", "cath 6/30-7/2", "2019/03/14", "98/03/14",
@@ -226,7 +230,8 @@ NOT_PLAIN = ["MI 1992; CABG 1957, 1971", "since 2006", "in march of 2022", "from
              "seen 8/14-8/16 in clinic", "1 hr after CVA 94", "cath 3-4/10/2019", "pressure ulcer since 6/10",
              "HCT drawn 10/3", "WBC stable since 12",
              "Frank Smith called", "seen by Dr. Frank Blood", "per Dr. FRANK BLOOD", "d/c 2006 records", "Frank blood noted",
-             "W: 45 kg"]
+             "W: 45 kg", "MI 1992-1995", "seen 10.3.2019", "Tel 617-555.1234", "at 1992 and 2001",
+             "MI in 1992 and 1995", "from 1992 to 2001"]
 
 
 @pytest.mark.parametrize("text, word", PLAIN)
