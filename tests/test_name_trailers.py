@@ -13,7 +13,7 @@ DOCTOR = LABELS.index("DOCTOR")
     ("BIPAP UNTIL SON DAVID CALLS BACK", {"DAVID", "CALLS"}, ["CALLS"]),          # an inflection
     ("stable. dr. joseph to bedside, aware", {"joseph", "to"}, ["to"]),            # a function word
     ("WATCHED VIDEO OF SONS HOCKEY GAME TODAY", {"HOCKEY", "GAME"}, ["GAME"]),      # an everyday word
-    ("reported to Dr Rourke esmolol gtt", {"Rourke", "esmolol"}, ["esmolol"]),     # a drug name
+    ("Seen by Dr. Lasix HCL", {"Lasix", "HCL"}, []),                              # a care term: kept
     ("ALL IS WELL. Q. LANDER RRT", {"Q", ".", "LANDER"}, []),                      # an initial's surname
     ("Seen by Dr. Joseph To today", {"Joseph", "To"}, []),                         # mixed case: a surname
     ("spoke with pat good today", {"pat", "good"}, []),                            # a census surname
