@@ -200,7 +200,9 @@ PLAIN = [("heparin started at 2000", "2000"), ("labs @ 1930.", "1930"), ("flat u
          ("W TD-5.15/2.51/1150 & FICK", "5.15/2.51/1150"), ("RESP: Remain on AC14, tv700", "AC14"),
          ("TW changes. T101. ABG", "101"), ("DRSG TAKEN DOWN AT O600 FOR", "O600"),
          ("CK at 1015 and 1815 promptly", "1815"), ("oriented from 2000 to 2400. Pt", "2000"),
-         ("PA 51/20(31) SVP 8-12", "31")]
+         ("PA 51/20(31) SVP 8-12", "31"), ("refer to page 2 written today", "page"), ("done. pg 2,3 done", "pg"),
+         ("unclear who is next of kin/ proxy", "kin"), ("Pager: #54321\nTime Frame: 3:15", "Frame"),
+         ("Transfer to Medical Floor when", "Medical"), ("PERMANENT PACE MAKER,DUAL", "PACE MAKER")]
 NOT_PLAIN = ["MI 1992; CABG 1957, 1971", "since 2006", "in march of 2022", "from 1995 to 1998",
              "restrict to 2000", "at 2000/5", "at 20.5", "at 1960", "1900-2300", "born 12/12/1930",
              "Mrs. Neice called", "Pat 2000", "MI 8/87", "cath 6/30-7/2", "2019/03/14", "98/03/14",
@@ -231,7 +233,8 @@ NOT_PLAIN = ["MI 1992; CABG 1957, 1971", "since 2006", "in march of 2022", "from
              "HCT drawn 10/3", "WBC stable since 12",
              "Frank Smith called", "seen by Dr. Frank Blood", "per Dr. FRANK BLOOD", "d/c 2006 records", "Frank blood noted",
              "W: 45 kg", "MI 1992-1995", "seen 10.3.2019", "Tel 617-555.1234", "at 1992 and 2001",
-             "MI in 1992 and 1995", "from 1992 to 2001"]
+             "MI in 1992 and 1995", "from 1992 to 2001", "Mrs. Page 2 visits", "page 555-1234", "page 12/3",
+             "Dr. Page called"]
 
 
 @pytest.mark.parametrize("text, word", PLAIN)
