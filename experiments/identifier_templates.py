@@ -29,6 +29,8 @@ from itdeid.eponyms import eponym_tokens
 from itdeid.everyday_words import everyday_run_tokens, everyday_word_tokens
 from itdeid.lone_letters import lone_letter_tokens
 from itdeid.name_trailers import name_trailer_tokens
+from itdeid.lexicon import Lexicon
+from itdeid.note_slips import note_slip_tokens
 from itdeid.document import LABELS
 from itdeid.featurize import token_offsets, tokenize_documents
 from itdeid.formats import read_corpus
@@ -73,6 +75,8 @@ EVERYDAY_RUNS = "two everyday words tagged together, their case no signal (every
 REGIONS = "a state or a country standing alone, typed LOCATION (regions)"
 #: The row of the name-trailer rule (itdeid.name_trailers).
 TRAILERS = "an ordinary word tagged at a person's name's end (name_trailers)"
+#: The row of the note-slip rule (itdeid.note_slips).
+SLIPS = "a slip of a word the notes use, standing alone (note_slips; the corpus's own lexicon)"
 
 
 def count_plain(documents) -> pd.DataFrame:
@@ -83,6 +87,7 @@ def count_plain(documents) -> pd.DataFrame:
     standing alone: counted as if each token were tagged alone (every other token at a time);
     for the everyday-run and medicine-run rules as if each pair of neighbouring tokens were
     tagged alone; for the name-trailer rule on the gold names, and on each made one token longer;
+    for the note-slip rule as the drug-name rule, with the lexicon of the corpus's own notes;
     and for the lone-letter rule as if every third token were tagged, and every
     gold PHI token."""
     phi, other = Counter(), Counter()
@@ -90,6 +95,11 @@ def count_plain(documents) -> pd.DataFrame:
         for a, b, kind in plain_matches(d.text):
             hit = any(g.start < b and a < g.end for g in d.spans)
             (phi if hit else other)[kind] += 1
+    # the words the corpus's notes use outside its gold PHI, as a model trained on them keeps
+    table = Lexicon.count(tokenize_documents(documents, gold=True)).table
+
+    def seen(word: str) -> int:
+        return table.get(word, (0,))[0]
     for td in tokenize_documents(documents, gold=False):
         starts, ends = token_offsets(td)
         gold = np.zeros(len(starts), dtype=bool)
@@ -110,6 +120,8 @@ def count_plain(documents) -> pd.DataFrame:
                 (phi if gold[k] else other)[EVERYDAY] += 1
             for k in lone_region_tokens(td.document.text, starts, ends, alone * LOCATION):
                 (phi if gold[k] else other)[REGIONS] += 1
+            for k in note_slip_tokens(td, alone, seen):
+                (phi if gold[k] else other)[SLIPS] += 1
         # every gold name as it is, then each run one token longer: the gold word a name ends
         # with, and the word after every name, as the rule would judge them
         names = np.zeros(len(starts), dtype=np.int64)
@@ -139,7 +151,7 @@ def count_plain(documents) -> pd.DataFrame:
             for k in medicine_run_tokens(td.document.text, starts, ends, pairs):
                 (phi if gold[k] else other)[MEDICINE_RUNS] += 1
     kinds = [kind for kind, _pattern in plain_templates()] + [EPONYMS, DRUGS, TERMS, MEDICINE_RUNS, EVERYDAY,
-                                                              EVERYDAY_RUNS, TRAILERS, REGIONS, LETTERS]
+                                                              EVERYDAY_RUNS, TRAILERS, SLIPS, REGIONS, LETTERS]
     return pd.DataFrame([{"kind": k, "overlap_phi": phi[k], "outside_phi": other[k]} for k in kinds],
                         columns=["kind", "overlap_phi", "outside_phi"]).set_index("kind")
 

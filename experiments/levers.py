@@ -46,6 +46,7 @@ from itdeid.ensemble import InnerEnsemble  # noqa: E402
 from itdeid.model import TokenModel, with_identifiers  # noqa: E402
 from itdeid.lexicon import Lexicon  # noqa: E402
 from itdeid.name_gaps import join_gaps  # noqa: E402
+from itdeid.note_slips import clear_note_slips  # noqa: E402
 from itdeid.subject_names import tag_named_subjects  # noqa: E402
 from itdeid.phrase_punctuation import left_out as punctuation_left_out, split_at_marks  # noqa: E402
 from itdeid.place_endings import left_out as endings_left_out, untag_endings  # noqa: E402
@@ -546,6 +547,13 @@ def after_decisions(name: str, test, codes, train) -> list:
         codes = [tag_named_subjects(td, c, lexicon.table.__contains__) for td, c in zip(test, codes)]
     if row.get("identifiers"):
         codes = with_identifiers(test, codes)
+        # slips of the words the fold's training notes use (the members' lexicons hold four
+        # fifths of them each; the most of any member is read, here all of them)
+        table = Lexicon.count(train).table
+
+        def seen(word: str) -> int:
+            return table.get(word, (0,))[0]
+        codes = [clear_note_slips(td, c, seen) for td, c in zip(test, codes)]
     if row.get("punctuation"):   # the marks the fold's training gold leaves out of phrases
         pairs = punctuation_left_out(train)
         codes = [split_at_marks(td, c, pairs) for td, c in zip(test, codes)]

@@ -60,6 +60,7 @@ from itdeid.learners import N_LABELS, Learner
 from itdeid.name_gaps import join_gaps
 from itdeid.phrase_punctuation import check_pairs, left_out as punctuation_left_out, split_at_marks
 from itdeid.place_endings import check_kinds, left_out as endings_left_out, untag_endings
+from itdeid.note_slips import clear_note_slips
 from itdeid.subject_names import tag_named_subjects
 from itdeid.model import (NotFittedError, TokenModel, check_count, labels_in_documents, predict_spans,
                           with_identifiers)
@@ -457,7 +458,9 @@ class InnerEnsemble(BaseEstimator):
         if self.subject_names:
             known = self.known_word
             codes = [tag_named_subjects(td, c, known) for td, c in zip(docs, codes)]
-        codes = with_identifiers(docs, codes) if self.identifiers else codes
+        if self.identifiers:
+            codes = with_identifiers(docs, codes)
+            codes = [clear_note_slips(td, c, self.seen_count) for td, c in zip(docs, codes)]
         pairs = getattr(self, "punctuation_left_out_", ())
         if pairs:
             codes = [split_at_marks(td, c, pairs) for td, c in zip(docs, codes)]
@@ -465,6 +468,14 @@ class InnerEnsemble(BaseEstimator):
         if endings:
             codes = [untag_endings(td, c, endings) for td, c in zip(docs, codes)]
         return codes
+
+    def seen_count(self, word: str) -> int:
+        """How often a member saw ``word`` (lower case) as ordinary text in training, the most of
+        any member (their lexicons; 0 for a model without the ``lexicon`` group): what
+        :mod:`itdeid.note_slips` reads."""
+        counts = [member.extractor_.lexicon_.table.get(word, (0,))[0] for member in self.members_
+                  if getattr(member.extractor_, "lexicon_", None) is not None]
+        return max(counts, default=0)
 
     def known_word(self, word: str) -> bool:
         """Whether a member saw ``word`` (lower case) as ordinary text in training (its
