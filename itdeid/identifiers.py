@@ -129,10 +129,10 @@ def apply_identifiers(text: str, starts: np.ndarray, ends: np.ndarray, codes: np
     (:mod:`itdeid.propagation`), and tagged eponyms before what they name ('Quinton cath': :mod:`itdeid.eponyms`)
     and tagged drug names and care terms standing alone ('Ofloxacin': :mod:`itdeid.drug_names`;
     'PERMACATH', 'VF': :mod:`itdeid.clinical_terms`), or two or three of them together
-    ('Trazodone HCL'), and everyday English words standing alone, or two or three together, where
-    the case says nothing ('TILT', 'SCALP HAIRLINE' in a line of capitals:
-    :mod:`itdeid.everyday_words`), and an ordinary word tagged at a name's end ('SON DAVID CALLS':
-    :mod:`itdeid.name_trailers`), and a state or a country standing alone ('lives in California':
+    ('Trazodone HCL'), and an ordinary word tagged at a name's end ('SON DAVID CALLS':
+    :mod:`itdeid.name_trailers`), and everyday English words standing alone, or two or three
+    together, where the case says nothing ('TILT', 'SCALP HAIRLINE' in a line of capitals:
+    :mod:`itdeid.everyday_words`), and a state or a country standing alone ('lives in California':
     :mod:`itdeid.regions`), and a single letter with no tag near it ('PTCA to L circ':
     :mod:`itdeid.lone_letters`)."""
     codes = np.array(codes, copy=True)
@@ -145,9 +145,11 @@ def apply_identifiers(text: str, starts: np.ndarray, ends: np.ndarray, codes: np
     codes[drug_tokens(text, starts, ends, codes)] = 0
     codes[clinical_term_tokens(text, starts, ends, codes)] = 0
     codes[medicine_run_tokens(text, starts, ends, codes)] = 0
+    # a name's ordinary last word first: what it leaves alone the everyday rules then judge
+    # ('wife reveals deteriorating': 'deteriorating', then 'reveals')
+    codes[name_trailer_tokens(text, starts, ends, codes)] = 0
     codes[everyday_word_tokens(text, starts, ends, codes)] = 0
     codes[everyday_run_tokens(text, starts, ends, codes)] = 0
-    codes[name_trailer_tokens(text, starts, ends, codes)] = 0
     codes[lone_region_tokens(text, starts, ends, codes)] = 0
     codes[lone_letter_tokens(text, starts, ends, codes)] = 0
     matches = _template_matches(text, read)
