@@ -202,7 +202,11 @@ PLAIN = [("heparin started at 2000", "2000"), ("labs @ 1930.", "1930"), ("flat u
          ("CK at 1015 and 1815 promptly", "1815"), ("oriented from 2000 to 2400. Pt", "2000"),
          ("PA 51/20(31) SVP 8-12", "31"), ("refer to page 2 written today", "page"), ("done. pg 2,3 done", "pg"),
          ("unclear who is next of kin/ proxy", "kin"), ("Pager: #54321\nTime Frame: 3:15", "Frame"),
-         ("Transfer to Medical Floor when", "Medical"), ("PERMANENT PACE MAKER,DUAL", "PACE MAKER")]
+         ("Transfer to Medical Floor when", "Medical"), ("PERMANENT PACE MAKER,DUAL", "PACE MAKER"),
+         ("Pager #54321\nTime 3:00pm", "Time"), ("Reveiw of systems:", "Reveiw"), ("AS 89-109, Aug dia is", "Aug"),
+         ("SIPS OF GINGER ALE WITH", "GINGER ALE"), ("supp. Aloe Vesta oint", "Aloe Vesta"), ("COPD\nCor Pulmonale\n", "Cor Pulmonale"),
+         ("72 yrs old Russian speaking female", "Russian"), ("75 YO SPANIH SPEAKING FEMALE", "SPANIH"),
+         ("bases other wise clear", "wise"), ("wife, 14 french foley placed", "french"), ("Neuro: AO x 3, very", "AO")]
 NOT_PLAIN = ["MI 1992; CABG 1957, 1971", "since 2006", "in march of 2022", "from 1995 to 1998",
              "restrict to 2000", "at 2000/5", "at 20.5", "at 1960", "1900-2300", "born 12/12/1930",
              "Mrs. Neice called", "Pat 2000", "MI 8/87", "cath 6/30-7/2", "2019/03/14", "98/03/14",
@@ -234,7 +238,7 @@ NOT_PLAIN = ["MI 1992; CABG 1957, 1971", "since 2006", "in march of 2022", "from
              "Frank Smith called", "seen by Dr. Frank Blood", "per Dr. FRANK BLOOD", "d/c 2006 records", "Frank blood noted",
              "W: 45 kg", "MI 1992-1995", "seen 10.3.2019", "Tel 617-555.1234", "at 1992 and 2001",
              "MI in 1992 and 1995", "from 1992 to 2001", "Mrs. Page 2 visits", "page 555-1234", "page 12/3",
-             "Dr. Page called"]
+             "Dr. Page called", "seen Aug 12", "Aug 3 dia", "moved to Russian Hill", "Time is short", "Ginger called"]
 
 
 @pytest.mark.parametrize("text, word", PLAIN)
