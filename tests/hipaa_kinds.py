@@ -96,6 +96,10 @@ NOTES = [
     ["PMH: L LUNG CA S/P L LUNG RESECTION ", ("62", "DATE", "date"), "'. STOPPED SMOKING ",
      ("71", "DATE", "date"), "'. HOB 30' , OOB x 20' , 5'10\" tall . S/P AVR ", ("8/88", "DATE", "date"),
      " and CABG ", ("1/78", "DATE", "date"), " , PS 10/40% .\n"],
+    # a two-digit year after a diagnosis or a procedure, a decade (PhysioNet's gold marks them: session 38)
+    ["PMH MI ", ("92", "DATE", "date"), ", 3 VCABG C MVR . PMHX CVA in ", ("94", "DATE", "date"),
+     " , L sided weakness . PMH: CAD: NQWMI ", ("13", "DATE", "date"), ". HTN . POSSIBLE MI IN ",
+     ("1980S", "DATE", "date"), " AFTER OPEN CHOLE .\n"],
     # a hospital pager's four to six digits (PhysioNet's gold types them PHONE: session 33)
     ["Call with questions , Pager # ", ("54321", "PHONE", "pager number"), " . Resident on call PG ",
      ("33445", "PHONE", "pager number"), " ; reached at beeper number ", ("55037", "PHONE", "pager number"),
@@ -130,7 +134,8 @@ DISTRACTORS = (
     "Died at 96 kg ? No : weight 96 kg at death . Vanc x1000 , PRBC x2 , call x2 RN .\n"
     "Next of kin: wife\nNOK: SELF\nGUARDIAN: NONE\nHealth care proxy: daughter, see chart\n"
     "PT: ALERT, ORIENTED X3\nPatient: awake, calm\nPT: LETHARGIC, CONFUSED, MAE\n"
-    "I/O 150 1500000 , WBC 12 1000000 , counts 200 1500000.5 .\n")
+    "I/O 150 1500000 , WBC 12 1000000 , counts 200 1500000.5 .\n"
+    "MI 2 days ago , s/p CABG 25 years ago , CVA 12 hours , AVR 21 mm valve , stent 90% , CABG x3 .\n")
 
 
 def _note(pieces, number: int) -> tuple[Document, dict]:
