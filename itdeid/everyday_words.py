@@ -91,6 +91,14 @@ def hospital_words() -> frozenset[str]:
 
 
 @lru_cache(maxsize=1)
+def any_name_words() -> frozenset[str]:
+    """Every census first name and surname however rare ('Mendes', 0.002 % of the people), with
+    :func:`name_or_place_words`: what a word formed like an ordinary one may still be."""
+    first, last = census_names()
+    return frozenset(first) | frozenset(last) | name_or_place_words()
+
+
+@lru_cache(maxsize=1)
 def name_or_place_words() -> frozenset[str]:
     """Lower-case words a name or a place could be: :func:`common_names`, the words of listed
     places, :func:`hospital_words` and the months."""
@@ -209,7 +217,11 @@ def _inflection(lower: str) -> bool:
     """Whether lower-case ``lower`` is a common word (Zipf :data:`INFLECTED_ZIPF` or more, no
     name or place word) with an English ending of :data:`INFLECTIONS`, its stem of four letters
     or more: 'coherently', 'paniced' (a slip of 'panicked' that is still 'panic' + 'ed'),
-    'deteriorating'. Nursing notes inflect words wordfreq ranks rare in that form."""
+    'deteriorating'. Nursing notes inflect words wordfreq ranks rare in that form. A census
+    name of any frequency is none ('MENDES' is 'mend' + 'es': a surname the held-out letters
+    sign with, which the first version cleared)."""
+    if lower in any_name_words():
+        return False
     places = name_or_place_words()
     for ending in INFLECTIONS:
         if not lower.endswith(ending) or len(lower) - len(ending) < MIN_LETTERS:

@@ -23,16 +23,14 @@ experiments/README.md (session 38; written after reading them, so the split's ga
 """
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
 from itdeid.drug_names import lone_tagged
 from itdeid.eponyms import after_title
-from itdeid.everyday_words import _announced, _caseless, name_or_place_words
+from itdeid.everyday_words import _announced, _caseless, any_name_words
 from itdeid.spelling import edits1
-from itdeid.word_lists import census_names
 
 if TYPE_CHECKING:
     from itdeid.featurize import TokenizedDocument
@@ -47,18 +45,11 @@ MIN_CAPITALIZED = 6
 MIN_SEEN = 5
 
 
-@lru_cache(maxsize=1)
-def _any_name() -> frozenset[str]:
-    """Every census first name and surname, however rare, and the listed names and places."""
-    first, last = census_names()
-    return frozenset(first) | frozenset(last) | name_or_place_words()
-
-
 def note_slip_tokens(td: TokenizedDocument, codes: np.ndarray, seen: Callable[[str], int]) -> list[int]:
     """Indices of the tagged tokens of ``td`` (``codes`` non-zero) to clear (see the module
     docstring); ``seen(word)``: how often the model saw the lower-case word as ordinary text."""
     text, tokens = td.document.text, td.tokens
-    names = _any_name()
+    names = any_name_words()
     found = []
     for k in lone_tagged(codes):
         word = tokens[k].text
