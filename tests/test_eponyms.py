@@ -19,9 +19,9 @@ CLEARED = [("QUINTON CATH PLACED", "QUINTON"), ("PASSY-MUIR VALVE IN PLACE", "PA
            ("in semi-Fowler's position", "semi - Fowler 's"), ("Swan-Ganz catheter out", "Swan - Ganz"),
            ("R Babinski present, L toe down", "R Babinski"), ("Hips: Barlow and Ortolani negative", "Ortolani"),
            ("Moro symmetric, suck good", "Moro"), ("Blake drain was left in Morison's pouch", "Blake"),
-           ("overlying Calot's triangle", "overlying Calot 's"), ("19 French Blake drain", "19 Blake"),
+           ("overlying Calot's triangle", "overlying Calot 's"), ("19 French Blake drain", "19 French Blake"),
            ("His Hamilton Depression Rating Scale score fell", "Hamilton"),
-           ("US WITH FLUID IN DOUGLAS POUCH, GYN", "DOUGLAS"), ("PLACED ON ZOLL PACER ON STANDBY", "ZOLL"),
+           ("US WITH FLUID IN DOUGLAS POUCH, GYN", "IN DOUGLAS"), ("PLACED ON ZOLL PACER ON STANDBY", "PLACED ON ZOLL"),
            ("6 HRS... CHEYNE -STOKE RESPS .PERSISTENT", "CHEYNE - STOKE")]
 #: Persons and places the rule leaves as the model tagged them.
 KEPT = [("Dr. Allen test results reviewed", "Allen"), ("Mrs. Bell's sign-out", "Bell"),
