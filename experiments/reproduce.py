@@ -35,6 +35,7 @@ import sys
 from pathlib import Path
 
 from itdeid.errors import run_script
+from itdeid.recipe import RECIPE
 
 #: The repository root. Not put on ``sys.path``: the steps run the installed itdeid (``python -m
 #: itdeid``), and a test importing this file put the source tree, where ``features/`` is not
@@ -58,7 +59,7 @@ def steps(corpus: str, n_jobs: int) -> list[tuple[str, list[str]]]:
                          "--only", ",".join(map(str, range(10)))]),
         ("thresholds", py + ["experiments/thresholds.py", corpus, "--levers", LEVERS, "--row",
                              f"{RECIPE_ROW}_SCREEN1E3_IDS", "--targets", "0.89,0.90,0.91,0.92,0.93",
-                             "--per-class", "0.93", "--bootstrap", "2000",
+                             "--per-class", str(RECIPE["target_recall"]), "--bootstrap", "2000",
                              "--out", f"{LEVERS}/thresholds-recipe-rules.md"]),
         ("errors", py + ["experiments/errors.py", corpus, "--levers", LEVERS, "--before", "XGB_TOKEN",
                          "--after", f"{RECIPE_ROW}_SCREEN1E3_IDS", "--out",

@@ -39,7 +39,8 @@ sys.path.insert(0, str(ROOT))
 
 from note_slice import require_corpus  # noqa: E402
 from levers import (AFTER_DECISIONS, ROWS, add_cache_arguments, after_decisions, cache_name,  # noqa: E402
-                    cache_provenance, cached_fold, cached_folds, tokenized_folds)
+                    cache_provenance, cached_fold, cached_folds, calibration_phi, threshold_at,
+                    tokenized_folds)
 
 from itdeid.document import LABELS  # noqa: E402
 from itdeid.evaluate import _ratio, evaluate  # noqa: E402  (the 0/0 rule of the scores)
@@ -48,14 +49,6 @@ from itdeid.operating_point import MIN_THRESHOLD, decide  # noqa: E402
 from itdeid.report import header, markdown_table, publish  # noqa: E402
 from itdeid.spans import labels_to_spans  # noqa: E402
 from itdeid.errors import run_script  # noqa: E402
-
-
-def threshold_at(p_phi: np.ndarray, gold: np.ndarray, target: float, floor: float) -> float:
-    """The largest threshold at which ``target`` of the gold PHI tokens have P(PHI) >= it,
-    kept at or above ``floor`` (threshold_for_recall's rule on P(PHI) itself)."""
-    ranked = np.sort(p_phi[gold])[::-1]
-    needed = max(1, math.ceil(target * len(ranked) - 1e-9))
-    return float(max(ranked[needed - 1], floor))
 
 
 def patient_bootstrap(report, documents, resamples: int, seed: int, goals: tuple[float, float, float]) -> dict:
@@ -113,13 +106,7 @@ def main(argv=None) -> int:
     for f in folds:
         saved = np.load(cache / f"fold{f}.npz")
         fold = cached_fold(args.row, tokenized, assignment, Path(args.levers) / "cache", f)
-        oof_phi = saved["oof_phi"]
-        if "oof_first_phi" in saved.files:   # the blend at the row's own weight
-            trained = float(ROWS[cache_name(args.row)].get("context_weight", 0.5))
-            w = float(ROWS[args.row].get("context_weight", 0.5))
-            first = saved["oof_first_phi"]
-            stage = (oof_phi - (1 - trained) * first) / trained
-            oof_phi = (w * stage + (1 - w) * first).astype(np.float32)
+        oof_phi = calibration_phi(args.row, saved)   # the blend at the row's own weight
         train = [td for td, a in zip(tokenized, assignment) if a != f]
         data.append((oof_phi, saved["oof_gold"].astype(bool), fold["test"], fold["proba"], train))
     rows, by_class, spread = [], None, []

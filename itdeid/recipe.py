@@ -42,7 +42,11 @@ ranks real PHI best with, run at an operating point chosen for recall rather tha
   against 49.4 % (per fold +3.1 +- 2.7 points, 7 of 10 folds ahead; at 0.90 -0.8 +- 2.2),
   in about the same training time (experiments/results/g-levers/rankings-shallow.md);
 - **the operating point**: the P(PHI) threshold at which the members' out-of-fold predictions
-  find 93 % of the training PHI tokens (:mod:`itdeid.operating_point`). The notes are tagged
+  find 91 % of the training PHI tokens (:mod:`itdeid.operating_point`; 93 % from session 13 to
+  session 38, when the rules after the decisions had made 0.91 the lowest target whose recall
+  stays at 0.95 or more in 95 % of the draws of the patients: binary P 86.18 at R 96.10 out of
+  fold, instances 97.17, recall's 5th percentile 95.09; experiments/README.md, session 38). The
+  figures of this paragraph are the session-13 choice's. The notes are tagged
   by the members' mean, which scores rare PHI higher than one member does, so recall on unseen
   notes lands above that target. The recipe (synthetic records below included, identifier
   templates not yet applied), over the ten folds: 95.3 % of the PHI tokens and 96.4 % of the
@@ -125,7 +129,7 @@ from itdeid.model import TokenModel
 MEMBER = dict(groups=GROUPS + RECALL_GROUPS, previous="none", resubstitutions=1, two_step=True,
               n_estimators=400, max_depth=4, learning_rate=0.1, typer_estimators=50, typer_learning_rate=0.3)
 #: The ensemble's parameters of the recipe.
-RECIPE = dict(members=5, context_pass=True, target_recall=0.93, identifiers=True, synthetic=100,
+RECIPE = dict(members=5, context_pass=True, target_recall=0.91, identifiers=True, synthetic=100,
               synthetic_nursing=0.5, synthetic_named=0.3, stage_refit=True, screen=1e-3, draws=1,
               join_gaps=True, subject_names=True)
 
