@@ -96,10 +96,7 @@ def count_plain(documents) -> pd.DataFrame:
             hit = any(g.start < b and a < g.end for g in d.spans)
             (phi if hit else other)[kind] += 1
     # the words the corpus's notes use outside its gold PHI, as a model trained on them keeps
-    table = Lexicon.count(tokenize_documents(documents, gold=True)).table
-
-    def seen(word: str) -> int:
-        return table.get(word, (0,))[0]
+    seen = Lexicon.count(tokenize_documents(documents, gold=True)).seen
     for td in tokenize_documents(documents, gold=False):
         starts, ends = token_offsets(td)
         gold = np.zeros(len(starts), dtype=bool)
@@ -130,8 +127,9 @@ def count_plain(documents) -> pd.DataFrame:
                 lo, hi = np.searchsorted(ends, g.start, side="right"), np.searchsorted(starts, g.end, side="left")
                 names[lo:hi] = LABELS.index(g.type)
         longer = names.copy()
-        ends_of_runs = np.flatnonzero((names != 0) & (np.append(names[1:], 0) == 0))
-        longer[ends_of_runs[ends_of_runs + 1 < len(names)] + 1] = names[ends_of_runs[ends_of_runs + 1 < len(names)]]
+        last = np.flatnonzero((names != 0) & (np.append(names[1:], 0) == 0))
+        last = last[last + 1 < len(names)]
+        longer[last + 1] = names[last]
         for codes in (names, longer):
             for k in name_trailer_tokens(td.document.text, starts, ends, codes):
                 (phi if gold[k] else other)[TRAILERS] += 1

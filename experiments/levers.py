@@ -576,19 +576,15 @@ def after_decisions(name: str, test, codes, train) -> list:
     row = ROWS[name]
     if row.get("join_gaps"):
         codes = [join_gaps(td, c) for td, c in zip(test, codes)]
-    if row.get("subject_names"):   # the words the fold's training notes use as ordinary text
-        # (the members' lexicons hold those of four fifths of them each; their union, all of them)
-        lexicon = Lexicon.count(train)
+    # the words the fold's training notes use as ordinary text, counted once for the steps that
+    # read them (the members' lexicons hold those of four fifths of them each; their union, all)
+    lexicon = Lexicon.count(train) if row.get("subject_names") or row.get("identifiers") else None
+    if row.get("subject_names"):
         codes = [tag_named_subjects(td, c, lexicon.table.__contains__) for td, c in zip(test, codes)]
     if row.get("identifiers"):
         codes = with_identifiers(test, codes)
-        # slips of the words the fold's training notes use (the members' lexicons hold four
-        # fifths of them each; the most of any member is read, here all of them)
-        table = Lexicon.count(train).table
-
-        def seen(word: str) -> int:
-            return table.get(word, (0,))[0]
-        codes = [clear_note_slips(td, c, seen) for td, c in zip(test, codes)]
+        # slips of those words (the recipe reads the most any member saw; here all of them)
+        codes = [clear_note_slips(td, c, lexicon.seen) for td, c in zip(test, codes)]
     if row.get("punctuation"):   # the marks the fold's training gold leaves out of phrases
         pairs = punctuation_left_out(train)
         codes = [split_at_marks(td, c, pairs) for td, c in zip(test, codes)]

@@ -473,7 +473,7 @@ class InnerEnsemble(BaseEstimator):
         """How often a member saw ``word`` (lower case) as ordinary text in training, the most of
         any member (their lexicons; 0 for a model without the ``lexicon`` group): what
         :mod:`itdeid.note_slips` reads."""
-        counts = [member.extractor_.lexicon_.table.get(word, (0,))[0] for member in self.members_
+        counts = [member.extractor_.lexicon_.seen(word) for member in self.members_
                   if getattr(member.extractor_, "lexicon_", None) is not None]
         return max(counts, default=0)
 

@@ -179,7 +179,7 @@ def everyday_run_tokens(text: str, starts: np.ndarray, ends: np.ndarray, codes: 
             continue
         announced = _announced(text, a)
         if all(_caseless_everyday(text, int(starts[k]), int(ends[k]))
-               and not (announced and not _inflection(text[int(starts[k]):int(ends[k])].lower()))
+               and (not announced or _inflection(text[int(starts[k]):int(ends[k])].lower()))
                for k in range(lo, hi)):
             found += range(lo, hi)
     return found

@@ -92,6 +92,11 @@ class Lexicon:
                     row[N_CLASSES + int(labels[left[i]])] += 1
         return cls({w: r for w, r in table.items() if r[0] >= min_count}, tokens)
 
+    def seen(self, word: str) -> int:
+        """How often ``word`` (lower case) was seen as ordinary text; 0 when not kept."""
+        row = self.table.get(word)
+        return row[0] if row is not None else 0
+
     def to_dict(self) -> dict:
         return {"tokens": self.tokens, "table": self.table}
 

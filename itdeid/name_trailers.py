@@ -2,9 +2,8 @@
 
 The context stage reads the tokens around a name, and at a high-recall operating point it lifts
 the word after a name over the threshold with it: 'UNTIL SON DAVID CALLS BACK', 'dr. joseph to
-bedside', 'SONS HOCKEY GAME'. The name is PHI; the word after it is
-a clinical or everyday fact, and the surrogates, given the two as one name, write 'Mark Brown'
-for 'DAVID CALLS'. :func:`name_trailer_tokens` clears the last token of a tagged run when the
+bedside', 'SONS HOCKEY GAME'. The name is PHI; the word after it is a clinical or everyday fact,
+and the surrogates, given the two as one name, write 'Mark Brown' for 'DAVID CALLS'. :func:`name_trailer_tokens` clears the last token of a tagged run when the
 token before it is a word of a PATIENT or DOCTOR name, spaces alone between (not the full stop
 of an initial: in 'Q. LANDER RRT' the surname is an everyday word), and the last token is
 
@@ -16,8 +15,8 @@ of an initial: in 'Q. LANDER RRT' the surname is an everyday word), and the last
 
 A word that is a listed name or place, a word of a hospital's name or a census name of any
 frequency stays ('Pat Good', 'WALKER', 'CARLOS MENDES': 'mend' + 'es', a surname the held-out
-letters sign with, which the first version cleared), and so does a drug name or care term: after a title the phrase is a person's
-('Dr. Lasix HCL', as :mod:`itdeid.drug_names` keeps it). On the PhysioNet split's gold, read
+letters sign with, which the first version cleared), and so does a drug name or care term:
+after a title the phrase is a person's ('Dr. Lasix HCL', as :mod:`itdeid.drug_names` keeps it). On the PhysioNet split's gold, read
 as the model's decisions, the rule clears nothing; out of fold at target 0.93 it cleared six
 false-alarm tokens and no gold (experiments/README.md, session 38; written after reading those
 false alarms, so the split's gain flatters it).
@@ -44,7 +43,7 @@ def name_trailer_tokens(text: str, starts: np.ndarray, ends: np.ndarray, codes: 
     n = len(codes)
     found = []
     for k in np.flatnonzero(codes[1:] != 0).tolist():
-        k += 1
+        k += 1                          # the token after another: k - 1 may be a name's
         if codes[k - 1] not in NAMES or (k + 1 < n and codes[k + 1]):
             continue
         a, b = int(starts[k]), int(ends[k])
