@@ -631,7 +631,10 @@ def main(argv=None) -> int:
     ap.add_argument("--only", default=None,
                     help="compute only these folds (comma-separated indices, in this order), e.g. "
                          "to share a row's folds between two processes; the report waits for all")
-    ap.add_argument("--report-only", action="store_true", help="rebuild results.md from the cache")
+    ap.add_argument("--report-only", action="store_true", help="rebuild the report from the cache")
+    ap.add_argument("--report", default="results.md",
+                    help="the report's file name in OUT (default results.md): another keeps the "
+                         "table of rows whose caches a new checkout no longer has")
     ap.add_argument("--write-predictions", action="store_true",
                     help="only write OUT/predictions-ROW.jsonl from the cache, each row's "
                          "out-of-fold spans at its operating point (for peers.py --itdeid-predictions)")
@@ -724,7 +727,8 @@ def write_report(out: Path, args, names, documents, tokenized, assignment) -> No
             + (markdown_table(pct(pd.DataFrame(class_rows))) if class_rows else "(none yet)")
             + "\n\n" + "\n".join(details))
     out.mkdir(parents=True, exist_ok=True)
-    (out / ("partial.md" if len(fold_ids) < args.folds else "results.md")).write_text(text, encoding="utf-8")
+    report = getattr(args, "report", "results.md")
+    (out / ("partial.md" if len(fold_ids) < args.folds else report)).write_text(text, encoding="utf-8")
 
 
 if __name__ == "__main__":

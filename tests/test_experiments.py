@@ -261,6 +261,10 @@ def test_levers_refuses_a_fold_cache_of_other_folds_or_notes(tmp_path, monkeypat
     # a report over folds no row has cached wrote an empty table over this one, status 0
     assert "has its 3 folds cached" in str(levers("tiny.xml", "--folds", "3", "--report-only"))
     assert (tmp_path / "lv" / "results.md").read_text() == results
+    # --report names another file: results.md, the table of rows cached elsewhere, is kept
+    assert levers("tiny.xml", "--folds", "2", "--report-only", "--report", "results-token.md") == 0
+    assert "| XGB_TOKEN |" in (tmp_path / "lv" / "results-token.md").read_text()
+    assert (tmp_path / "lv" / "results.md").read_text() == results
 
 
 def test_recipe_row_tagging_as_the_recipe_joins_name_gaps(tmp_path):
