@@ -12,12 +12,16 @@ copy, which is what three rules did before this module (session 27's review).
   (gazetteers/*.tsv and *.txt; see gazetteers/README and ``python -m itdeid.gazetteers.build``
   for their sources and licences);
 - :func:`census_names`: the 1990 US census first names and surnames with their share of the
-  population (public domain).
+  population (public domain);
+- :func:`world_names`: first names and surnames of faker's non-US locales (synth_names.tsv),
+  the names of other countries the synthetic records are written with and that no US list
+  holds ('Gareth', 'Zara', 'Spela'); the rules read them only to leave a word tagged.
 
 Nothing here is learned from notes: these lists ship with the package, never with a model.
 """
 from __future__ import annotations
 
+import unicodedata
 from functools import lru_cache
 
 from itdeid.resources import load_table, load_wordlist
@@ -59,3 +63,16 @@ def census_names() -> tuple[dict, dict]:
         first[name.lower()] = first.get(name.lower(), 0.0) + float(pct)
     last = {name.lower(): float(pct) for name, pct in load_table("gazetteers", "census_last_names.tsv")}
     return first, last
+
+
+@lru_cache(maxsize=1)
+def world_names() -> frozenset[str]:
+    """Lower-case first names and surnames of faker's non-US locales (gazetteers/synth_names.tsv),
+    each also without its accents, as a US record often writes it ('Špela' and 'spela')."""
+    names = {row[0].lower() for row in load_table("gazetteers", "synth_names.tsv")}
+    return frozenset(names | {without_accents(name) for name in names})
+
+
+def without_accents(word: str) -> str:
+    """``word`` with its combining accents dropped ('Špela' -> 'Spela')."""
+    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
