@@ -80,6 +80,22 @@ def test_experiment_counts_matches_by_kind():
     assert table.loc["email", "overlap_phi"] == 2
 
 
+def test_experiment_judges_the_rules_on_synthetic_records(tmp_path):
+    """``--synthetic N``: the rules judged on names no rule was written from, in one command."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "experiments" / "identifier_templates.py"
+    spec = importlib.util.spec_from_file_location("identifier_templates", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    out = tmp_path / "ids.md"
+    module.main(["--synthetic", "4", "--seed", "3", "--nursing-share", "0.5", "--out", str(out)])
+    text = out.read_text()
+    assert "on itdeid synth --records 4 --seed 3 --nursing-share 0.5" in text
+    assert "| an everyday word standing alone, its case no signal (everyday_words) |" in text
+
+
 def test_the_town_of_an_address_line_is_its_words_before_the_state_and_zip():
     text = "moved to South Boston, MA 02127 last year; BP 120/80, MA 02134 is not a town"
     towns = [(text[s.start:s.end], s.type) for s, kind in identifier_spans(text) if kind == "city"]
