@@ -374,9 +374,12 @@ def check_cache(path: Path, saved, tokenized, assignment, f: int) -> None:
                          "another --out / --levers")
 
 
-def run_fold(name, tokenized, assignment, f, cache: Path, n_jobs, seed) -> Path:
+def run_fold(name, tokenized, assignment, f, cache: Path, n_jobs, seed, code: str | None = None) -> Path:
     """Train row ``name`` on every fold but ``f``, save its probabilities on fold ``f``
-    (the row owning the cache is the one trained, so a cached threshold is that row's)."""
+    (the row owning the cache is the one trained, so a cached threshold is that row's).
+    ``code``: :func:`~itdeid.report.code_version` when the run started (default: now), which
+    is the code the process runs: a commit made in the checkout during a long run changes
+    what git says, not the modules already loaded (session 39's caches named four commits)."""
     params = {k: v for k, v in ROWS[cache_name(name)].items() if k not in TAGGING_ONLY}
     seed += params.pop("seed_offset", 0)    # the same folds, other random draws in training
     path = cache / cache_name(name) / f"fold{f}.npz"
@@ -398,7 +401,7 @@ def run_fold(name, tokenized, assignment, f, cache: Path, n_jobs, seed) -> Path:
     # the threshold from the real training notes' out-of-fold probabilities alone
     calibrate_on = [i < real for i in range(len(train))] if params.pop("calibrate_real", False) else None
     if params.pop("peer", None) == "crf":
-        return _save_fold(path, start, *_crf_fold(train, test, random_state=seed, **params), key)
+        return _save_fold(path, start, *_crf_fold(train, test, random_state=seed, **params), key, code)
     members = params.pop("members", None)
     stacked = params.pop("stacked", False)
     keep_oof = params.pop("keep_oof", False)
@@ -435,7 +438,7 @@ def run_fold(name, tokenized, assignment, f, cache: Path, n_jobs, seed) -> Path:
         passes[f"{_screen_key(screen)}_first"] = np.concatenate(first).astype(np.float32)
         passes[f"{_screen_key(screen)}_second"] = np.concatenate(second).astype(np.float32)
         model.screen = None
-    return _save_fold(path, start, proba, threshold, passes, key)
+    return _save_fold(path, start, proba, threshold, passes, key, code)
 
 
 def _screen_key(screen: float) -> str:
@@ -449,13 +452,13 @@ def _crf_fold(train, test, **params):
     return model.predict_proba_tokenized(test), None, {"codes": np.concatenate(tags)}
 
 
-def _save_fold(path: Path, start: float, proba, threshold, extra, key: str) -> Path:
+def _save_fold(path: Path, start: float, proba, threshold, extra, key: str, code: str | None = None) -> Path:
     tmp = path.with_suffix(".tmp.npz")
     np.savez_compressed(tmp, **extra, corpus_key=np.array(key), proba=np.concatenate(proba).astype(np.float32),
                         lengths=np.array([len(p) for p in proba]),
                         threshold=np.array(np.nan if threshold is None else threshold),
                         seconds=np.array(time.perf_counter() - start),
-                        code=np.array(code_version()))     # which code computed this fold
+                        code=np.array(code or code_version()))     # which code computed this fold
     tmp.replace(path)  # a fold is either wholly saved or not at all
     return path
 
@@ -653,9 +656,10 @@ def main(argv=None) -> int:
     tokenized = [tokenize_document(d) for d in documents]
     assignment = group_folds(documents, args.folds, args.seed)
     order = [int(f) for f in args.only.split(",")] if args.only else list(range(args.folds))
+    started = code_version()
     for name in [] if args.report_only or args.write_predictions else names:
         for f in order:
-            run_fold(name, tokenized, assignment, f, cache, args.n_jobs, args.seed)
+            run_fold(name, tokenized, assignment, f, cache, args.n_jobs, args.seed, started)
             print(f"{name} fold {f + 1}/{args.folds} done", file=sys.stderr, flush=True)
         if not args.only:
             write_report(out, args, names, documents, tokenized, assignment)

@@ -241,6 +241,25 @@ def test_cache_provenance_line_is_what_provenance_reads(tmp_path):
     assert levers.cache_provenance(tmp_path / "cache", ["XGB_TOKEN"], [5]) == "- fold caches computed by: none\n"
 
 
+def test_levers_records_the_code_the_run_started_with_in_every_fold(tmp_path, monkeypatch):
+    """A commit made in the checkout during a long run was recorded as the code of the folds
+    saved after it, though the process ran the modules it had loaded at the start."""
+    import numpy as np
+    sys.path.insert(0, str(EXPERIMENTS))
+    try:
+        import levers
+    finally:
+        sys.path.remove(str(EXPERIMENTS))
+    write_i2b2_2006(tiny_corpus(12, seed=6), tmp_path / "tiny.xml")
+    states = iter([f"itdeid 0.1.0, git {k}{k}{k}{k}{k}{k}{k}" for k in range(1, 9)])
+    monkeypatch.setattr(levers, "code_version", lambda: next(states))
+    assert levers.main([str(tmp_path / "tiny.xml"), "--out", str(tmp_path / "lv"), "--rows", "XGB_TOKEN",
+                        "--folds", "3", "--n-jobs", "1"]) == 0
+    for f in range(3):
+        with np.load(tmp_path / "lv" / "cache" / "XGB_TOKEN" / f"fold{f}.npz") as saved:
+            assert str(saved["code"]) == "itdeid 0.1.0, git 1111111"
+
+
 def test_levers_refuses_a_fold_cache_of_other_folds_or_notes(tmp_path, monkeypatch):
     """A 3-fold cache was read by a 4-fold run (and another corpus's by this one) as its own."""
     write_i2b2_2006(tiny_corpus(12, seed=6), tmp_path / "tiny.xml")
