@@ -63,3 +63,12 @@ def test_a_term_after_a_title_or_inside_a_tagged_phrase_keeps_its_tag():
 ])
 def test_a_run_of_drug_names_and_care_terms_is_cleared_whole(text, tagged, cleared):
     assert cleared_by(medicine_run_tokens, text, tagged, code=2) == (cleared, cleared)
+
+
+def test_a_hospitals_abbreviation_in_a_record_header_keeps_its_tag():
+    """'WH' (wheezes, 'LS WH and RH') was a listed term, and the rule cleared the hospital
+    abbreviation of synthetic i2b2-style headers, '914094386 | WH | 71778852'."""
+    text = "914094386 | WH | 71778852 | | 3051827 | 9/3/2004 12:00:00 AM"
+    td, codes = _tagged(text, {"WH"})
+    starts, ends = token_offsets(td)
+    assert clinical_term_tokens(text, starts, ends, codes) == []
