@@ -31,7 +31,8 @@ name or a place could be: it clears a tagged token only when
   rule had seen (``experiments/identifier_templates.py``), clearing 35 gold name tokens tagged
   alone, 'GARETH', 'Zara', 'DELEZE' and 'Luigi' among them; 19 after this, rare census surnames
   that are English words ('BLACKSTONE', 'Garb') and the synthetic records' everyday words used
-  as surnames ('MOOD', 'CABLE').
+  as surnames ('MOOD', 'CABLE'). At a sentence's start, where prose names the patient ('Assad is
+  a 60-year-old librarian'), every census name needs that bar.
 
 A run of two or three such words tagged together, apart by spaces alone, is cleared whole on the
 same conditions, each word meeting them and the run standing alone ('FLUSHED AT SCALP HAIRLINE',
@@ -180,8 +181,11 @@ def everyday_word_tokens(text: str, starts: np.ndarray, ends: np.ndarray, codes:
         if _caseless(text, a, b):
             if _everyday(lower):
                 found.append(k)
-        elif word.istitle() and _sentence_start(text, a) and _common(lower):
-            found.append(k)       # 'Manual lavage with NS', 'Administer racemic epi'
+        elif word.istitle() and _sentence_start(text, a) and zipf(lower) >= (
+                NAME_WORD_ZIPF if lower in any_name_words() else MIN_ZIPF):
+            # 'Manual lavage with NS', 'Administer racemic epi'; where prose begins a sentence
+            # with the patient ('Assad is a 60-year-old'), any name needs the names' bar
+            found.append(k)
     return found
 
 

@@ -56,6 +56,7 @@ def _cleared(text, tagged_words):
     ("WILL CALL DELEZE IN AM", {"DELEZE"}, []),                                     # one edit from 'delete'
     ("TALKED WITH SPELA TONIGHT", {"SPELA"}, []),                                   # 'Špela' unaccented
     ("Luigi visited today.", {"Luigi"}, []),                                        # a sentence's start
+    ("fever.\n\nHISTORY:\nAssad is a 60-year-old man", {"Assad"}, []),             # a census surname, Zipf 3.6
     ("GIVEN COMFORT MEASURES", {"COMFORT"}, ["COMFORT"]),                           # a name, and everyday
 ])
 def test_only_an_everyday_word_standing_alone_without_a_case_signal_is_cleared(text, tagged, cleared):
