@@ -57,6 +57,9 @@ def test_a_word_already_phi_keeps_its_class():
     ("Mr. and the team ; Dr.\nSmith", []),
     # an everyday English word, or a word of the training notes that is no census name
     ("Dr. Office visit ; Mrs. Denies pain", []),
+    # after a title with its full stop, an everyday word that is a census surname is a name
+    ("She will see Dr. Yellow in 1 week ; Ms. Mask was admitted", [("Yellow", "DOCTOR"), ("Mask", "PATIENT")]),
+    ("She will see Dr Yellow in 1 week ; MS. MASK", []),
 ])
 def test_the_capitalized_word_after_a_title_is_a_name(text, names):
     """The trees missed 'Mr. Brown' in a held-out letter ('brown' is an ordinary word of the
