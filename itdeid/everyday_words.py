@@ -181,8 +181,7 @@ def everyday_word_tokens(text: str, starts: np.ndarray, ends: np.ndarray, codes:
         if _caseless(text, a, b):
             if _everyday(lower):
                 found.append(k)
-        elif word.istitle() and _sentence_start(text, a) and zipf(lower) >= (
-                NAME_WORD_ZIPF if lower in any_name_words() else MIN_ZIPF):
+        elif word.istitle() and _sentence_start(text, a) and _common(lower, any_name_words()):
             # 'Manual lavage with NS', 'Administer racemic epi'; where prose begins a sentence
             # with the patient ('Assad is a 60-year-old'), any name needs the names' bar
             found.append(k)
@@ -227,11 +226,12 @@ def _sentence_start(text: str, start: int) -> bool:
     return k == 0 or text[k - 1] in "\n.!?:"
 
 
-def _common(lower: str) -> bool:
+def _common(lower: str, names: frozenset[str] | None = None) -> bool:
     """Whether lower-case ``lower`` is everyday English by its own frequency: Zipf
-    :data:`MIN_ZIPF` or more, :data:`NAME_WORD_ZIPF` or more for a first name or a name of
-    another country."""
-    return zipf(lower) >= (NAME_WORD_ZIPF if lower in first_or_world_names() else MIN_ZIPF)
+    :data:`MIN_ZIPF` or more, :data:`NAME_WORD_ZIPF` or more for a word of ``names``
+    (default :func:`first_or_world_names`: a first name or a name of another country)."""
+    names = first_or_world_names() if names is None else names
+    return zipf(lower) >= (NAME_WORD_ZIPF if lower in names else MIN_ZIPF)
 
 
 def _everyday(lower: str) -> bool:

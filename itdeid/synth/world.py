@@ -21,11 +21,11 @@ from __future__ import annotations
 import datetime as _dt
 import random
 import re
-import unicodedata
 from dataclasses import dataclass, field
 
 from itdeid.synth.sources import lexicon
 from itdeid.synth.styles import STYLES
+from itdeid.word_lists import without_accents
 
 #: Where a name comes from. Real notes name people of every origin, about half of them outside
 #: the feature name list (issue H): a first name is a word-name ('Hope', 'May') with probability
@@ -157,7 +157,7 @@ class World:
         """``name`` as a US record writes it: accents dropped, except now and then."""
         if self.rng.random() < KEEP_ACCENTS:
             return name
-        return "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c))
+        return without_accents(name)
 
     def person(self, sex: str | None = None) -> Person:
         sex = sex or self.rng.choice("MF")
