@@ -66,7 +66,8 @@ def test_a_model_with_identifiers_finds_every_fixed_shape_instance(identifiers):
         assert missed                          # what the option is for
 
 
-def test_experiment_counts_matches_by_kind():
+def _experiment():
+    """experiments/identifier_templates.py as a module (experiments/ is no package)."""
     import importlib.util
     from pathlib import Path
 
@@ -74,6 +75,11 @@ def test_experiment_counts_matches_by_kind():
     spec = importlib.util.spec_from_file_location("identifier_templates", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    return module
+
+
+def test_experiment_counts_matches_by_kind():
+    module = _experiment()
     docs, kinds = hipaa_corpus()
     table = module.count_matches(docs + [Document("d", DISTRACTORS)])
     assert table.false_alarms.sum() == 0 and (table.same_class == table.overlap_phi).all()
@@ -82,13 +88,7 @@ def test_experiment_counts_matches_by_kind():
 
 def test_experiment_judges_the_rules_on_synthetic_records(tmp_path):
     """``--synthetic N``: the rules judged on names no rule was written from, in one command."""
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[1] / "experiments" / "identifier_templates.py"
-    spec = importlib.util.spec_from_file_location("identifier_templates", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = _experiment()
     out = tmp_path / "ids.md"
     module.main(["--synthetic", "4", "--seed", "3", "--nursing-share", "0.5", "--out", str(out)])
     text = out.read_text()
