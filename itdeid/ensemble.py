@@ -157,6 +157,14 @@ class InnerEnsemble(BaseEstimator):
         ordinary text, so most of the trees are skipped. Needs members that tag every token at
         once (``previous="none"``). The threshold is still the full ensemble's, and the screen
         is never above a tenth of it (:data:`SCREEN_MARGIN`).
+    screen_rounds : int or None, default None
+        With ``screen``, member 0 judges every token first by its first ``screen_rounds``
+        boosting rounds only (of its PHI-or-not model), and only the tokens those rate at a
+        tenth of the screen or more (:data:`SCREEN_MARGIN` again) get all of its trees; the
+        others keep that first look, which is then what the screen reads (issue I: member 0's
+        trees over every token were the largest single cost of tagging once the screen had
+        cut the others to a few tokens in a hundred). None: all of member 0's trees on every
+        token.
 
     Attributes
     ----------
@@ -186,14 +194,14 @@ class InnerEnsemble(BaseEstimator):
     #: Parameters free to change after fit (:mod:`itdeid.fitted_params`): a threshold or screen
     #: over the learned ones, the templates and joining gaps, which act when the model tags, and
     #: the members' threads and device, which only training reads.
-    RUNTIME_PARAMS = ("threshold", "screen", "identifiers", "join_gaps", "subject_names", "n_jobs",
-                      "device")
+    RUNTIME_PARAMS = ("threshold", "screen", "screen_rounds", "identifiers", "join_gaps", "subject_names",
+                      "n_jobs", "device")
 
     def __init__(self, base: TokenModel | None = None, folds: int = 5,
                  target_recall: float | None = 0.95, threshold: float | None = None,
                  identifiers: bool = True, context_pass: bool = False, context_weight: float = 0.5,
                  stage_refit: bool = False, screen: float | None = None, draws: int = 1,
-                 join_gaps: bool = True, subject_names: bool = True):
+                 join_gaps: bool = True, subject_names: bool = True, screen_rounds: int | None = None):
         self.base = base
         self.folds = folds
         self.draws = draws
@@ -204,6 +212,7 @@ class InnerEnsemble(BaseEstimator):
         self.context_weight = context_weight
         self.stage_refit = stage_refit
         self.screen = screen
+        self.screen_rounds = screen_rounds
         self.join_gaps = join_gaps
         self.subject_names = subject_names
 
@@ -234,6 +243,7 @@ class InnerEnsemble(BaseEstimator):
         check_context_weight(self.context_weight)
         if self.screen is not None:
             self._checked_screen([base])
+        self._checked_rounds()
         self._check_draws()
 
     def _checked_screen(self, models) -> float:
@@ -246,6 +256,18 @@ class InnerEnsemble(BaseEstimator):
         if any(m.previous != "none" for m in models):
             raise ParameterError("screen needs members that tag every token at once (previous='none')")
         return float(screen)
+
+    def _checked_rounds(self) -> int | None:
+        """``screen_rounds``, checked: None, or a whole number of rounds of at least 1, with a
+        ``screen`` to serve."""
+        rounds = self.screen_rounds
+        if rounds is None:
+            return None
+        if isinstance(rounds, bool) or not isinstance(rounds, (int, np.integer)) or rounds < 1:
+            raise ParameterError(f"screen_rounds must be a whole number of at least 1, got {rounds!r}")
+        if self.screen is None:
+            raise ParameterError("screen_rounds needs a screen")
+        return int(rounds)
 
     def _check_draws(self) -> int:
         draws = self.draws
@@ -404,7 +426,12 @@ class InnerEnsemble(BaseEstimator):
             screen = min(screen, threshold / SCREEN_MARGIN)
         lead = self.members_[0]
         full = lead.extractor_.transform(docs, batch=batch)
-        first = lead.learner_.predict_proba(full)
+        rounds = self._checked_rounds()
+        first = lead.learner_.predict_proba(full, rounds)
+        if rounds is not None:   # member 0's first look: all its trees where it rates the token
+            more = np.flatnonzero((1.0 - first[:, 0]) >= screen / SCREEN_MARGIN)
+            if len(more):
+                first[more] = lead.learner_.predict_proba(full[more])
         keep = batch.near((1.0 - first[:, 0]) >= screen, SCREEN_REACH)
         each = [first]
         for member in self.members_[1:]:

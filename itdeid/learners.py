@@ -157,8 +157,8 @@ class Learner:
         self.estimator_ = None
         return self
 
-    def _predict_two_step(self, X: np.ndarray, out: np.ndarray) -> np.ndarray:
-        p_phi = 1.0 - self.detector_.predict_proba(X)[:, 0]
+    def _predict_two_step(self, X: np.ndarray, out: np.ndarray, rounds: int | None = None) -> np.ndarray:
+        p_phi = 1.0 - self.detector_.predict_proba(X, rounds)[:, 0]
         out[:, 0] = 1.0 - p_phi
         kinds = self.classes_[self.classes_ != 0]
         if self.typer_ is None:
@@ -170,13 +170,17 @@ class Learner:
             out[sure, 1:] = p_phi[sure, None] * self.typer_.predict_proba(X[sure])[:, 1:]
         return out
 
-    def predict_proba(self, X: np.ndarray) -> np.ndarray:
-        """Probabilities of the 9 labels, shape (n, 9), checked (:func:`checked_distribution`)."""
+    def predict_proba(self, X: np.ndarray, rounds: int | None = None) -> np.ndarray:
+        """Probabilities of the 9 labels, shape (n, 9), checked (:func:`checked_distribution`).
+        ``rounds``: from the first that many boosting rounds of an xgboost model only (of a
+        two-step learner, of its PHI-or-not model; the class model is whole): a cheaper first
+        look (:class:`~itdeid.ensemble.InnerEnsemble`'s ``screen_rounds``). Other learners
+        ignore it."""
         out = np.zeros((len(X), N_LABELS), dtype=np.float32)
         if len(X) == 0:
             return out
         if getattr(self, "detector_", None) is not None:
-            return self._predict_two_step(X, out)
+            return self._predict_two_step(X, out, rounds)
         if self.estimator_ is None:
             out[:] = getattr(self, "prior_", np.eye(N_LABELS)[0])
             return out
@@ -191,7 +195,10 @@ class Learner:
                 # to the card (warning of the mismatch) for no gain.
                 booster.set_param({"nthread": 1, "device": "cpu"})
                 self._one_thread = True
-            proba = booster.inplace_predict(X)
+            if rounds is not None and rounds < booster.num_boosted_rounds():
+                proba = booster.inplace_predict(X, iteration_range=(0, rounds))
+            else:
+                proba = booster.inplace_predict(X)
             if proba.ndim == 1:   # a logistic model: P(the second class)
                 proba = np.column_stack([1.0 - proba, proba])
         else:
