@@ -183,6 +183,57 @@ def test_a_screen_of_zero_is_the_full_ensemble_and_a_screen_keeps_member_zero_el
     assert skipped and near
 
 
+def test_screen_rounds_give_member_zero_all_its_trees_only_where_its_first_rounds_rate_the_token(
+        stacked, tmp_path, monkeypatch):
+    """screen_rounds (issue I): member 0's first rounds judge every token; a token they rate
+    at a tenth of the screen or more gets all of its trees, the others keep that first look;
+    as many rounds as the trees have is the plain screen bit for bit; the setting is saved."""
+    from itdeid.ensemble import SCREEN_REACH
+    docs, model = stacked
+    tds = [tokenize_document(d, gold=False) for d in docs[:6]]
+    lead = model.members_[0]
+    X = lead.extractor_.transform(tds)
+    whole, look = lead.learner_.predict_proba(X), lead.learner_.predict_proba(X, 2)
+    assert not np.allclose(whole, look)                 # two of five rounds: another answer
+    np.testing.assert_array_equal(lead.learner_.predict_proba(X, 5), whole)
+    np.testing.assert_array_equal(lead.learner_.predict_proba(X, 50), whole)
+    monkeypatch.setattr("itdeid.ensemble.SCREEN_MARGIN", 1)   # 5-tree models: see the test above
+    p_look = 1 - look[:, 0]
+    levels = np.unique(p_look)                          # a screen between two of its levels
+    screen = float(levels[len(levels) // 2 - 1] + levels[len(levels) // 2]) / 2
+    try:
+        model.threshold, model.screen = 0.9, screen
+        plain = model.predict_proba_tokenized(tds)
+        model.screen_rounds = 5
+        for a, b in zip(model.predict_proba_tokenized(tds), plain):
+            np.testing.assert_array_equal(a, b)
+        model.screen_rounds = 2
+        model.context_weight = 0.0
+        mean = np.concatenate(model.predict_proba_tokenized(tds))
+        model.context_weight = 0.5
+        model.save(tmp_path / "m")
+        assert load_model(tmp_path / "m").screen_rounds == 2
+        for bad in (0, 1.5, True):
+            model.screen_rounds = bad
+            with pytest.raises(ValueError, match="screen_rounds must be"):
+                model.predict_proba_tokenized(tds)
+        model.screen, model.screen_rounds = None, 2
+        with pytest.raises(ValueError, match="screen_rounds needs a screen"):
+            model.check_params()
+    finally:
+        model.screen = model.screen_rounds = model.threshold = None
+        model.context_weight = 0.5
+    first = np.where((p_look >= screen)[:, None], whole, look)   # what the screen then reads
+    hit = 1 - first[:, 0] >= screen
+    reached = np.zeros(len(first), dtype=bool)
+    cuts = np.cumsum([len(td) for td in tds])[:-1]
+    for part, at in zip(np.split(hit, cuts), np.split(np.arange(len(first)), cuts)):
+        for i in np.flatnonzero(part):
+            reached[at[max(0, i - SCREEN_REACH):i + SCREEN_REACH + 1]] = True
+    assert (~reached).any() and (p_look < screen).any() and (p_look >= screen).any()
+    np.testing.assert_allclose(mean[~reached], first[~reached], rtol=1e-6)
+
+
 def test_a_screen_needs_members_that_tag_every_token_at_once():
     docs = tiny_corpus(12, seed=5)
     base = TokenModel(n_estimators=3, n_jobs=1, previous="gold", random_state=1)
