@@ -137,21 +137,22 @@ def apply_identifiers(text: str, starts: np.ndarray, ends: np.ndarray, codes: np
     :mod:`itdeid.lone_letters`)."""
     codes = np.array(codes, copy=True)
     read = _read(text)
-    for start, end, _kind in plain_matches(text, read):
-        codes[np.searchsorted(ends, start, side="right"):np.searchsorted(starts, end, side="left")] = 0
-    codes = propagate_in_note(text, starts, ends, codes)
-    for lo, hi in eponym_tokens(text, starts, ends, codes):
-        codes[lo:hi] = 0
-    codes[drug_tokens(text, starts, ends, codes)] = 0
-    codes[clinical_term_tokens(text, starts, ends, codes)] = 0
-    codes[medicine_run_tokens(text, starts, ends, codes)] = 0
-    # a name's ordinary last word first: what it leaves alone the everyday rules then judge
-    # ('wife reveals deteriorating': 'deteriorating', then 'reveals')
-    codes[name_trailer_tokens(text, starts, ends, codes)] = 0
-    codes[everyday_word_tokens(text, starts, ends, codes)] = 0
-    codes[everyday_run_tokens(text, starts, ends, codes)] = 0
-    codes[lone_region_tokens(text, starts, ends, codes)] = 0
-    codes[lone_letter_tokens(text, starts, ends, codes)] = 0
+    if codes.any():   # every step before the templates clears a tag (or repeats one)
+        for start, end, _kind in plain_matches(text, read):
+            codes[np.searchsorted(ends, start, side="right"):np.searchsorted(starts, end, side="left")] = 0
+        codes = propagate_in_note(text, starts, ends, codes)
+        for lo, hi in eponym_tokens(text, starts, ends, codes):
+            codes[lo:hi] = 0
+        codes[drug_tokens(text, starts, ends, codes)] = 0
+        codes[clinical_term_tokens(text, starts, ends, codes)] = 0
+        codes[medicine_run_tokens(text, starts, ends, codes)] = 0
+        # a name's ordinary last word first: what it leaves alone the everyday rules then judge
+        # ('wife reveals deteriorating': 'deteriorating', then 'reveals')
+        codes[name_trailer_tokens(text, starts, ends, codes)] = 0
+        codes[everyday_word_tokens(text, starts, ends, codes)] = 0
+        codes[everyday_run_tokens(text, starts, ends, codes)] = 0
+        codes[lone_region_tokens(text, starts, ends, codes)] = 0
+        codes[lone_letter_tokens(text, starts, ends, codes)] = 0
     matches = _template_matches(text, read)
     for _span, _kind, label in matches:
         if label is not None:
