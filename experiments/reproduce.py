@@ -42,11 +42,13 @@ from itdeid.recipe import RECIPE
 #: inside the package, before it for every worker process started later.
 ROOT = Path(__file__).resolve().parent.parent
 
-#: The recipe's row of levers.py (itdeid/recipe.py), tagging as the shipped model does.
-RECIPE_ROW = "BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_TYPER50_NAMED"
+#: The recipe's rows of levers.py (itdeid/recipe.py): the one that trains it at its target (and
+#: owns the fold caches), and the one tagging as the shipped model does (its screen).
+RECIPE_ROW = "BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_TYPER50_NAMED_R91"
+RECIPE_TAGGED = f"{RECIPE_ROW}_SCREEN1E2_IDS"
 LEVERS = "experiments/results/g-levers"
 DEFAULT_CORPUS = "../shared/corpora/physionet-deid"
-PREDICTIONS = f"{LEVERS}/predictions-{RECIPE_ROW}_SCREEN1E3_IDS.jsonl"
+PREDICTIONS = f"{LEVERS}/predictions-{RECIPE_TAGGED}.jsonl"
 
 
 def steps(corpus: str, n_jobs: int) -> list[tuple[str, list[str]]]:
@@ -58,14 +60,14 @@ def steps(corpus: str, n_jobs: int) -> list[tuple[str, list[str]]]:
                          f"XGB_TOKEN,{RECIPE_ROW}_SCREENS_OOF", "--n-jobs", str(n_jobs),
                          "--only", ",".join(map(str, range(10)))]),
         ("thresholds", py + ["experiments/thresholds.py", corpus, "--levers", LEVERS, "--row",
-                             f"{RECIPE_ROW}_SCREEN1E3_IDS", "--targets", "0.89,0.90,0.91,0.92,0.93",
+                             RECIPE_TAGGED, "--targets", "0.89,0.90,0.91,0.92,0.93",
                              "--per-class", str(RECIPE["target_recall"]), "--bootstrap", "2000",
                              "--out", f"{LEVERS}/thresholds-recipe-rules.md"]),
         ("errors", py + ["experiments/errors.py", corpus, "--levers", LEVERS, "--before", "XGB_TOKEN",
-                         "--after", f"{RECIPE_ROW}_SCREEN1E3_IDS", "--out",
+                         "--after", RECIPE_TAGGED, "--out",
                          "experiments/results/errors-physionet.md"]),
         ("predictions", py + ["experiments/levers.py", corpus, "--out", LEVERS, "--rows",
-                              f"{RECIPE_ROW}_SCREEN1E3_IDS", "--write-predictions"]),
+                              RECIPE_TAGGED, "--write-predictions"]),
         ("peers", py + ["experiments/peers.py", "--corpus", corpus, "--peers",
                         "deid,philter:200,presidio:200", "--itdeid-predictions", PREDICTIONS,
                         "--out", "experiments/results/peers.md"]),

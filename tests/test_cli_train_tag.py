@@ -120,6 +120,7 @@ def test_train_without_options_trains_the_recipe(tmp_path, capsys):
     assert len(state["stage"]) == stages
     assert state["params"]["stage_refit"] == RECIPE["stage_refit"]
     assert state["params"]["screen"] == RECIPE["screen"]
+    assert state["params"]["screen_rounds"] == RECIPE["screen_rounds"]
     saved = json.loads((tmp_path / "m" / "member-0" / "model.json").read_text())
     for name, value in MEMBER.items():
         if name == "n_estimators":   # given on the command line above, to keep the test quick
@@ -161,11 +162,15 @@ def test_train_members_writes_an_ensemble_that_tags(tmp_path):
                  "--synthetic", "0"]) == 0
     state = json.loads((tmp_path / "z" / "ensemble.json").read_text())
     assert len(state["stage"]) == 2 and state["params"]["screen"] is None
+    assert state["params"]["screen_rounds"] is None          # no screen: no first look either
     # a screen needs members without the previous-class feature; a bad one is a usage error
     assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "w"), "--members", "2",
                  "--previous", "oof", "--screen", "0.001"]) == 2
     assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "w"), "--members", "2",
                  "--screen", "1.5"]) == 2
+    for rounds in (["--screen", "0", "--screen-rounds", "5"], ["--screen-rounds", "-1"]):
+        assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "w"), "--members", "2",
+                     *rounds]) == 2
     assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "y"),
                  "--members", "1", "--no-context-pass"]) == 2
 
@@ -259,6 +264,7 @@ def test_train_typer_settings_reach_the_members_with_the_recipe_default_and_bad_
 
 @pytest.mark.parametrize("options,named", [
     (["--members", "0", "--screen", "0.01"], "--screen"),
+    (["--members", "0", "--screen-rounds", "50"], "--screen-rounds"),
     (["--members", "0", "--draws", "2"], "--draws"),
     (["--members", "0", "--no-stage-refit"], "--no-stage-refit"),
     (["--members", "0", "--no-subject-names"], "--no-subject-names"),

@@ -50,3 +50,20 @@ def test_importing_the_script_leaves_sys_path_alone():
     before = list(sys.path)
     runpy.run_path(str(REPO / "experiments" / "reproduce.py"))
     assert sys.path == before
+
+
+def test_the_recipe_rows_tag_as_the_recipe_does():
+    """The row whose folds the cited results score is trained at the recipe's target and tags
+    with its screen (session 40 moved the screen, and the rows with it)."""
+    import sys
+    from itdeid.recipe import RECIPE
+    sys.path.insert(0, str(REPO / "experiments"))
+    try:
+        import levers
+    finally:
+        sys.path.remove(str(REPO / "experiments"))
+    row = levers.ROWS[reproduce["RECIPE_TAGGED"]]
+    assert levers.cache_name(reproduce["RECIPE_TAGGED"]) == f"{reproduce['RECIPE_ROW']}_SCREENS_OOF"
+    assert row["target_recall"] == RECIPE["target_recall"] and row["screen"] == RECIPE["screen"]
+    assert row.get("screen_rounds") == RECIPE["screen_rounds"]
+    assert row["identifiers"] and row["join_gaps"] and row["subject_names"] and row["punctuation"]
