@@ -75,6 +75,8 @@ _SCREENS = (1e-5, 1e-4, 1e-3)
 _WIDER_SCREENS = (1e-3, 3e-3, 1e-2)
 #: Member 0's first rounds judging every token first (InnerEnsemble's ``screen_rounds``).
 _SCREEN_ROUNDS = (100,)
+#: Fewer tokens each side of one that passes the screen (InnerEnsemble's ``screen_reach``).
+_SCREEN_REACHES = (1, 2)
 
 
 def _screen_tag(screen: float) -> str:
@@ -334,6 +336,15 @@ ROWS: dict[str, dict] = {
        dict(_R91, screens=_WIDER_SCREENS, screen_rounds_options=_SCREEN_ROUNDS, screen=s, screen_rounds=r,
             identifiers=True, join_gaps=True, subject_names=True, punctuation=True)
        for s in _WIDER_SCREENS for r in (None, *_SCREEN_ROUNDS)},
+    # issue I: the recipe at 0.91 with its screen of 0.01, fewer tokens each side of one that
+    # passes going on with it (InnerEnsemble's screen_reach; 3 in the recipe): at 0.01 member 0
+    # passes 6.0 % of the tokens on with 3, 2.8 % with 1 (session 40)
+    "BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_TYPER50_NAMED_R91_REACH_OOF": dict(
+        _R91, screens=(1e-2,), screen_reach_options=_SCREEN_REACHES),
+    **{f"BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_TYPER50_NAMED_R91_REACH{3 if r is None else r}_SCREEN1E2_IDS": dict(
+        _R91, screens=(1e-2,), screen_reach_options=_SCREEN_REACHES, screen=1e-2, screen_reach=r,
+        identifiers=True, join_gaps=True, subject_names=True, punctuation=True)
+       for r in (None, *_SCREEN_REACHES)},
     # the recipe since session 27 (the _NAMED row) tagging without the surnames-after-'pt' rule
     # (itdeid/subject_names.py): beside its _IDS row, what the rule changes in these folds
     "BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_TYPER50_NAMED_SCREEN1E3_IDS_NO_SUBJECTS": dict(
@@ -363,7 +374,7 @@ RECALLS = (0.90, 0.95, 0.97)
 
 
 #: Parameters that act after the models are trained: rows differing only by these share a cache.
-AFTER_TRAINING = ("identifiers", "context_weight", "argmax", "screen", "screen_rounds", "join_gaps",
+AFTER_TRAINING = ("identifiers", "context_weight", "argmax", "screen", "screen_rounds", "screen_reach", "join_gaps",
                   "subject_names", "punctuation", "tag_target")
 #: Of those, the ones the trained estimator never takes (the cache owner's ``context_weight`` is
 #: a parameter of its context stage, so training keeps it).
@@ -440,6 +451,7 @@ def run_fold(name, tokenized, assignment, f, cache: Path, n_jobs, seed, code: st
     draws = params.pop("draws", 1)
     screens = params.pop("screens", ())
     rounds_options = params.pop("screen_rounds_options", ())
+    reach_options = params.pop("screen_reach_options", ())
     model = TokenModel(**params, n_jobs=n_jobs, random_state=seed)
     if members:   # itdeid.ensemble: the inner fold models, averaged, thresholded by their oof
         model = InnerEnsemble(model, folds=members, target_recall=model.target_recall,
@@ -464,16 +476,18 @@ def run_fold(name, tokenized, assignment, f, cache: Path, n_jobs, seed, code: st
         passes["oof_first_phi"] = model.calibration_first_
     for screen in screens:   # the same models tagging in a cascade (InnerEnsemble's screen)
         for rounds in (None, *rounds_options):
-            model.screen, model.screen_rounds = screen, rounds
-            first, second = model.pass_probabilities(test)
-            passes[f"{_screen_key(screen, rounds)}_first"] = np.concatenate(first).astype(np.float32)
-            passes[f"{_screen_key(screen, rounds)}_second"] = np.concatenate(second).astype(np.float32)
-        model.screen = model.screen_rounds = None
+            for reach in (None, *reach_options):
+                model.screen, model.screen_rounds, model.screen_reach = screen, rounds, reach
+                first, second = model.pass_probabilities(test)
+                key = _screen_key(screen, rounds, reach)
+                passes[f"{key}_first"] = np.concatenate(first).astype(np.float32)
+                passes[f"{key}_second"] = np.concatenate(second).astype(np.float32)
+        model.screen = model.screen_rounds = model.screen_reach = None
     return _save_fold(path, start, proba, threshold, passes, key, code)
 
 
-def _screen_key(screen: float, rounds: int | None = None) -> str:
-    return f"screen{screen:g}" + (f"_rounds{rounds}" if rounds else "")
+def _screen_key(screen: float, rounds: int | None = None, reach: int | None = None) -> str:
+    return f"screen{screen:g}" + (f"_rounds{rounds}" if rounds else "") + (f"_reach{reach}" if reach is not None else "")
 
 
 def _crf_fold(train, test, **params):
@@ -579,7 +593,7 @@ def cached_fold(name, tokenized, assignment, cache: Path, f: int) -> dict:
         threshold = threshold_at(calibration_phi(name, saved), saved["oof_gold"].astype(bool),
                                  float(ROWS[name]["tag_target"]), MIN_THRESHOLD)
     proba = saved["proba"]
-    passes = (_screen_key(ROWS[name]["screen"], ROWS[name].get("screen_rounds")) + "_"
+    passes = (_screen_key(ROWS[name]["screen"], ROWS[name].get("screen_rounds"), ROWS[name].get("screen_reach")) + "_"
               if ROWS[name].get("screen") else "")
     if passes + "second" in saved:   # a context-pass row: its own mean of the two passes
         w = float(ROWS[name].get("context_weight", 0.5))

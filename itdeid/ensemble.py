@@ -165,6 +165,9 @@ class InnerEnsemble(BaseEstimator):
         trees over every token were the largest single cost of tagging once the screen had
         cut the others to a few tokens in a hundred). None: all of member 0's trees on every
         token.
+    screen_reach : int or None, default None
+        How many tokens each side of one that passes the screen go on with it (None:
+        :data:`SCREEN_REACH`).
 
     Attributes
     ----------
@@ -194,14 +197,15 @@ class InnerEnsemble(BaseEstimator):
     #: Parameters free to change after fit (:mod:`itdeid.fitted_params`): a threshold or screen
     #: over the learned ones, the templates and joining gaps, which act when the model tags, and
     #: the members' threads and device, which only training reads.
-    RUNTIME_PARAMS = ("threshold", "screen", "screen_rounds", "identifiers", "join_gaps", "subject_names",
-                      "n_jobs", "device")
+    RUNTIME_PARAMS = ("threshold", "screen", "screen_rounds", "screen_reach", "identifiers", "join_gaps",
+                      "subject_names", "n_jobs", "device")
 
     def __init__(self, base: TokenModel | None = None, folds: int = 5,
                  target_recall: float | None = 0.95, threshold: float | None = None,
                  identifiers: bool = True, context_pass: bool = False, context_weight: float = 0.5,
                  stage_refit: bool = False, screen: float | None = None, draws: int = 1,
-                 join_gaps: bool = True, subject_names: bool = True, screen_rounds: int | None = None):
+                 join_gaps: bool = True, subject_names: bool = True, screen_rounds: int | None = None,
+                 screen_reach: int | None = None):
         self.base = base
         self.folds = folds
         self.draws = draws
@@ -213,6 +217,7 @@ class InnerEnsemble(BaseEstimator):
         self.stage_refit = stage_refit
         self.screen = screen
         self.screen_rounds = screen_rounds
+        self.screen_reach = screen_reach
         self.join_gaps = join_gaps
         self.subject_names = subject_names
 
@@ -244,6 +249,7 @@ class InnerEnsemble(BaseEstimator):
         if self.screen is not None:
             self._checked_screen([base])
         self._checked_rounds()
+        self._checked_reach()
         self._check_draws()
 
     def _checked_screen(self, models) -> float:
@@ -268,6 +274,15 @@ class InnerEnsemble(BaseEstimator):
         if self.screen is None:
             raise ParameterError("screen_rounds needs a screen")
         return int(rounds)
+
+    def _checked_reach(self) -> int:
+        """``screen_reach``, checked: a whole number of tokens, 0 or more (None: the default)."""
+        reach = self.screen_reach
+        if reach is None:
+            return SCREEN_REACH
+        if isinstance(reach, bool) or not isinstance(reach, (int, np.integer)) or reach < 0:
+            raise ParameterError(f"screen_reach must be a whole number of at least 0, got {reach!r}")
+        return int(reach)
 
     def _check_draws(self) -> int:
         draws = self.draws
@@ -432,7 +447,7 @@ class InnerEnsemble(BaseEstimator):
             more = np.flatnonzero((1.0 - first[:, 0]) >= screen / SCREEN_MARGIN)
             if len(more):
                 first[more] = lead.learner_.predict_proba(full[more])
-        keep = batch.near((1.0 - first[:, 0]) >= screen, SCREEN_REACH)
+        keep = batch.near((1.0 - first[:, 0]) >= screen, self._checked_reach())
         each = [first]
         for member in self.members_[1:]:
             p = first.copy()
