@@ -234,6 +234,37 @@ def test_screen_rounds_give_member_zero_all_its_trees_only_where_its_first_round
     np.testing.assert_allclose(mean[~reached], first[~reached], rtol=1e-6)
 
 
+def test_screen_reach_sets_how_many_tokens_go_on_with_one_that_passes(stacked, monkeypatch):
+    """screen_reach (issue I): None is SCREEN_REACH; 0 sends on the tokens that pass alone, so
+    every other token keeps member 0's probabilities; a bad value is refused."""
+    from itdeid.ensemble import SCREEN_REACH
+    docs, model = stacked
+    tds = [tokenize_document(d, gold=False) for d in docs[:6]]
+    first = np.concatenate(model.members_[0].predict_proba_tokenized(tds))
+    monkeypatch.setattr("itdeid.ensemble.SCREEN_MARGIN", 1)   # 5-tree models: see above
+    levels = np.unique(1 - first[:, 0])
+    screen = float(levels[len(levels) // 2 - 1] + levels[len(levels) // 2]) / 2
+    try:
+        model.threshold, model.screen, model.context_weight = 0.9, screen, 0.0
+        default = model.predict_proba_tokenized(tds)
+        model.screen_reach = SCREEN_REACH
+        for a, b in zip(model.predict_proba_tokenized(tds), default):
+            np.testing.assert_array_equal(a, b)
+        model.screen_reach = 0
+        alone = np.concatenate(model.predict_proba_tokenized(tds))
+        for bad in (-1, 1.5, True):
+            model.screen_reach = bad
+            with pytest.raises(ValueError, match="screen_reach must be"):
+                model.predict_proba_tokenized(tds)
+    finally:
+        model.screen = model.screen_reach = model.threshold = None
+        model.context_weight = 0.5
+    passed = 1 - first[:, 0] >= screen
+    assert passed.any() and (~passed).any()
+    np.testing.assert_allclose(alone[~passed], first[~passed], rtol=1e-6)
+    assert not np.allclose(np.concatenate(default)[~passed], first[~passed])   # reach 3 differs
+
+
 def test_a_screen_needs_members_that_tag_every_token_at_once():
     docs = tiny_corpus(12, seed=5)
     base = TokenModel(n_estimators=3, n_jobs=1, previous="gold", random_state=1)
