@@ -479,9 +479,9 @@ def run_fold(name, tokenized, assignment, f, cache: Path, n_jobs, seed, code: st
             for reach in (None, *reach_options):
                 model.screen, model.screen_rounds, model.screen_reach = screen, rounds, reach
                 first, second = model.pass_probabilities(test)
-                key = _screen_key(screen, rounds, reach)
-                passes[f"{key}_first"] = np.concatenate(first).astype(np.float32)
-                passes[f"{key}_second"] = np.concatenate(second).astype(np.float32)
+                tagging = _screen_key(screen, rounds, reach)   # not `key`: the corpus's, saved below
+                passes[f"{tagging}_first"] = np.concatenate(first).astype(np.float32)
+                passes[f"{tagging}_second"] = np.concatenate(second).astype(np.float32)
         model.screen = model.screen_rounds = model.screen_reach = None
     return _save_fold(path, start, proba, threshold, passes, key, code)
 
