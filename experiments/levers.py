@@ -42,7 +42,7 @@ from itdeid.evaluate import evaluate  # noqa: E402
 from itdeid.featurize import GROUPS, tokenize_document  # noqa: E402
 from itdeid.folds import group_folds  # noqa: E402
 from itdeid.formats import read_corpus, write_jsonl_spans  # noqa: E402
-from itdeid.ensemble import InnerEnsemble  # noqa: E402
+from itdeid.ensemble import SCREEN_REACH, InnerEnsemble  # noqa: E402
 from itdeid.model import TokenModel, with_identifiers  # noqa: E402
 from itdeid.lexicon import Lexicon  # noqa: E402
 from itdeid.name_gaps import join_gaps  # noqa: E402
@@ -93,6 +93,8 @@ def _rounds_tag(rounds: int | None) -> str:
 _RECIPE = dict(_SHALLOW, groups=_TRIAL_GROUPS, synthetic=(100, 0.5), calibrate_real=True, stage_refit=True)
 #: The recipe as it ships (the _NAMED row's training) at its shipped target, 0.91.
 _R91 = dict(_RECIPE, typer_estimators=50, typer_learning_rate=0.3, synthetic=(100, 0.5, 0.3), target_recall=0.91)
+#: The steps the recipe takes after its decisions (:func:`after_decisions`), all of them.
+_AS_IT_TAGS = dict(identifiers=True, join_gaps=True, subject_names=True, punctuation=True)
 
 
 def _screened_rows(prefix: str, tag_target: float | None = None, **change) -> dict[str, dict]:
@@ -105,7 +107,7 @@ def _screened_rows(prefix: str, tag_target: float | None = None, **change) -> di
     calibration data, while the cache keeps the one it was trained for (session 38: the
     recipe's target moved from 0.93 to 0.91 with no model retrained but the threshold)."""
     row = dict(_RECIPE, **change, screens=(1e-3,))
-    tagged = dict(row, screen=1e-3, identifiers=True, join_gaps=True, subject_names=True, punctuation=True)
+    tagged = dict(row, screen=1e-3, **_AS_IT_TAGS)
     if tag_target is not None:
         tagged["tag_target"] = tag_target
     return {f"{prefix}_SCREENS_OOF": row, f"{prefix}_SCREEN1E3_OOF": dict(row, screen=1e-3),
@@ -334,16 +336,15 @@ ROWS: dict[str, dict] = {
         _R91, screens=_WIDER_SCREENS, screen_rounds_options=_SCREEN_ROUNDS),
     **{f"BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_TYPER50_NAMED_R91_SCREEN{_screen_tag(s)}{_rounds_tag(r)}_IDS":
        dict(_R91, screens=_WIDER_SCREENS, screen_rounds_options=_SCREEN_ROUNDS, screen=s, screen_rounds=r,
-            identifiers=True, join_gaps=True, subject_names=True, punctuation=True)
+            **_AS_IT_TAGS)
        for s in _WIDER_SCREENS for r in (None, *_SCREEN_ROUNDS)},
     # issue I: the recipe at 0.91 with its screen of 0.01, fewer tokens each side of one that
     # passes going on with it (InnerEnsemble's screen_reach; 3 in the recipe): at 0.01 member 0
     # passes 6.0 % of the tokens on with 3, 2.8 % with 1 (session 40)
     "BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_TYPER50_NAMED_R91_REACH_OOF": dict(
         _R91, screens=(1e-2,), screen_reach_options=_SCREEN_REACHES),
-    **{f"BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_TYPER50_NAMED_R91_REACH{3 if r is None else r}_SCREEN1E2_IDS": dict(
-        _R91, screens=(1e-2,), screen_reach_options=_SCREEN_REACHES, screen=1e-2, screen_reach=r,
-        identifiers=True, join_gaps=True, subject_names=True, punctuation=True)
+    **{f"BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_TYPER50_NAMED_R91_REACH{r or SCREEN_REACH}_SCREEN1E2_IDS": dict(
+        _R91, screens=(1e-2,), screen_reach_options=_SCREEN_REACHES, screen=1e-2, screen_reach=r, **_AS_IT_TAGS)
        for r in (None, *_SCREEN_REACHES)},
     # the recipe since session 27 (the _NAMED row) tagging without the surnames-after-'pt' rule
     # (itdeid/subject_names.py): beside its _IDS row, what the rule changes in these folds

@@ -110,6 +110,14 @@ SCREEN_REACH = 3
 SCREEN_MARGIN = 10
 
 
+def _whole_number(name: str, value, least: int) -> int:
+    """``value`` of the parameter ``name`` as an int, or a ParameterError naming it unless it is
+    a whole number (a Python or numpy integer, not a bool) of at least ``least``."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
+        raise ParameterError(f"{name} must be a whole number of at least {least}, got {value!r}")
+    return int(value)
+
+
 class InnerEnsemble(BaseEstimator):
     """The mean of ``folds`` token models, each trained on the other folds of an inner split
     grouped by patient; the threshold for ``target_recall`` from their out-of-fold probabilities.
@@ -266,29 +274,19 @@ class InnerEnsemble(BaseEstimator):
     def _checked_rounds(self) -> int | None:
         """``screen_rounds``, checked: None, or a whole number of rounds of at least 1, with a
         ``screen`` to serve."""
-        rounds = self.screen_rounds
-        if rounds is None:
+        if self.screen_rounds is None:
             return None
-        if isinstance(rounds, bool) or not isinstance(rounds, (int, np.integer)) or rounds < 1:
-            raise ParameterError(f"screen_rounds must be a whole number of at least 1, got {rounds!r}")
+        rounds = _whole_number("screen_rounds", self.screen_rounds, 1)
         if self.screen is None:
             raise ParameterError("screen_rounds needs a screen")
-        return int(rounds)
+        return rounds
 
     def _checked_reach(self) -> int:
         """``screen_reach``, checked: a whole number of tokens, 0 or more (None: the default)."""
-        reach = self.screen_reach
-        if reach is None:
-            return SCREEN_REACH
-        if isinstance(reach, bool) or not isinstance(reach, (int, np.integer)) or reach < 0:
-            raise ParameterError(f"screen_reach must be a whole number of at least 0, got {reach!r}")
-        return int(reach)
+        return SCREEN_REACH if self.screen_reach is None else _whole_number("screen_reach", self.screen_reach, 0)
 
     def _check_draws(self) -> int:
-        draws = self.draws
-        if isinstance(draws, bool) or not isinstance(draws, (int, np.integer)) or draws < 1:
-            raise ParameterError(f"draws must be a whole number of at least 1, got {draws!r}")
-        return int(draws)
+        return _whole_number("draws", self.draws, 1)
 
     def _check_split(self) -> int:
         """``draws``, checked to split the fitted members and stage models evenly."""
