@@ -232,19 +232,38 @@ def tag_documents(model, documents: Sequence[Document], limit: int | None = None
     of the notes it finished tagging (cores only: they add up to the notes' length), for a
     progress bar. Notes are told apart by position, not id: notes of different files may share
     an id."""
+    return tag_counted(model, documents, limit, context, advance)[0]
+
+
+def tag_counted(model, documents: Sequence[Document], limit: int | None = None,
+                context: int | None = None, advance: Callable[[int], None] | None = None
+                ) -> tuple[list[list[Span]], list[int | None]]:
+    """:func:`tag_documents`, and the tokens the model read in each note tagged whole (from
+    :func:`itdeid.model.predict_counted` where the model's ``predict`` is itdeid's); None for a
+    note cut into pieces, whose windows overlap, or a model that does not say."""
     limit = limit or PIECE_CHARS
     context = CONTEXT_CHARS if context is None else context
     jobs = _jobs(documents, limit, context)
     found: list[dict[int, list[Span]]] = [{} for _ in documents]
+    counts: list[int | None] = [None if doc.text else 0 for doc in documents]
+    counted = hasattr(model, "predict_tokenized")   # itdeid's models: predict is predict_spans
+    if counted:
+        from itdeid.model import predict_counted    # here: the model module imports sklearn
     for call in _calls(documents, jobs, limit, not tags_independently(model)):
         texts = [documents[job.index] if job.whole else Document(
             documents[job.index].id, documents[job.index].text[job.piece.start:job.piece.end],
             patient=documents[job.index].patient, source=documents[job.index].source)
             for job in call]
-        for job, spans in zip(call, model.predict(texts)):
+        if counted:
+            predicted, tokens = predict_counted(model, texts)
+        else:
+            predicted, tokens = model.predict(texts), [None] * len(texts)
+        for job, spans, n in zip(call, predicted, tokens):
             found[job.index][job.piece.core_start] = (
                 list(spans) if job.whole else in_core(documents[job.index].text, job.piece, spans))
+            if job.whole:
+                counts[job.index] = n
         if advance is not None:
             advance(sum(job.piece.core_end - job.piece.core_start for job in call))
-    return [join_at_cuts(doc.text, [pieces[k] for k in sorted(pieces)])
-            for doc, pieces in zip(documents, found)]
+    return ([join_at_cuts(doc.text, [pieces[k] for k in sorted(pieces)])
+             for doc, pieces in zip(documents, found)], counts)

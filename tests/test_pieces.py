@@ -6,7 +6,9 @@ import pytest
 
 from itdeid.document import Document, Span
 from itdeid.model import TokenModel
-from itdeid.pieces import Piece, cut, in_core, join_at_cuts, tag_documents
+from itdeid.batch.tagging import tag_notes
+from itdeid.pieces import Piece, cut, in_core, join_at_cuts, tag_counted, tag_documents
+from itdeid.tokens import count_tokens
 
 from helpers import tiny_corpus
 
@@ -138,3 +140,16 @@ def test_progress_adds_up_to_the_characters_of_the_notes():
     told = []
     tag_documents(NameFinder(), docs, limit=500, context=50, advance=told.append)
     assert len(told) > 5 and sum(told) == sum(len(d.text) for d in docs)
+
+
+def test_token_counts_come_from_the_tagging_and_match_a_recount(local_model):
+    """tag_notes reports each note's tokens: those the model read for a note tagged whole (no
+    second pass over the text), a recount for a note cut into pieces or a model that does not
+    say; either way what count_tokens gives a plain note."""
+    long_text = "\n".join(d.text for d in tiny_corpus(60, seed=9))
+    docs = tiny_corpus(3, seed=5) + [Document("empty", ""), Document("long", long_text)]
+    spans, counts = tag_counted(local_model, docs, limit=4000, context=500)
+    assert spans == tag_documents(local_model, docs, limit=4000, context=500)
+    assert counts[:4] == [count_tokens(d.text) for d in docs[:4]] and counts[4] is None
+    assert tag_notes(local_model, docs, limit=4000)[1] == [count_tokens(d.text) for d in docs]
+    assert tag_notes(NameFinder(), docs, limit=4000)[1] == [count_tokens(d.text) for d in docs]

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Callable
 
 from itdeid.document import Document, Span
-from itdeid.pieces import PIECE_CHARS, tag_documents
+from itdeid.pieces import PIECE_CHARS, tag_counted
 from itdeid.tokens import count_tokens
 
 #: Characters of text tagged at once (see the module docstring).
@@ -25,9 +25,10 @@ LONG_NOTE_CHARS = PIECE_CHARS
 def tag_notes(model, documents: list[Document], limit: int | None = None,
               advance: Callable[[int], None] | None = None
               ) -> tuple[list[list[Span]], list[int]]:
-    """Predicted spans of each note (offsets into its whole text) and its number of tokens,
+    """Predicted spans of each note (offsets into its whole text) and its number of tokens (those
+    the model read, counted again only for a note cut into pieces),
     tagging at most ``limit`` characters at a time (default :data:`LONG_NOTE_CHARS`);
     ``advance(n)`` hears of each ``n`` characters tagged. Notes are told apart by position,
     not id: notes of different files may share an id."""
-    spans = tag_documents(model, documents, limit or LONG_NOTE_CHARS, advance=advance)
-    return spans, [count_tokens(doc.text) for doc in documents]
+    spans, counts = tag_counted(model, documents, limit or LONG_NOTE_CHARS, advance=advance)
+    return spans, [count_tokens(doc.text) if n is None else n for doc, n in zip(documents, counts)]
