@@ -46,11 +46,14 @@ from itdeid.batch.unit import UnitResult, process_units
 #: Where the inputs are processed.
 ENGINES = ("local", "dask")
 
-#: Most files in a chunk. Bigger chunks were measured and not taken (issue I, session 31, the
-#: shipped model on the PhysioNet split's 1,422 notes, one core, ``itdeid deid --workers 1``,
-#: three turns about): chunks of 256 files took 11.3-12.2 s against 11.5-12.7 s for 64, 2-4 %
-#: less, for a peak of 456 MB against 397 MB.
-CHUNK_FILES = 64
+#: Most files in a chunk. A chunk's notes share their tagging calls, and since the screen of
+#: session 40 the calls' fixed work (the later members' and the stage's tree calls on the few
+#: tokens the screen passes, each distinct word of the call looked up) is a larger share: at 64
+#: files a chunk the shipped model tagged the PhysioNet split's 1,422 notes in 4.84 s at best
+#: (median 4.89), at 128 in 4.34 (4.70), at 256 in 4.28 (4.64), peak memory 403, 424 and 483 MiB
+#: (``experiments/results/chunk-sizes.md``, one core, seven rounds turn about; session 31 had
+#: measured 2-4 % for 256 and kept 64). 128 takes most of the gain for 21 MiB.
+CHUNK_FILES = 128
 #: Fewest files in a chunk (unless :data:`CHUNK_FILES` is fewer).
 MIN_CHUNK_FILES = 16
 #: Chunks a worker gets at least, where the run's files allow (chunks of no fewer than
