@@ -1,0 +1,103 @@
+"""Memory and time of ``itdeid deid`` as the number of input files grows (issue I: folders of
+millions of notes).
+
+    python experiments/many_files.py --model DIR [--files 2000 8000 32000] [--workers 1]
+                                     [--out experiments/results/many-files.md]
+
+A folder of N one-line notes (made up here, no PHI of anyone: a clinic date and a number, in
+subfolders of 1,000 files) is tagged by ``itdeid deid DIR --format jsonl`` in a child process
+(pinned to one core with one worker); the table gives its wall time, files a second and peak
+resident memory (the largest process of the run, from the kernel's accounting of the child and
+its workers). bench.py's 1x/2x/4x copies of the PhysioNet split reach 5,688 files; a data team's
+folders hold millions, and what a run keeps for every file (the list of inputs, the manifest's
+entries, the outputs' owners) grows with their number while the tagging does not: the last
+column is that growth, in KiB a file, against the smallest run.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "experiments"))   # peers, beside this script
+
+from itdeid.errors import run_script  # noqa: E402
+from itdeid.report import header, markdown_table, publish  # noqa: E402
+from peers import pinned  # noqa: E402
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--model", required=True)
+    p.add_argument("--files", type=int, nargs="+", default=[2000, 8000, 32000])
+    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--out", default="experiments/results/many-files.md")
+    return p.parse_args(argv)
+
+
+def make_notes(folder: Path, n: int) -> None:
+    """``n`` one-line notes, 1,000 a subfolder."""
+    for i in range(n):
+        sub = folder / f"part-{i // 1000:04d}"
+        if i % 1000 == 0:
+            sub.mkdir(parents=True)
+        (sub / f"note-{i:07d}.txt").write_text(
+            f"Pt seen in clinic on 3/{i % 28 + 1}/2090, stable. Plan per team, item {i}.\n")
+
+
+def run(folder: Path, out: Path, model: str, workers: int) -> tuple[float, float]:
+    """Wall seconds and peak RSS (MiB) of one ``itdeid deid`` run."""
+    command = [sys.executable, "-m", "itdeid.cli", "deid", str(folder), "--out", str(out),
+               "--model", model, "--workers", str(workers), "--format", "jsonl"]
+    if workers == 1:
+        command = pinned(command)
+    start = time.perf_counter()
+    # outside the checkout, as bench.py runs it: the installed copy, not the source tree
+    process = subprocess.Popen(command, cwd=folder.parent, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, env={**os.environ, "OMP_NUM_THREADS": "1"})
+    stderr = process.stderr.read()
+    _, status, usage = os.wait4(process.pid, 0)
+    seconds = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"many_files.py: itdeid deid failed: {stderr.decode(errors='replace')[-500:]}")
+    return seconds, usage.ru_maxrss / 1024
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    model = str(Path(args.model).resolve())
+    rows = []
+    for n in sorted(args.files):
+        with tempfile.TemporaryDirectory(prefix="itdeid-many-") as tmp:
+            folder = Path(tmp) / "notes"
+            make_notes(folder, n)
+            seconds, rss = run(folder, Path(tmp) / "out", model, args.workers)
+            shutil.rmtree(folder)
+        print(f"{n} files: {seconds:.1f} s, {rss:.0f} MiB", file=sys.stderr)
+        rows.append({"files": n, "seconds": round(seconds, 1), "files/s": round(n / seconds),
+                     "peak RSS MiB": round(rss, 1)})
+    first = rows[0]
+    for row in rows:
+        more = row["files"] - first["files"]
+        row["KiB a file more than the first"] = (
+            round((row["peak RSS MiB"] - first["peak RSS MiB"]) * 1024 / more, 2) if more else "")
+    text = header("Many small files: itdeid deid's time and memory as their number grows")
+    text += (f"- model `{args.model}`; `--workers {args.workers} --format jsonl`"
+             f"{', pinned to one core' if args.workers == 1 else ''}; one-line made-up notes, "
+             "1,000 a subfolder\n\n")
+    text += markdown_table(pd.DataFrame(rows))
+    publish(text, args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    run_script(main, "many_files.py")
