@@ -150,12 +150,14 @@ def context_features(words: Sequence[str], proba: np.ndarray) -> np.ndarray:
     return np.hstack(cols).astype(np.float32)
 
 
-def _around(proba: np.ndarray, shift) -> list[np.ndarray]:
+def _around(proba: np.ndarray, shift, rows: np.ndarray | None = None) -> list[np.ndarray]:
     """The context columns before the repeated words': the token's own probabilities, those of
     the tokens around (``shift(values, offset)``, zero beyond the note), their highest, and the
-    lower of the highest on each side."""
+    lower of the highest on each side. ``rows``: a boolean mask of the tokens wanted, which
+    ``shift`` also gives only (the others' columns are not made)."""
     p_phi = (1.0 - proba[:, 0])[:, None]
-    cols = [proba[:, 1:], p_phi]
+    own = slice(None) if rows is None else rows
+    cols = [proba[own, 1:], p_phi[own]]
     cols += [shift(p_phi, o) for o in OFFSETS]
     cols += [shift(proba[:, 1:], o) for o in CLASS_OFFSETS]
     around = np.hstack(cols[2:2 + len(OFFSETS)])
@@ -164,31 +166,36 @@ def _around(proba: np.ndarray, shift) -> list[np.ndarray]:
     return cols + [around.max(axis=1)[:, None], np.minimum(left, right)[:, None]]
 
 
-def batch_context_features(batch, proba: np.ndarray) -> np.ndarray:
+def batch_context_features(batch, proba: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
     """:func:`context_features` of every note of a :class:`~itdeid.token_batch.TokenBatch` at
     once, end to end (the same numbers: shifts stop at note boundaries, and a word repeats only
     within its note); ``proba`` the notes' label probabilities, end to end. A per-note loop of
-    small array operations cost the context stage about a microsecond a token (issue I)."""
+    small array operations cost the context stage about a microsecond a token (issue I).
+    ``rows``: a boolean mask over the tokens; only their rows, the same as ``[rows]`` of all."""
     proba = np.asarray(proba, dtype=np.float32)
-    cols = _around(proba, lambda values, o: batch.shifted(values, o, fill=0.0))
+    cols = _around(proba, lambda values, o: batch.shifted(values, o, fill=0.0, rows=rows), rows)
     countable = np.array([LETTER_OR_DIGIT.search(w) is not None for w in batch.vocabulary], dtype=bool)
     key = np.repeat(np.arange(len(batch.lengths), dtype=np.int64), batch.lengths) * len(batch.vocabulary) + batch.ids
     ids = np.full(len(batch), -1, dtype=np.int64)
     words = countable[batch.ids] if len(batch) else np.zeros(0, dtype=bool)
     ids[words] = np.unique(key[words], return_inverse=True)[1]
-    cols.append(_repeats(ids, proba))
+    repeats = _repeats(ids, proba)          # a word's other occurrences: all tokens are read
+    cols.append(repeats if rows is None else repeats[rows])
     return np.hstack(cols).astype(np.float32)
 
 
-def batch_stacked_columns(batch, proba: np.ndarray) -> np.ndarray:
+def batch_stacked_columns(batch, proba: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
     """:func:`stacked_columns` of every note of a :class:`~itdeid.token_batch.TokenBatch`, end
-    to end (the same rows); ``proba`` the notes' label probabilities, end to end."""
+    to end (the same rows); ``proba`` the notes' label probabilities, end to end. ``rows``: a
+    boolean mask over the tokens; only their rows (a screened ensemble's stage reads the 6 % of
+    the tokens the screen keeps: issue I)."""
     from itdeid.featurize import ORTHOGRAPHY_COLUMNS, batch_static_columns
     orthography = batch_static_columns(batch, "orthography")
     own = [orthography[c] for c in ORTHOGRAPHY_COLUMNS]
     own.append(batch_static_columns(batch, "frequency")["zipf"])
-    return np.hstack([batch_context_features(batch, proba),
-                      np.column_stack(own).reshape(len(batch), len(own))]).astype(np.float32)
+    own_rows = np.column_stack(own).reshape(len(batch), len(own))
+    return np.hstack([batch_context_features(batch, proba, rows),
+                      own_rows if rows is None else own_rows[rows]]).astype(np.float32)
 
 
 def stack_context(X: np.ndarray, docs, proba: Sequence[np.ndarray]) -> np.ndarray:

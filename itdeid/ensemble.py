@@ -472,13 +472,14 @@ class InnerEnsemble(BaseEstimator):
         for d, mean in enumerate(means):
             models = self.stage_[d * per_draw:(d + 1) * per_draw]
             # one call a stage model for the whole batch: a call per note cost more than its trees
-            X = batch_stacked_columns(batch, mean)
             if keep is None:
+                X = batch_stacked_columns(batch, mean)
                 p_phi = 1.0 - np.mean([learner.predict_proba(X)[:, 0] for learner in models], axis=0)
             else:   # screened-out tokens: the stage says what the members' mean says
                 p_phi = 1.0 - mean[:, 0]
-                if keep.any():
-                    p_phi[keep] = 1.0 - np.mean([learner.predict_proba(X[keep])[:, 0] for learner in models],
+                if keep.any():   # the stage's columns of the kept tokens only
+                    X = batch_stacked_columns(batch, mean, keep)
+                    p_phi[keep] = 1.0 - np.mean([learner.predict_proba(X)[:, 0] for learner in models],
                                                 axis=0)
             stages.append(stage_labels(p_phi, mean))
         return np.split(np.mean(means, axis=0), cuts), np.split(np.mean(stages, axis=0), cuts)

@@ -147,6 +147,10 @@ def test_the_batch_stacked_columns_are_each_notes_own():
     parts = np.split(proba, np.cumsum(batch.lengths)[:-1])
     expected = np.vstack([stacked_columns(td, p) for td, p in zip(docs, parts) if len(td)])
     np.testing.assert_array_equal(batch_stacked_columns(batch, proba), expected)
+    # a screened ensemble's stage asks for some rows only: the same rows, bit for bit
+    for rows in (np.random.default_rng(4).random(len(batch)) < 0.2, np.zeros(len(batch), dtype=bool),
+                 np.ones(len(batch), dtype=bool)):
+        np.testing.assert_array_equal(batch_stacked_columns(batch, proba, rows), expected[rows])
 
 
 def _repeats_by_sorting(ids, proba):
