@@ -80,6 +80,14 @@ def test_rows_like_another_members_matrix_are_the_members_own_rows(fitted, group
                                   other.transform(test, rows=mask))
     with pytest.raises(ValueError, match="TokenBatch"):
         member.transform(test, rows=mask, like=(lead, full))
+    # the suffix columns come from the other matrix only where both extractors hold the same
+    # suffixes; with others, this extractor's own
+    assert member.suffixes_ == lead.suffixes_
+    changed = FeatureExtractor(groups=groups).fit(docs[12:])
+    changed.suffixes_ = {word: 1 for word in list(lead.suffixes_)[:5]}
+    mine = changed.transform(test, batch=batch, rows=mask)
+    assert not np.array_equal(mine, own)
+    np.testing.assert_array_equal(changed.transform(test, batch=batch, rows=mask, like=(lead, full)), mine)
 
 
 def test_distinct_words_are_numpys_unique():

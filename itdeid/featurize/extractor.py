@@ -146,7 +146,7 @@ class FeatureExtractor:
         if not hasattr(self, "feature_names_"):
             raise RuntimeError("FeatureExtractor is not fitted yet: call fit() first")
         if like is not None and rows is not None and self._same_columns(like[0]):
-            return self._like(docs, batch, rows, like[1])
+            return self._like(docs, batch, rows, like[1], like[0])
         return self._matrix(docs, trusted, batch=batch, rows=rows)
 
     def _same_columns(self, other: "FeatureExtractor") -> bool:
@@ -155,9 +155,11 @@ class FeatureExtractor:
         return (other.feature_names_ == self.feature_names_ and other.window == self.window
                 and tuple(other.groups) == tuple(self.groups) and "trusted" not in self.groups)
 
-    def _like(self, docs, batch: TokenBatch | None, rows: np.ndarray, full: np.ndarray) -> np.ndarray:
-        """:meth:`_matrix` at ``rows``, from ``full`` (the matrix of an extractor with the same
-        columns over the same batch) with this extractor's learned columns written over it."""
+    def _like(self, docs, batch: TokenBatch | None, rows: np.ndarray, full: np.ndarray,
+              other: "FeatureExtractor | None" = None) -> np.ndarray:
+        """:meth:`_matrix` at ``rows``, from ``full`` (the matrix of ``other``, an extractor with
+        the same columns, over the same batch) with this extractor's learned columns written
+        over it; those it learned as ``other`` did (the phrase suffixes) are ``full``'s already."""
         docs = list(docs)
         if batch is None or len(batch.docs) != len(docs) or any(a is not b for a, b in zip(batch.docs, docs)):
             raise ValueError("transform(like=...) needs the TokenBatch the full matrix was built from")
@@ -166,7 +168,7 @@ class FeatureExtractor:
         if not rows.any():
             return np.zeros((0, len(self.feature_names_)), dtype=np.float32)
         X = full[rows]
-        cols = self._learned_columns(batch, None, batch.near(rows, self.window))
+        cols = self._learned_columns(batch, None, batch.near(rows, self.window), same_as=other)
         at = {name: j for j, name in enumerate(self.feature_names_)}
         for name, values in cols.items():
             X[:, at[name]] = np.asarray(values)[rows]
@@ -245,10 +247,13 @@ class FeatureExtractor:
             raise RuntimeError(f"feature matrix filled {at} of {X.shape[1]} columns")
         return X
 
-    def _learned_columns(self, batch: TokenBatch, lexicons, need: np.ndarray | None = None) -> dict[str, np.ndarray]:
+    def _learned_columns(self, batch: TokenBatch, lexicons, need: np.ndarray | None = None,
+                         same_as: "FeatureExtractor | None" = None) -> dict[str, np.ndarray]:
         """The columns that depend on what this extractor learned, for a whole batch; with
         ``need`` (a boolean mask over its tokens), right at those tokens only (the others hold
-        values no row reads)."""
+        values no row reads). ``same_as``: an extractor whose columns of this batch the caller
+        has; the suffix columns are left out where both hold the same suffixes (the shipped
+        list: an ensemble's members computed them over the whole batch each, issue I)."""
         g, cols = self.groups, {}
         if "basic" in g:
             cols["initial_type"] = batch_static_columns(batch, "orthography")["initial_type"]
@@ -256,7 +261,8 @@ class FeatureExtractor:
             for j, c in enumerate(PHI_CLASSES):
                 cols[f"trigger_left_{c}"] = left[:, j]
                 cols[f"trigger_right_{c}"] = right[:, j]
-            cols.update(_suffix_columns(batch, self.suffixes_))
+            if same_as is None or same_as.suffixes_ != self.suffixes_:
+                cols.update(_suffix_columns(batch, self.suffixes_))
         if "frequency" in g:
             own = _batch_own_case_counts(batch)
             counts = batch.word_rows(self.case_counts_.table, np.int64, need)
