@@ -76,6 +76,23 @@ class TokenBatch:
         table[words] = found
         return table[self.ids]
 
+    def heading_names(self) -> tuple[list[str], np.ndarray]:
+        """The names of every note's headings, one note's after another, and each token's index
+        among them (-1: before its note's first heading), remembered: a model's heading column
+        is then one lookup a heading name of the batch, not a Python pass a note and a model."""
+        if "headings" not in self.memo:
+            names: list[str] = []
+            parts = []
+            for td in self.docs:
+                if not len(td):
+                    continue
+                s = td.structure
+                index = np.asarray(s.heading, dtype=np.int64)
+                parts.append(np.where(index >= 0, index + len(names), -1))
+                names += [h.name for h in s.headings]
+            self.memo["headings"] = (names, np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64))
+        return self.memo["headings"]
+
     def distinct_words(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The distinct word indices among ``ids`` (indices into ``vocabulary``), sorted, and
         each one's position among them: ``np.unique(ids, return_inverse=True)``, by marking

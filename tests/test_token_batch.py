@@ -136,6 +136,23 @@ def _suffix_reference(words, suffixes):
     return suffix, ahead, dist
 
 
+def test_heading_ids_over_a_batch_are_each_notes_ids(fitted):
+    """The heading column from the batch's heading names is each note's heading's id, -2 for a
+    heading the model did not learn, -1 before a note's first heading (an empty note too)."""
+    docs, test = fitted
+    ex = FeatureExtractor(groups=GROUPS).fit(docs)
+    notes = test + [tokenize_document(Document("h", "seen today\n\nHISTORY: stable\nPLAN: none\nZZTOP: x"), gold=False)]
+    want = []
+    for td in notes:
+        if len(td):
+            s = td.structure
+            ids = [ex.headings_.get(h.name, -2) for h in s.headings] + [-1]
+            want += [ids[k] for k in s.heading]
+    got = ex._learned_columns(TokenBatch(notes), None)["heading_id"]
+    assert got.dtype == np.float32 and {-1.0, -2.0} <= set(got.tolist())
+    np.testing.assert_array_equal(got, np.array(want, dtype=np.float32))
+
+
 def test_suffix_columns_match_the_per_note_loop():
     words = [["st", "mary", "hospital", "a", "b", "c", "d", "clinic"], ["x", "hospital"], ["y"] * 7 + ["clinic"]]
     suffixes = {"hospital": 4, "clinic": 4, "mary": 1}

@@ -272,17 +272,14 @@ class FeatureExtractor:
                 cols[name] = np.zeros(len(batch), dtype=np.float32)
                 cols[name][at] = _log_ratio(cap[at], bottom[at])
         if "heading" in g:
-            cols["heading_id"] = batch.joined(self._heading_ids)
+            names, index = batch.heading_names()
+            ids = np.array([self.headings_.get(name, -2) for name in names] + [-1], dtype=np.float32)
+            cols["heading_id"] = ids[index]   # -1 indexes the appended "none"
         if "nonphi" in g:
             cols["never_phi"] = batch.per_word(lambda w: w in self.nonphi_, need=need)
         if "lexicon" in g:
             cols.update(self._lexicon_columns(batch, lexicons, need))
         return cols
-
-    def _heading_ids(self, td: TokenizedDocument) -> np.ndarray:
-        s = td.structure
-        ids = np.array([self.headings_.get(h.name, -2) for h in s.headings] + [-1], dtype=np.float32)
-        return ids[np.asarray(s.heading, dtype=np.int64)]   # -1 indexes the appended "none"
 
     def _lexicon_columns(self, batch: TokenBatch, lexicons, need: np.ndarray | None = None) -> dict[str, np.ndarray]:
         """The ``lexicon`` columns, each note's from its own lexicon when ``lexicons`` is given
