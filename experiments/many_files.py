@@ -16,23 +16,20 @@ column is that growth, in KiB a file, against the smallest run.
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "experiments"))   # peers, beside this script
+sys.path.insert(0, str(ROOT / "experiments"))   # bench, beside this script
 
 from itdeid.errors import run_script  # noqa: E402
 from itdeid.report import header, markdown_table, publish  # noqa: E402
-from peers import pinned  # noqa: E402
+from bench import run_deid  # noqa: E402
 
 
 def parse_args(argv=None):
@@ -54,24 +51,6 @@ def make_notes(folder: Path, n: int) -> None:
             f"Pt seen in clinic on 3/{i % 28 + 1}/2090, stable. Plan per team, item {i}.\n")
 
 
-def run(folder: Path, out: Path, model: str, workers: int) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MiB) of one ``itdeid deid`` run."""
-    command = [sys.executable, "-m", "itdeid.cli", "deid", str(folder), "--out", str(out),
-               "--model", model, "--workers", str(workers), "--format", "jsonl"]
-    if workers == 1:
-        command = pinned(command)
-    start = time.perf_counter()
-    # outside the checkout, as bench.py runs it: the installed copy, not the source tree
-    process = subprocess.Popen(command, cwd=folder.parent, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE, env={**os.environ, "OMP_NUM_THREADS": "1"})
-    stderr = process.stderr.read()
-    _, status, usage = os.wait4(process.pid, 0)
-    seconds = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit(f"many_files.py: itdeid deid failed: {stderr.decode(errors='replace')[-500:]}")
-    return seconds, usage.ru_maxrss / 1024
-
-
 def main(argv=None) -> int:
     args = parse_args(argv)
     model = str(Path(args.model).resolve())
@@ -80,7 +59,7 @@ def main(argv=None) -> int:
         with tempfile.TemporaryDirectory(prefix="itdeid-many-") as tmp:
             folder = Path(tmp) / "notes"
             make_notes(folder, n)
-            seconds, rss = run(folder, Path(tmp) / "out", model, args.workers)
+            seconds, rss = run_deid(model, folder, Path(tmp) / "out", args.workers)
             shutil.rmtree(folder)
         print(f"{n} files: {seconds:.1f} s, {rss:.0f} MiB", file=sys.stderr)
         rows.append({"files": n, "seconds": round(seconds, 1), "files/s": round(n / seconds),
