@@ -211,6 +211,19 @@ def test_inputs_folders_files_and_globs(tmp_path):
         batch.expand_inputs([str(tmp_path / "missing")])
 
 
+def test_inputs_are_listed_in_the_order_of_their_parts(tmp_path):
+    """The listing keeps strings, not Path objects (a million of those cost gigabytes), in
+    the order Path objects sort in: a folder's files before a name that only shares its start
+    ('a/b.txt' before 'a-c.txt', where '/' sorts after '-' in a string)."""
+    for rel in ("a-c.txt", "a/b.txt", "a/.x.txt", "a0.txt"):
+        (tmp_path / "in" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "in" / rel).write_text("Seen on 3/4/2090.")
+    for given in (tmp_path / "in", tmp_path / "in" / "**" / "*.txt"):
+        units, _ = batch.expand_inputs([str(given)])
+        assert [u.rel for u in units] == ["a/b.txt", "a-c.txt", "a0.txt"]
+        assert all(type(u.path) is str and u.path == str(tmp_path / "in" / u.rel) for u in units)
+
+
 def test_refuses_out_inside_input_and_clashing_outputs(tmp_path, model_dir, capsys):
     write_notes(tmp_path / "in", 2)
     for out in (tmp_path / "in", tmp_path / "in" / "deid"):
@@ -1099,7 +1112,7 @@ def test_manifest_entries_are_committed_in_groups_after_one_sync_of_their_output
     manifest.append({"input": "last.txt"})
     manifest.close()
     assert calls == [("syncfs", tmp_path, 11 + manifest_module.SYNC_EVERY_ENTRIES), ("fsync",)]
-    assert len(batch.Manifest(tmp_path).load().entries) == 12 + manifest_module.SYNC_EVERY_ENTRIES
+    assert len(batch.Manifest(tmp_path).load()) == 12 + manifest_module.SYNC_EVERY_ENTRIES
 
 
 def test_without_group_sync_entries_are_flushed_at_once_and_fsynced_in_groups(tmp_path, monkeypatch):
@@ -1119,6 +1132,42 @@ def test_without_group_sync_entries_are_flushed_at_once_and_fsynced_in_groups(tm
     manifest.append({"input": "last.txt"})
     manifest.close()
     assert len(synced) == 2                      # close syncs what is pending
+
+
+@pytest.mark.parametrize("group_sync", [True, False])
+def test_the_manifest_keeps_where_entries_are_not_the_entries(tmp_path, monkeypatch, group_sync):
+    """A run over a million files once held a million parsed entries (about 1.5 KiB each,
+    experiments/results/many-files.md): the manifest now keeps each input's byte offset and
+    reads an entry back when asked, the last one an input winning, torn lines ignored, before
+    and after a commit and after compaction."""
+    from itdeid.batch import manifest as manifest_module
+    monkeypatch.setattr(manifest_module, "sync_filesystem", lambda folder: None)
+    path = tmp_path / batch.manifest.MANIFEST_NAME
+    old = [{"input": "b.txt", "n": 1}, {"input": "a.txt", "n": 1}, {"input": "b.txt", "n": 2}]
+    path.write_bytes(b"".join(json.dumps(e).encode() + b"\n" for e in old[:2]) + b"not json\n"
+                     + b'["a list"]\n' + json.dumps(old[2]).encode())    # torn: no line end
+    manifest = batch.Manifest(tmp_path).load()
+    assert (len(manifest), manifest.lines, manifest.unreadable) == (2, 5, 2)
+    assert manifest.entry("b.txt") == old[2] and manifest.entry("a.txt") == old[1]
+    assert manifest.entry("c.txt") is None
+    assert list(manifest.latest()) == [old[1], old[2]]
+    manifest.group_sync = group_sync
+    manifest.open()                 # the last line is ended before anything is appended
+    manifest.append({"input": "c.txt", "n": 1})
+    manifest.append({"input": "a.txt", "n": 2})
+    assert manifest.entry("c.txt") == {"input": "c.txt", "n": 1}      # waiting or written
+    assert manifest.entry("a.txt")["n"] == 2 and len(manifest) == 3
+    assert [e["input"] for e in manifest.latest()] == ["b.txt", "c.txt", "a.txt"]
+    manifest.close()
+    assert manifest.entry("a.txt")["n"] == 2 and manifest.entry("b.txt") == old[2]
+    assert all(isinstance(offset, int) for offset in manifest._offsets.values())
+    manifest.compact()              # one line an input, sorted, and still found where it is
+    assert [json.loads(line)["input"] for line in path.read_bytes().splitlines()] == [
+        "a.txt", "b.txt", "c.txt"]
+    assert [manifest.entry(n)["n"] for n in ("a.txt", "b.txt", "c.txt")] == [2, 2, 1]
+    assert (manifest.lines, manifest.unreadable) == (3, 0)
+    again = batch.Manifest(tmp_path).load()
+    assert list(again.latest()) == [manifest.entry(n) for n in ("a.txt", "b.txt", "c.txt")]
 
 
 def test_outputs_are_fsynced_one_by_one_only_without_group_sync(tmp_path, monkeypatch):

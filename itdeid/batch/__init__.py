@@ -331,8 +331,7 @@ def _check_key_present(manifest: Manifest, where_key: Path, force: bool, out: Pa
     """Refuse to draw a new key for a folder whose outputs were keyed by one that is gone: its
     notes would mix two sets of surrogates, and the manifest's digests and input folders could
     not be checked."""
-    keyed = any((entry.get("settings") or {}).get("key") for entry in
-                manifest.entries.values())
+    keyed = any((entry.get("settings") or {}).get("key") for entry in manifest.latest())
     if keyed and not force and not where_key.exists():
         raise UserError(f"--out {out} holds outputs written with a secret key that is not at "
                         f"{where_key}: pass it with --key-file, or --force to delete those "
@@ -351,7 +350,7 @@ def _check_same_settings(manifest: Manifest, settings: Settings, force: bool, ou
                         + "; ".join(differ) + "); one folder must not mix them (it could mix "
                         "de-identified notes with original text): use another --out, or "
                         "--force to delete its recorded outputs and start it afresh")
-    if force and manifest.entries:
+    if force and len(manifest):
         removed = manifest.start_afresh(out)
         report(f"note: --force: deleted the {removed} outputs recorded in {manifest.path} "
                "(nothing else) and started the folder afresh")
@@ -372,7 +371,7 @@ def _run(units, out, settings, manifest, force, strict, workers, engine, schedul
 
     def todo() -> Iterator[Unit]:
         for unit in units:
-            entry = manifest.entries.get(unit.name)
+            entry = manifest.entry(unit.name)
             if not force and up_to_date(unit, entry, settings, out):
                 summary.skipped += 1      # the same content, wherever it now lies (a moved folder)
                 shown.done(sizes[unit.path])

@@ -31,6 +31,7 @@ import os
 import sys
 import tempfile
 from pathlib import Path
+from typing import Iterable
 
 #: Bytes read at a time when hashing a file.
 HASH_BLOCK = 1 << 20
@@ -90,9 +91,10 @@ def make_private_folders(folder: Path) -> None:
         os.chmod(candidate, 0o700)        # mkdir's mode is masked by the umask; 0700 is the cap
 
 
-def write_atomic(path: Path, data: bytes, sync: bool = True) -> None:
-    """Write through a temporary file in the same folder, then ``os.replace``: a crash leaves the
-    old file or the new one. ``sync``: fsync the file before the rename, so that it is on disk
+def write_atomic(path: Path, data: bytes | Iterable[bytes], sync: bool = True) -> None:
+    """Write ``data`` (bytes, or pieces of bytes written one by one, so a long file such as a
+    manifest being compacted is never held whole) through a temporary file in the same folder,
+    then ``os.replace``: a crash leaves the old file or the new one. ``sync``: fsync the file before the rename, so that it is on disk
     when this returns; without, the caller makes it durable (:func:`sync_filesystem`) before
     anything says it is done. The temporary file is created owner-only (0600), and the output
     keeps that mode; missing folders are created owner-only (:func:`make_private_folders`)."""
@@ -101,7 +103,10 @@ def write_atomic(path: Path, data: bytes, sync: bool = True) -> None:
                                              suffix=TEMP_SUFFIX)
     try:
         with os.fdopen(descriptor, "wb") as handle:
-            handle.write(data)
+            if isinstance(data, (bytes, bytearray)):
+                handle.write(data)
+            else:
+                handle.writelines(data)
             handle.flush()
             if sync:
                 os.fsync(handle.fileno())

@@ -44,6 +44,7 @@ import json
 import os
 import time
 from pathlib import Path
+from typing import Iterator
 
 from itdeid.batch.files import (GROUP_SYNC, TEMP_SUFFIX, file_digest, fingerprint, sync_filesystem,
                                 write_atomic)
@@ -62,41 +63,101 @@ SYNC_EVERY_ENTRIES = 64
 
 
 class Manifest:
-    """The JSON Lines record of finished inputs in ``OUT`` (see the module docstring)."""
+    """The JSON Lines record of finished inputs in ``OUT`` (see the module docstring).
+
+    What it keeps in memory is where each input's last entry starts in the file (a byte offset
+    an input), not the entries: parsed entries, each with its own copy of the settings, cost
+    about a kilobyte and a half an input, so a run over a million files held gigabytes of them
+    (issue I, ``experiments/results/many-files.md``). An entry is read back from the file when
+    it is asked for (:meth:`entry`), and all of them are streamed (:meth:`latest`, :meth:`compact`).
+    Entries waiting for their group's commit are kept as their lines until they are written.
+    """
 
     def __init__(self, out: Path):
         self.path = out / MANIFEST_NAME
-        self.entries: dict[str, dict] = {}
+        self._offsets: dict[str, int] = {}
         self.lines = 0
         self.unreadable = 0
         self._handle = None
+        self._reader = None
+        self._end = 0           # the file's length: where the next line written will start
         self._synced = time.monotonic()
         self._unsynced = False
         #: Commit entries in groups after one syncfs of OUT (see the module docstring); when
         #: False, outputs are fsynced as they are written (``write_result(sync=True)``).
         self.group_sync = GROUP_SYNC
-        self._pending: list[bytes] = []
+        self._waiting: dict[str, bytes] = {}
 
-    def load(self) -> "Manifest":
-        """Read the entries (the last one an input wins); a torn or foreign line is counted and
-        ignored, so a run killed while appending does not block the next."""
+    def __len__(self) -> int:
+        """How many inputs have an entry (written or waiting)."""
+        return len(self._offsets) + sum(1 for name in self._waiting if name not in self._offsets)
+
+    def _read_lines(self) -> Iterator[tuple[int, bytes]]:
+        """(byte offset, line) of each line of the file, streamed; none when there is no file."""
         try:
-            with open(self.path, "rb") as handle:
-                raw = handle.read().split(b"\n")
+            handle = open(self.path, "rb")
         except FileNotFoundError:
-            return self
+            return
         except OSError as error:
             raise UserError(f"{self.path}: cannot read the manifest: {error.strerror}") from None
-        for line in raw:
+        with handle:
+            offset = 0
+            for line in handle:
+                yield offset, line
+                offset += len(line)
+
+    @staticmethod
+    def _parse(line: bytes) -> dict | None:
+        """The entry a line holds, or None for a torn or foreign line."""
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            return None
+        if not isinstance(entry, dict) or not isinstance(entry.get("input"), str):
+            return None
+        return entry
+
+    def load(self) -> "Manifest":
+        """Read where the entries are (the last one an input wins); a torn or foreign line is
+        counted and ignored, so a run killed while appending does not block the next."""
+        for offset, line in self._read_lines():
             if not line.strip():
                 continue
             self.lines += 1
-            try:
-                entry = json.loads(line)
-                self.entries[entry["input"]] = entry
-            except (ValueError, KeyError, TypeError):
+            entry = self._parse(line)
+            if entry is None:
                 self.unreadable += 1
+            else:
+                self._offsets[entry["input"]] = offset
         return self
+
+    def entry(self, name: str) -> dict | None:
+        """The last entry of the input ``name``, or None."""
+        line = self._waiting.get(name)
+        if line is None:
+            offset = self._offsets.get(name)
+            if offset is None:
+                return None
+            try:
+                if self._reader is None:
+                    self._reader = open(self.path, "rb")
+                self._reader.seek(offset)
+                line = self._reader.readline()
+            except OSError as error:
+                raise UserError(f"{self.path}: cannot read the manifest: "
+                                f"{error.strerror}") from None
+        return self._parse(line)
+
+    def latest(self) -> Iterator[dict]:
+        """The last entry of each input: those written, in the file's order, then those
+        waiting for their group's commit."""
+        for offset, line in self._read_lines():
+            entry = self._parse(line)
+            if (entry is not None and self._offsets.get(entry["input"]) == offset
+                    and entry["input"] not in self._waiting):
+                yield entry
+        for line in list(self._waiting.values()):
+            yield self._parse(line)
 
     def open(self) -> None:
         """Open for appending, locked so that two runs cannot write one ``OUT`` at once, and
@@ -118,6 +179,8 @@ class Manifest:
                             "to finish (or use another --out)") from None
         if self._handle.tell() and self._last_byte() != b"\n":
             self._handle.write(b"\n")
+            self._handle.flush()
+        self._end = os.fstat(self._handle.fileno()).st_size
 
     def _last_byte(self) -> bytes:
         with open(self.path, "rb") as handle:
@@ -133,24 +196,31 @@ class Manifest:
         line = json.dumps(entry, sort_keys=True).encode("utf-8") + b"\n"
         try:
             if self.group_sync:
-                self._pending.append(line)
+                self._waiting.pop(entry["input"], None)     # a second entry goes last, as written
+                self._waiting[entry["input"]] = line
             else:
-                self._handle.write(line)
-                self._handle.flush()
-                self._unsynced = True
-                self.lines += 1
+                self._write({entry["input"]: line})
             if (time.monotonic() - self._synced >= SYNC_EVERY_SECONDS
-                    or len(self._pending) >= SYNC_EVERY_ENTRIES):
+                    or len(self._waiting) >= SYNC_EVERY_ENTRIES):
                 self.sync()
         except OSError as error:
             raise UserError(f"{self.path}: cannot write the manifest ({error.strerror}); "
                             "stopped, rerun to continue") from None
-        self.entries[entry["input"]] = entry
+
+    def _write(self, lines: dict[str, bytes]) -> None:
+        """Append the entries' ``lines`` (input name -> line) and flush them."""
+        self._handle.write(b"".join(lines.values()))
+        self._handle.flush()
+        for name, line in lines.items():
+            self._offsets[name] = self._end
+            self._end += len(line)
+        self.lines += len(lines)
+        self._unsynced = True
 
     def other_settings(self, settings: dict) -> list[dict]:
         """The settings, other than ``settings``, that entries were written with (each once)."""
         found: list[dict] = []
-        for entry in self.entries.values():
+        for entry in self.latest():
             used = entry.get("settings")
             if used != settings and used not in found:
                 found.append(used if isinstance(used, dict) else {})
@@ -161,7 +231,7 @@ class Manifest:
         write) and the folders they leave empty, then empty the manifest; returns how many
         files were deleted. Only called while holding the lock."""
         removed = 0
-        for entry in self.entries.values():
+        for entry in self.latest():
             for name in entry.get("outputs", []):
                 path = out / name
                 if (".." in Path(name).parts or not is_inside(path.resolve(), out)
@@ -185,25 +255,29 @@ class Manifest:
         self._handle.truncate(0)
         self._handle.flush()
         os.fsync(self._handle.fileno())
-        self.entries, self.lines, self.unreadable = {}, 0, 0
+        self._close_reader()
+        self._offsets, self._waiting, self.lines, self.unreadable, self._end = {}, {}, 0, 0, 0
         return removed
 
     def sync(self) -> None:
         """Commit: make the waiting entries' outputs durable (one syncfs of ``OUT``), then write
         the entries, and fsync the manifest (an OSError is the caller's to report)."""
-        if self._handle is not None and self._pending:
+        if self._handle is not None and self._waiting:
             sync_filesystem(self.path.parent)
-            self._handle.write(b"".join(self._pending))
-            self._handle.flush()
-            self.lines += len(self._pending)
-            self._pending = []
-            self._unsynced = True
+            self._write(self._waiting)
+            self._waiting = {}
         if self._handle is not None and self._unsynced:
             os.fsync(self._handle.fileno())
             self._unsynced = False
         self._synced = time.monotonic()
 
+    def _close_reader(self) -> None:
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
+
     def close(self) -> None:
+        self._close_reader()
         if self._handle is not None:
             try:
                 self.sync()
@@ -215,13 +289,25 @@ class Manifest:
                 self._handle = None
 
     def compact(self) -> None:
-        """Rewrite with one entry an input (sorted) when reruns or a kill left more lines."""
-        if self.lines == len(self.entries) and not self.unreadable:
+        """Rewrite with one entry an input (sorted by name) when reruns or a kill left more
+        lines, streamed from the old file to the new one."""
+        if self.lines == len(self._offsets) and not self.unreadable:
             return
-        lines = [json.dumps(self.entries[name], sort_keys=True) + "\n"
-                 for name in sorted(self.entries)]
-        write_atomic(self.path, "".join(lines).encode("utf-8"))
-        self.lines, self.unreadable = len(self.entries), 0
+        offsets: dict[str, int] = {}
+
+        def lines(reader) -> Iterator[bytes]:
+            end = 0
+            for name in sorted(self._offsets):
+                reader.seek(self._offsets[name])
+                line = reader.readline().rstrip(b"\n") + b"\n"
+                offsets[name] = end
+                end += len(line)
+                yield line
+
+        with open(self.path, "rb") as reader:
+            write_atomic(self.path, lines(reader))
+        self._close_reader()        # it reads the file just replaced
+        self._offsets, self.lines, self.unreadable = offsets, len(offsets), 0
 
 
 def entry_for(result: UnitResult, settings: Settings) -> dict:
