@@ -6,7 +6,7 @@ of work. A file's path relative to its input root (the folder; the folder part o
 before its first wildcard; a file's own folder) is its name in the output tree and the manifest.
 A PhysioNet gold file (``X-phi.phrase`` beside ``X.text``) is not a note and is left out.
 
-Folders are walked by :func:`itdeid.formats.files.walk_folder`, as ``itdeid tag`` walks them:
+Folders are walked by :func:`itdeid.formats.files.walk_paths`, as ``itdeid tag`` walks them:
 symbolic links are followed (named by the link's own path), each folder once. Whatever a folder
 or pattern holds that cannot be read (a dangling link, a link to a folder already walked, a FIFO)
 is a unit too, and fails with its reason, so it is counted and reported, never skipped silently.
@@ -40,7 +40,7 @@ from typing import Iterable
 from itdeid.document import Document
 from itdeid.errors import UserError
 from itdeid.formats.decoding import decode_text
-from itdeid.formats.files import read_bytes, walk_folder, why_unreadable
+from itdeid.formats.files import read_bytes, walk_paths, why_unreadable
 from itdeid.formats.text import SPAN_SUFFIXES, has_magic, pattern_root
 
 #: Formats an input may be read as; ``auto`` detects one per file.
@@ -55,7 +55,7 @@ class InputFailed(Exception):
     """A unit cannot be processed; the message is the reason (PHI-free)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Unit:
     """One input file: ``path`` (absolute, what workers open and messages name) and ``rel``, its
     POSIX path relative to its input root (its name in the output tree and the manifest)."""
@@ -94,14 +94,30 @@ class Unit:
 # --------------------------------------------------------------------------------------------
 # Which files
 
-def _hidden(relative: Path) -> bool:
-    return any(part.startswith(".") for part in relative.parts)
+def _hidden(relative: str) -> bool:
+    """Whether a relative POSIX path has a hidden part (a name starting with '.')."""
+    return any(part.startswith(".") for part in relative.split("/"))
 
 
-def _is_phrase_companion(path: Path) -> bool:
+def _is_phrase_companion(path: str) -> bool:
     """A PhysioNet gold file (``X-phi.phrase`` beside ``X.text``): annotations, not a note."""
-    return (path.name.endswith("-phi.phrase")
-            and path.with_name(path.name.removesuffix("-phi.phrase") + ".text").is_file())
+    return (path.endswith("-phi.phrase")
+            and os.path.isfile(path.removesuffix("-phi.phrase") + ".text"))
+
+
+def _relative(path: str, root: str) -> str:
+    """``path`` (found under ``root``, both absolute) relative to ``root``, as a POSIX path."""
+    if path == root:
+        return "."
+    prefix = os.path.join(root, "")
+    assert path.startswith(prefix), "a found path lies under its root"
+    return path[len(prefix):].replace(os.sep, "/")
+
+
+def _sorted_paths(paths: Iterable[str]) -> list[str]:
+    """``paths`` in the order of their parts, as ``sorted`` orders ``Path`` objects (a
+    separator sorts before any character of a name: 'a/b' before 'a-c')."""
+    return sorted(paths, key=lambda path: path.replace(os.sep, "\0"))
 
 
 def expand_inputs(inputs: Iterable[str]) -> tuple[list[Unit], list[Path]]:
@@ -109,7 +125,9 @@ def expand_inputs(inputs: Iterable[str]) -> tuple[list[Unit], list[Path]]:
     roots that are folders (``OUT`` must stay out of them).
 
     A missing input or a pattern matching nothing is a :class:`UserError` before any work:
-    a typo should not cost a night's run.
+    a typo should not cost a night's run. The files are handled as strings, never ``Path``
+    objects: the list is kept the whole run, and a million ``Path`` objects (their parts
+    interned for good) cost gigabytes (issue I, session 42).
     """
     units: list[Unit] = []
     roots: list[Path] = []
@@ -118,19 +136,20 @@ def expand_inputs(inputs: Iterable[str]) -> tuple[list[Unit], list[Path]]:
         if path.is_dir():
             root = path.resolve()
             roots.append(root)
-            files = walk_folder(root)
+            files = walk_paths(root)
         elif path.is_file():
-            root, files = path.resolve().parent, [path.resolve()]
+            root = path.resolve().parent
+            files = [str(path.resolve())]
         elif has_magic(given):
             # matches keep the paths they were found by (a link is not replaced by its target)
             root = Path(os.path.abspath(pattern_root(given)))
             roots += [root] if root == root.resolve() else [root, root.resolve()]
-            files = sorted({Path(os.path.abspath(p)) for p in glob(given, recursive=True)
-                            if not Path(p).is_dir()})
-            if any(not is_inside(p, root) for p in files):
+            files = _sorted_paths({os.path.abspath(p) for p in glob(given, recursive=True)
+                                   if not os.path.isdir(p)})
+            if any(not is_inside(Path(p), root) for p in files):
                 raise UserError(f"{given}: the pattern matches files outside {root}; name "
                                 "their folder instead")
-            files = [p for p in files if not _hidden(p.relative_to(root))]
+            files = [p for p in files if not _hidden(_relative(p, str(root)))]
             if not files:
                 raise UserError(f"{given}: no file matches this pattern")
         else:
@@ -138,8 +157,7 @@ def expand_inputs(inputs: Iterable[str]) -> tuple[list[Unit], list[Path]]:
             raise UserError(f"{given}: {reason or 'no such file or folder'}")
         # a folder reached through a link holds inputs too: OUT must stay out of it
         roots += [folder for folder in _linked_folders(root, files) if folder not in roots]
-        units += [Unit(str(p), p.relative_to(root).as_posix()) for p in files
-                  if not _is_phrase_companion(p)]
+        units += [Unit(p, _relative(p, str(root))) for p in files if not _is_phrase_companion(p)]
     if not units:
         hidden = sum(1 for given in map(Path, inputs) if given.is_dir()
                      for entry in os.scandir(given) if entry.name.startswith("."))
@@ -148,11 +166,11 @@ def expand_inputs(inputs: Iterable[str]) -> tuple[list[Unit], list[Path]]:
     return units, roots
 
 
-def _linked_folders(root: Path, files: list[Path]) -> list[Path]:
+def _linked_folders(root: Path, files: list[str]) -> list[Path]:
     """The resolved folders that ``files`` (found under ``root``) lie in when they were reached
     through a symbolic link, so the layout check covers them as it covers ``root``."""
     real_root = root.resolve()
-    real = {parent.resolve() for parent in {path.parent for path in files}}
+    real = {Path(os.path.realpath(parent)) for parent in {os.path.dirname(path) for path in files}}
     return sorted(folder for folder in real if not is_inside(folder, real_root))
 
 

@@ -29,18 +29,25 @@ _KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR,
 def walk_folder(root) -> list[Path]:
     """Every non-hidden entry under ``root`` that is not a folder to walk, sorted by path as
     found (through links), with the folders and links handled as the module docstring says."""
-    root = Path(root)
-    found: list[Path] = []
+    return [Path(path) for path in walk_paths(root)]
+
+
+def walk_paths(root) -> list[str]:
+    """:func:`walk_folder`'s entries as strings (``root`` joined with their names). A batch over
+    a million files keeps its list of inputs for the whole run, and a ``Path`` an entry cost
+    several times the string, its parts interned for good (issue I, session 42)."""
+    root = os.fspath(Path(root))
+    found: list[str] = []
     # The real folders of the tree count as walked from the start, so a link to one of them is
     # refused whichever of the two sorts first, and its files keep their real paths.
-    walked = {root.resolve()}
+    walked = {os.path.realpath(root)}
     for folder, subfolders, _ in os.walk(root):
         subfolders[:] = [name for name in subfolders if not name.startswith(".")
                          and not os.path.islink(os.path.join(folder, name))]
-        walked.update(Path(folder, name).resolve() for name in subfolders)
+        walked.update(os.path.realpath(os.path.join(folder, name)) for name in subfolders)
     # Depth first in name order, with a stack rather than recursion (a tree may be deep):
     # (path, whether to walk it as a folder).
-    stack: list[tuple[Path, bool]] = [(root, True)]
+    stack: list[tuple[str, bool]] = [(root, True)]
     while stack:
         folder, walk = stack.pop()
         if not walk:
@@ -56,9 +63,9 @@ def walk_folder(root) -> list[Path]:
             continue
         children = []
         for name, walk, is_link in kinds:
-            path = folder / name
+            path = os.path.join(folder, name)
             if walk and is_link:
-                target = path.resolve()
+                target = os.path.realpath(path)
                 walk = target not in walked         # else refused when read: walked already
                 walked.add(target)
             children.append((path, walk))
