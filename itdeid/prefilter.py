@@ -112,9 +112,13 @@ def _found(id_, _from, _to, _flags, found) -> None:
 
 #: Characters of text whose scans are remembered at most (the oldest are forgotten first): every
 #: template of a note asks about it, and a batch's notes are asked about group by group, so a
-#: batch's worth is kept; a bound in characters, not in texts, keeps memory flat when a long
-#: note is tagged in pieces of half a million characters (:mod:`itdeid.pieces`).
+#: batch's worth is kept; a bound in characters keeps memory flat when a long note is tagged in
+#: pieces of half a million characters (:mod:`itdeid.pieces`).
 REMEMBERED_CHARS = 4_000_000
+#: Texts whose scans are remembered at most: a bound in characters alone let short notes pile
+#: up, some half a kilobyte each (4 million characters of one-line notes are 57,000 of them;
+#: issue I, session 42). A batch call tags at most 128 files (:mod:`itdeid.batch.engines`).
+REMEMBERED_TEXTS = 2048
 _remembered: OrderedDict[tuple[str, int], tuple[int, frozenset[int]] | None] = OrderedDict()
 _remembered_chars = 0
 #: The text last scanned and its scan: a feature group asks about one note's templates one
@@ -142,7 +146,8 @@ def _scan_at(text: str, upto: int) -> tuple[int, frozenset[int]] | None:
     with _lock:
         _remembered[key] = result
         _remembered_chars += len(text)
-        while _remembered_chars > REMEMBERED_CHARS and len(_remembered) > 1:
+        while ((_remembered_chars > REMEMBERED_CHARS or len(_remembered) > REMEMBERED_TEXTS)
+               and len(_remembered) > 1):
             (old, _upto), _ = _remembered.popitem(last=False)
             _remembered_chars -= len(old)
     return result

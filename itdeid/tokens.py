@@ -1,4 +1,4 @@
-"""Tokenization with character offsets.
+r"""Tokenization with character offsets.
 
 Interface every stage relies on:
 

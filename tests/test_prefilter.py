@@ -91,3 +91,15 @@ def test_remembered_scans_are_bounded_in_characters(monkeypatch):
         text = f"piece {k} call 555-{1000 + k} " + "x" * 300
         assert t.spans(text) == [(text.index("555"), text.index("555") + 8)]
     assert sum(len(text) for text, _upto in prefilter._remembered) <= 1000
+
+
+def test_remembered_scans_are_bounded_in_texts(monkeypatch):
+    """Short notes piled up under the bound in characters (4 million characters of one-line
+    notes held some 57,000 scans): the texts are bounded too."""
+    monkeypatch.setattr(prefilter, "REMEMBERED_TEXTS", 5)
+    t = Template(r"(?<!\d)\d{3}-\d{4}(?!\d)")
+    for k in range(20):
+        text = f"note {k} call 555-{1000 + k}"
+        assert t.spans(text) == [(text.index("555"), text.index("555") + 8)]
+    assert 1 <= len(prefilter._remembered) <= 5
+    assert ("note 19 call 555-1019", prefilter._compiled_upto) in prefilter._remembered

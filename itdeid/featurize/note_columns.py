@@ -68,9 +68,10 @@ def _shape(text: str) -> str:
     return _LONG_RUN.sub(r"\1\1", shape)
 
 
-@lru_cache(maxsize=200_000)
 def _orthography(text: str) -> tuple:
-    """Orthographic attributes of one token text (cached: the vocabulary repeats)."""
+    """Orthographic attributes of one token text. Computed once a distinct text by
+    :data:`_ORTHOGRAPHY_TABLE`, which keeps them; a cache of its own here kept them twice, some
+    600 bytes a word up to 200,000 words (issue I, session 42)."""
     first = text[0]
     if first.isupper():
         initial = 0
