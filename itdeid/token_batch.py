@@ -14,9 +14,25 @@ gave (``tests/test_token_batch.py``).
 """
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from itertools import chain
+from operator import itemgetter
+from typing import Callable, Iterable, Sequence
 
 import numpy as np
+
+
+#: A token's text (a token is a named tuple ``(start, end, text)``).
+_TEXT = itemgetter(2)
+
+
+def _numbered(items: Iterable[str], n: int) -> tuple[list[str], np.ndarray]:
+    """The distinct ``items`` (``n`` of them in all) in order of first occurrence, and each
+    item's index among them: the loop runs in C (``dict.fromkeys``, ``map``), where a generator
+    with ``dict.setdefault`` took a Python step a token (issue I, session 42)."""
+    items = list(items)
+    distinct = list(dict.fromkeys(items))
+    index = dict(zip(distinct, range(len(distinct))))
+    return distinct, np.fromiter(map(index.__getitem__, items), np.int64, n)
 
 
 class TokenBatch:
@@ -36,10 +52,8 @@ class TokenBatch:
         first = (np.cumsum(self.lengths) - self.lengths).astype(np.int64)   # no notes: none
         self.start = np.repeat(first, self.lengths)
         self.end = self.start + np.repeat(self.lengths, self.lengths)
-        index: dict[str, int] = {}
-        self.ids = np.fromiter((index.setdefault(w, len(index)) for td in docs for w in td.words),
-                               np.int64, int(self.lengths.sum()))
-        self.vocabulary = list(index)
+        self.vocabulary, self.ids = _numbered(chain.from_iterable(td.words for td in docs),
+                                              int(self.lengths.sum()))
         #: Columns of the notes alone, joined once for every model that reads this batch (the
         #: members of an ensemble share one batch, :meth:`itdeid.ensemble.InnerEnsemble`).
         self.memo: dict = {}
@@ -51,10 +65,8 @@ class TokenBatch:
         """The batch's distinct token texts as written (case kept, unlike ``vocabulary``) and
         each token's index among them (remembered)."""
         if "texts" not in self.memo:
-            index: dict[str, int] = {}
-            ids = np.fromiter((index.setdefault(t.text, len(index)) for td in self.docs for t in td.tokens),
-                              np.int64, len(self.ids))
-            self.memo["texts"] = (list(index), ids)
+            tokens = chain.from_iterable(td.tokens for td in self.docs)
+            self.memo["texts"] = _numbered(map(_TEXT, tokens), len(self.ids))
         return self.memo["texts"]
 
     def per_word(self, value: Callable[[str], float], dtype=np.float32,
