@@ -37,7 +37,8 @@ from itdeid.lone_letters import lone_letter_tokens
 from itdeid.name_trailers import name_trailer_tokens
 from itdeid.drug_names import drug_tokens
 from itdeid.eponyms import eponym_tokens
-from itdeid.guarded import Template, lowered_ascii
+from itdeid.guarded import Template, lowered_ascii, may_match_ids
+from itdeid.prefilter import which_may_match
 from itdeid.model_text import model_text, to_note
 from itdeid.propagation import propagate_in_note
 from itdeid.resources import load_json
@@ -64,6 +65,18 @@ def plain_templates() -> tuple[tuple[str, Template], ...]:
                  for t in load_json("features", "identifiers.json")["plain"])
 
 
+@lru_cache(maxsize=1)
+def _identifier_ids() -> tuple[int, ...]:
+    """The prefilter ids of :func:`identifier_templates`' patterns, in order."""
+    return may_match_ids([pattern for _kind, _cls, pattern, _clears in identifier_templates()])
+
+
+@lru_cache(maxsize=1)
+def _plain_ids() -> tuple[int, ...]:
+    """The prefilter ids of :func:`plain_templates`' patterns, in order."""
+    return may_match_ids([pattern for _kind, pattern in plain_templates()])
+
+
 def _read(text: str) -> tuple[str, np.ndarray | None, str | None]:
     """(the text the model reads, its offsets in ``text`` or None, its lower case where ASCII):
     what the plain and the identifier templates both scan, computed once a note."""
@@ -75,7 +88,9 @@ def plain_matches(text: str, read=None) -> list[tuple[int, int, str]]:
     """(start, end, kind) of every 'plain' template's group 'plain' in ``text``, at its own
     offsets, in text order; ``read``: :func:`_read` of ``text``, when the caller has it."""
     read, starts, lowered = read or _read(text)
-    found = sorted((a, b, kind) for kind, pattern in plain_templates()
+    templates = plain_templates()
+    found = sorted((a, b, kind) for kind, pattern in map(templates.__getitem__,
+                                                         which_may_match(read, _plain_ids()))
                    for _whole, (a, b) in pattern.matches(read, lowered, group="plain") if b > a)
     if starts is not None:
         found = [(int(starts[a]), int(starts[b]), kind) for a, b, kind in found]
@@ -102,7 +117,9 @@ def _template_matches(text: str, read=None) -> list[tuple[Span, str, tuple[int, 
     ``read``: :func:`_read` of ``text``, when the caller has it."""
     read, starts, lowered = read or _read(text)
     found = []
-    for kind, cls, pattern, clears_label in identifier_templates():
+    templates = identifier_templates()
+    for k in which_may_match(read, _identifier_ids()):     # most match nothing in a note
+        kind, cls, pattern, clears_label = templates[k]
         for (begin, _), (start, end) in pattern.matches(read, lowered, group="phi"):
             if end > start:
                 label = (begin, start) if clears_label and start > begin else None

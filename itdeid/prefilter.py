@@ -66,6 +66,19 @@ def may_match(text: str, template_id: int) -> bool:
     return template_id >= upto or template_id in found or template_id in _failed
 
 
+def which_may_match(text: str, template_ids) -> list[int]:
+    """The positions in ``template_ids`` of the templates that may match in ``text``
+    (:func:`may_match` of each, from the one scan): a caller with a list of templates calls
+    only those, not every template to hear most say no (issue I, session 42)."""
+    last_text, scanned = _last
+    if text is not last_text or _compiled_upto < len(_patterns):
+        scanned = _scan(text)
+    if scanned is None:
+        return list(range(len(template_ids)))
+    upto, found = scanned
+    return [k for k, i in enumerate(template_ids) if i in found or i >= upto or i in _failed]
+
+
 def _flags(ignorecase: bool) -> int:
     return (hyperscan.HS_FLAG_PREFILTER | hyperscan.HS_FLAG_SINGLEMATCH | hyperscan.HS_FLAG_ALLOWEMPTY
             | (hyperscan.HS_FLAG_CASELESS if ignorecase else 0))

@@ -103,3 +103,18 @@ def test_remembered_scans_are_bounded_in_texts(monkeypatch):
         assert t.spans(text) == [(text.index("555"), text.index("555") + 8)]
     assert 1 <= len(prefilter._remembered) <= 5
     assert ("note 19 call 555-1019", prefilter._compiled_upto) in prefilter._remembered
+
+
+def test_which_may_match_answers_as_may_match_does_for_each():
+    """A caller with a list of templates asks once which may match; the answer must be
+    may_match's for every one of them, in order (else a template would be skipped wrongly)."""
+    from itdeid.identifiers import identifier_templates, plain_templates
+    templates = ([p for _k, _c, p, _l in identifier_templates()] + [p for _k, p in plain_templates()]
+                 + [Template(r"(?<=x)\d{3}"), Template("caf\u00e9 \\d+")])
+    ids = [t.prefilter_id for t in templates]
+    for text in ("MRN: 4452198, seen 3/4/2090 at 2000 by Dr. Lee", "call 555-1234 ext 12",
+                 "nothing to see here", "x123 and caf\u00e9 12", "tab\x0bhere 555-1234", ""):
+        expected = [k for k, i in enumerate(ids) if prefilter.may_match(text, i)]
+        assert prefilter.which_may_match(text, ids) == expected
+        assert prefilter.which_may_match(text, list(reversed(ids))) == [
+            len(ids) - 1 - k for k in reversed(expected)]

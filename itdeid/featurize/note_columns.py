@@ -19,7 +19,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from itdeid.featurize.tokenized import LABEL_CODE, TokenizedDocument, token_offsets
-from itdeid.guarded import Template, lowered_ascii
+from itdeid.guarded import Template, lowered_ascii, may_match
 from itdeid.measures import FLAGGED, clock_templates, measure_templates
 from itdeid.resources import load_json
 from itdeid.token_batch import TokenBatch
@@ -200,12 +200,12 @@ def _first_template(td: TokenizedDocument, templates: list[Template], lowered: s
     the note's :func:`~itdeid.guarded.lowered_ascii`."""
     starts, ends = token_offsets(td)
     which = np.zeros(len(td.tokens), dtype=np.float32)
-    for k, pattern in enumerate(templates, start=1):
-        spans = pattern.spans(td.document.text, lowered, group=FLAGGED)
-        if not spans:                   # most templates match nothing in a note
+    for k in may_match(templates, td.document.text):    # most match nothing in a note
+        spans = templates[k].spans(td.document.text, lowered, group=FLAGGED)
+        if not spans:
             continue
         mask = _covered(starts, ends, spans)
-        which[mask & (which == 0)] = k
+        which[mask & (which == 0)] = k + 1
     return which
 
 
