@@ -2,7 +2,7 @@
 millions of notes).
 
     python experiments/many_files.py --model DIR [--files 2000 8000 32000] [--workers 1]
-                                     [--out experiments/results/many-files.md]
+                                     [--numbers-a-note 0] [--out experiments/results/many-files.md]
 
 A folder of N one-line notes (made up here, no PHI of anyone: a clinic date and a number, in
 subfolders of 1,000 files) is tagged by ``itdeid deid DIR --format jsonl`` in a child process
@@ -12,6 +12,12 @@ its workers). bench.py's 1x/2x/4x copies of the PhysioNet split reach 5,688 file
 folders hold millions, and what a run keeps for every file (the list of inputs, the manifest's
 entries, the outputs' owners) grows with their number while the tagging does not: the last
 column is that growth, in KiB a file, against the smallest run.
+
+Part of that growth is bounded: the tables of per-word values (:mod:`itdeid.word_table`, the
+``lru_cache`` of per-word functions) keep every new word, up to 200,000 each, and each made-up
+note brings one new number. ``--numbers-a-note K`` gives every note K numbers of its own, so
+the caches reach their caps within a few thousand files and the peak shows what they hold
+when full (``results/many-files-caps.md``).
 """
 from __future__ import annotations
 
@@ -37,18 +43,23 @@ def parse_args(argv=None):
     p.add_argument("--model", required=True)
     p.add_argument("--files", type=int, nargs="+", default=[2000, 8000, 32000])
     p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--numbers-a-note", type=int, default=0,
+                   help="add this many numbers no other note holds to every note, so the word "
+                        "caches reach their caps (200,000 words) within a few thousand files")
     p.add_argument("--out", default="experiments/results/many-files.md")
     return p.parse_args(argv)
 
 
-def make_notes(folder: Path, n: int) -> None:
-    """``n`` one-line notes, 1,000 a subfolder."""
+def make_notes(folder: Path, n: int, numbers: int = 0) -> None:
+    """``n`` one-line notes, 1,000 a subfolder; with ``numbers``, each ends with that many
+    numbers of its own (new words for every table of per-word values)."""
     for i in range(n):
         sub = folder / f"part-{i // 1000:04d}"
         if i % 1000 == 0:
             sub.mkdir(parents=True)
+        own = "".join(f" {1_000_000 + i * numbers + j}" for j in range(numbers))
         (sub / f"note-{i:07d}.txt").write_text(
-            f"Pt seen in clinic on 3/{i % 28 + 1}/2090, stable. Plan per team, item {i}.\n")
+            f"Pt seen in clinic on 3/{i % 28 + 1}/2090, stable. Plan per team, item {i}.{own}\n")
 
 
 def main(argv=None) -> int:
@@ -58,7 +69,7 @@ def main(argv=None) -> int:
     for n in sorted(args.files):
         with tempfile.TemporaryDirectory(prefix="itdeid-many-") as tmp:
             folder = Path(tmp) / "notes"
-            make_notes(folder, n)
+            make_notes(folder, n, args.numbers_a_note)
             seconds, rss = run_deid(model, folder, Path(tmp) / "out", args.workers)
             shutil.rmtree(folder)
         print(f"{n} files: {seconds:.1f} s, {rss:.0f} MiB", file=sys.stderr)
@@ -72,7 +83,9 @@ def main(argv=None) -> int:
     text = header("Many small files: itdeid deid's time and memory as their number grows")
     text += (f"- model `{args.model}`; `--workers {args.workers} --format jsonl`"
              f"{', pinned to one core' if args.workers == 1 else ''}; one-line made-up notes, "
-             "1,000 a subfolder\n\n")
+             "1,000 a subfolder"
+             + (f", each with {args.numbers_a_note} numbers no other note holds"
+                if args.numbers_a_note else "") + "\n\n")
     text += markdown_table(pd.DataFrame(rows))
     publish(text, args.out)
     return 0
