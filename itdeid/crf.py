@@ -44,6 +44,7 @@ from itdeid.model import check_count, labels_in_documents, predict_spans
 from itdeid.model_files import checked_params, damaged, read_model_state
 from itdeid.model_out import check_kind
 from itdeid.resubstitute import resubstituted
+from itdeid.word_table import MAX_WORDS
 
 FORMAT = 1
 _CODE = {label: i for i, label in enumerate(LABELS)}
@@ -66,7 +67,7 @@ def _shape(word: str) -> str:
     return re.sub(r"(.)\1{2,}", r"\1\1", shape)          # 'Xxxxxx' -> 'Xxx': a bounded vocabulary
 
 
-@lru_cache(maxsize=200_000)
+@lru_cache(maxsize=MAX_WORDS)
 def _token_features(text: str) -> tuple[tuple[str, object], ...]:
     """The window-free features of one token (cached: tokens repeat). A lone surrogate code
     point (a str from the API can hold one; a decoded file cannot) becomes U+FFFD: CRFsuite

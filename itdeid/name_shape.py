@@ -23,6 +23,7 @@ from collections import Counter
 from functools import lru_cache
 
 from itdeid.resources import load_table
+from itdeid.word_table import MAX_WORDS
 
 #: Characters a trigram spans; words are padded with two marks before and one after.
 N = 3
@@ -62,7 +63,7 @@ def _model() -> tuple[dict, dict, float, float]:
     return name_lp, english_lp, name_unseen, english_unseen
 
 
-@lru_cache(maxsize=200_000)
+@lru_cache(maxsize=MAX_WORDS)
 def name_shape(word: str) -> float:
     """Mean trigram log-odds of lower-case ``word`` being spelled like a name (see the module
     docstring); 0.0 for a word shorter than :data:`MIN_LENGTH` or not plain ASCII letters."""

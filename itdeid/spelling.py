@@ -33,6 +33,7 @@ import numpy as np
 
 from itdeid.casing import announcers
 from itdeid.zipf import zipf
+from itdeid.word_table import MAX_WORDS
 
 #: A neighbour must be at least this common (wordfreq Zipf) to count: ordinary words, not names.
 COMMON_ZIPF = 3.5
@@ -127,7 +128,7 @@ def _announcer_index() -> OneEditIndex:
     return OneEditIndex(w for w in announcers() if len(w) >= 5 and _plain(w))
 
 
-@lru_cache(maxsize=200_000)
+@lru_cache(maxsize=MAX_WORDS)
 def near_word_zipf(word: str) -> float:
     """Zipf of the most frequent common word one edit from lower-case ``word`` (see module)."""
     if len(word) < MIN_LENGTH or not word.isalpha() or not word.isascii():
@@ -153,7 +154,7 @@ def _longest_announcer() -> int:
     return max(map(len, announcers()), default=0)
 
 
-@lru_cache(maxsize=200_000)
+@lru_cache(maxsize=MAX_WORDS)
 def announcer_kind(word: str) -> int:
     """Kind code of lower-case ``word`` as an announcing word, spelled right or (five letters
     or more) one edit off; 0 when it is none."""

@@ -21,8 +21,12 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-#: Words a table holds before it starts again (its array is then about this many rows).
-MAX_WORDS = 200_000
+#: Words a table holds before it starts again (its array is then about this many rows); the
+#: ``lru_cache`` of the per-word functions behind the tables (zipf, shape, spelling, name shape)
+#: keep as many. Full at 200,000, a process's word caches held some 320 MiB
+#: (``experiments/results/many-files-caps.md``); at 100,000 a long run recomputes the common
+#: words once every 100,000 new ones, a fraction of a second (issue I, session 42).
+MAX_WORDS = 100_000
 
 
 class WordTable:

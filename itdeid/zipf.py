@@ -14,8 +14,10 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
+from itdeid.word_table import MAX_WORDS
 
-@lru_cache(maxsize=200_000)
+
+@lru_cache(maxsize=MAX_WORDS)
 def zipf(word: str) -> float:
     """``wordfreq.zipf_frequency(word, "en")``."""
     if word.isascii() and word.isalpha() and word.islower():

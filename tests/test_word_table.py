@@ -62,3 +62,15 @@ def test_document_columns_equal_the_token_by_token_values():
         assert np.array_equal(cc["census_last"], np.array([census(last, w) for w in words], np.float32))
         assert np.array_equal(featurize.static_columns(td, "nonphi")["english_word"],
                               np.array([w in gaz["english"] for w in words], np.float32))
+
+
+def test_the_per_word_caches_share_the_tables_cap():
+    """A long run fills every per-word cache to its cap (at 200,000 words they held some 320 MiB,
+    experiments/results/many-files-caps.md): one number, word_table.MAX_WORDS, bounds them all."""
+    from itdeid import crf, name_shape, spelling, zipf
+    from itdeid.word_table import MAX_WORDS
+    cached = [zipf.zipf, spelling.near_word_zipf, spelling.announcer_kind, name_shape.name_shape,
+              note_columns._shape, crf._token_features]
+    sizes = {f.__qualname__: f.cache_info().maxsize for f in cached}
+    assert set(sizes.values()) == {MAX_WORDS}, sizes
+    assert all(table.max_words == MAX_WORDS for table in (note_columns._ORTHOGRAPHY_TABLE,))

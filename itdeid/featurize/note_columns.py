@@ -24,7 +24,7 @@ from itdeid.measures import FLAGGED, clock_templates, measure_templates
 from itdeid.resources import load_json
 from itdeid.token_batch import TokenBatch
 from itdeid.word_lists import gazetteer_sets
-from itdeid.word_table import WordTable
+from itdeid.word_table import MAX_WORDS, WordTable
 
 
 @lru_cache(maxsize=1)
@@ -55,7 +55,7 @@ _OTHER_DIGIT = re.compile(r"\d")
 _LONG_RUN = re.compile(r"(.)\1{2,}")
 
 
-@lru_cache(maxsize=200_000)
+@lru_cache(maxsize=MAX_WORDS)
 def _shape(text: str) -> str:
     """The token's shape: ASCII capitals 'X', small letters 'x', any script's decimal digits
     'd', runs of three or more of one character cut to two ('Smith' 'Xxx', '12/03/2004'
