@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import shutil
 import sys
 import tempfile
 import tracemalloc
