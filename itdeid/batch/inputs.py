@@ -238,7 +238,9 @@ def without_itdeid_files(units: list[Unit], marker: str, suffixes: tuple[str, ..
     kept, found = [], set()
     for unit in units:
         root, folder = root_of(unit), Path(unit.path).parent
-        secret = unit.path.endswith(suffixes) or str(Path(unit.path).resolve()) in named
+        # resolved only when the run names such files (a resolve is a few system calls a file)
+        secret = unit.path.endswith(suffixes) or (bool(named)
+                                                   and str(Path(unit.path).resolve()) in named)
         left_out = Path(unit.path) if secret else None
         while left_out is None and folder != root and is_inside(folder, root):
             if folder not in marked:
