@@ -137,6 +137,36 @@ def test_rerun_skips_done_inputs_and_redoes_changed_ones(tmp_path, model_dir, ca
     assert len(manifest(out)) == 3            # compacted: one entry an input
 
 
+def test_the_manifest_is_compacted_while_the_folder_is_still_locked(tmp_path, model_dir,
+                                                                    monkeypatch):
+    """The manifest was compacted (rewritten and renamed) after the run had released the
+    folder's lock: a run started in between would append to the file being replaced. Now a
+    second run trying the lock during the compaction is refused."""
+    fcntl = pytest.importorskip("fcntl")
+    from itdeid.batch import manifest as manifest_module
+    notes = write_notes(tmp_path / "in", 2)
+    out = tmp_path / "out"
+    assert deid(tmp_path / "in", "--out", out, model=model_dir) == 0
+    changed = next(iter(notes))
+    (tmp_path / "in" / changed).write_text(notes[changed] + "Seen again .\n", encoding="utf-8")
+    locked = []
+    compact = manifest_module.Manifest.compact
+
+    def try_the_lock_then_compact(self):
+        with open(self.path, "rb") as other:
+            try:
+                fcntl.flock(other.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                locked.append(False)
+            except OSError:
+                locked.append(True)
+        return compact(self)
+
+    monkeypatch.setattr(manifest_module.Manifest, "compact", try_the_lock_then_compact)
+    assert deid(tmp_path / "in", "--out", out, model=model_dir) == 0
+    assert locked == [True]
+    assert len(manifest(out)) == 2            # and compacted: one entry an input
+
+
 def test_surrogate_key_file_and_key_reuse(tmp_path, model_dir):
     write_notes(tmp_path / "in", 2)
     key = tmp_path / "key.bin"

@@ -391,6 +391,7 @@ def _run(units, out, settings, manifest, force, strict, workers, engine, schedul
         results = run_pool(todo(), settings, workers, shown, max_files)
     else:
         results = run_inline(todo(), settings, tagger, shown, max_files)
+    ended, not_compacted = False, None
     try:
         for result in results:
             _finish(result, out, settings, manifest, inputs, owners, summary, report)
@@ -398,20 +399,22 @@ def _run(units, out, settings, manifest, force, strict, workers, engine, schedul
             if strict and summary.failed:
                 summary.stopped = True
                 break
+        ended = True
     finally:
         results.close()
         shown.close()
-        manifest.close()
+        if ended:
+            not_compacted = manifest.finish()
+        else:
+            manifest.close()
     summary.left_out = summary.files - summary.done - summary.skipped - len(summary.failed)
     summary.seconds = time.perf_counter() - started
     if summary.no_phi_warning:
         report(f"warning: {summary.no_phi_warning}")
     if summary.named_notes:
         report(f"warning: {_named_notes_warning(summary.named_notes)}")
-    try:
-        manifest.compact()
-    except OSError as error:
-        report(f"warning: {manifest.path}: not compacted ({error.strerror}); it still works")
+    if not_compacted is not None:
+        report(f"warning: {manifest.path}: not compacted ({not_compacted.strerror}); it still works")
     return summary
 
 

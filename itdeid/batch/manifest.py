@@ -33,7 +33,7 @@ empties the manifest and redoes everything (:meth:`Manifest.start_afresh`). A ru
 therefore finishes the rest, redoing at most the inputs that were in flight, and since outputs
 depend only on the input, the model and the key, they are byte-identical to an uninterrupted
 run's. Entries of a killed run's half-written last line are ignored; at the end of a run the
-manifest is rewritten with one entry an input if it held more. Failed inputs get no entry (so
+manifest is rewritten with one entry an input if it held more, before the lock is released. Failed inputs get no entry (so
 the next run retries them). Outputs that a redone input no longer has (those of notes since
 removed from a multi-note file) are left where they are until ``force``.
 """
@@ -287,6 +287,25 @@ class Manifest:
             finally:
                 self._handle.close()
                 self._handle = None
+
+    def finish(self) -> OSError | None:
+        """End a run that went to its end: commit what waits, compact (:meth:`compact`) while
+        the folder is still locked, then close; returns the error that stopped the compaction,
+        if one did (the manifest still works). Compacted after the lock was released, the file
+        could be replaced under a run that had just opened it, its entries going to the old one.
+        """
+        try:
+            self.sync()
+        except OSError:
+            self.close()        # commits once more, or raises close's UserError
+            return None         # committed at the second try: left as it is
+        try:
+            self.compact()
+            failed = None
+        except OSError as error:
+            failed = error
+        self.close()
+        return failed
 
     def compact(self) -> None:
         """Rewrite with one entry an input (sorted by name) when reruns or a kill left more
