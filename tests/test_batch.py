@@ -276,6 +276,20 @@ def test_the_layout_check_resolves_paths_as_realpath_does(tmp_path):
         assert [real_path(str(p)) for p in paths] == [os.path.realpath(p) for p in paths]
 
 
+def test_an_inputs_root_as_a_string_is_root_of(tmp_path):
+    """without_itdeid_files takes each input's root as a string (no Path a file): the same
+    folder root_of gives, for folders, files and patterns, nested or not."""
+    from itdeid.batch.inputs import _root_string, root_of
+    write_notes(tmp_path / "in", 4)
+    units = []
+    for given in (tmp_path / "in", tmp_path / "in" / "sub" / "n1.txt", tmp_path / "in" / "**" / "*.txt",
+                  tmp_path / "in" / "sub"):
+        units += batch.expand_inputs([str(given)])[0]
+    units.append(batch.Unit("/a.txt", "a.txt"))
+    assert len(units) > 8
+    assert [_root_string(u) for u in units] == [str(root_of(u)) for u in units]
+
+
 def test_refuses_out_inside_input_and_clashing_outputs(tmp_path, model_dir, capsys):
     write_notes(tmp_path / "in", 2)
     for out in (tmp_path / "in", tmp_path / "in" / "deid"):

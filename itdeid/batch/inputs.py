@@ -221,7 +221,7 @@ def check_layout(units: list[Unit], roots: list[Path], out: Path, renaming: bool
                             "folders")
 
 
-def _inside(path: str, folder: Path) -> bool:
+def _inside(path: str, folder: Path | str) -> bool:
     """:func:`is_inside` for an absolute, normalized ``path`` given as a string (no ``Path``
     built for each of a million inputs; the layout check took some 50 microseconds a file)."""
     prefix = os.path.join(str(folder), "")
@@ -260,25 +260,34 @@ def without_itdeid_files(units: list[Unit], marker: str, suffixes: tuple[str, ..
     let alone copied into an output (a patient map's redacted copy kept the paths the model
     missed)."""
     named = {str(Path(path).resolve()) for path in named}
-    marked: dict[Path, bool] = {}
+    marked: dict[str, bool] = {}
     kept, found = [], set()
     for unit in units:
-        root, folder = root_of(unit), Path(unit.path).parent
+        # strings, not a Path a file: a million inputs pass here before any work
+        root, folder = _root_string(unit), os.path.dirname(unit.path)
         # resolved only when the run names such files (a resolve is a few system calls a file)
         secret = unit.path.endswith(suffixes) or (bool(named)
                                                    and str(Path(unit.path).resolve()) in named)
-        left_out = Path(unit.path) if secret else None
-        while left_out is None and folder != root and is_inside(folder, root):
+        left_out = unit.path if secret else None
+        while left_out is None and folder != root and _inside(folder, root):
             if folder not in marked:
-                marked[folder] = (folder / marker).is_file()
+                marked[folder] = os.path.isfile(os.path.join(folder, marker))
             if marked[folder]:
                 left_out = folder
-            folder = folder.parent
+            folder = os.path.dirname(folder)
         if left_out is None:
             kept.append(unit)
         else:
-            found.add(left_out)
+            found.add(Path(left_out))
     return kept, sorted(found)
+
+
+def _root_string(unit: Unit) -> str:
+    """:func:`root_of` as a string: ``unit.path`` without its ``rel``."""
+    tail = os.sep + unit.rel.replace("/", os.sep)
+    if unit.rel != "." and unit.path.endswith(tail):
+        return unit.path[:-len(tail)] or os.sep
+    return str(root_of(unit))
 
 
 def without_span_files(units: list[Unit]) -> tuple[list[Unit], list[Unit]]:
