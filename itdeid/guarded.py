@@ -370,7 +370,7 @@ def may_match(templates: Sequence[Template], text: str) -> list[int]:
     scan of it (:func:`itdeid.prefilter.which_may_match`); the others would find nothing. A
     note asked some 130 templates one by one, most of them to hear no, a few Python calls each
     (issue I, session 42)."""
-    return prefilter.which_may_match(text, [t.prefilter_id for t in templates])
+    return prefilter.which_may_match(text, may_match_ids(templates))
 
 
 def may_match_ids(templates: Sequence[Template]) -> tuple[int, ...]:

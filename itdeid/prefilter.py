@@ -55,11 +55,18 @@ def register(pattern: str, ignorecase: bool) -> int:
     return len(_patterns) - 1
 
 
-def may_match(text: str, template_id: int) -> bool:
-    """False only where the template cannot match in ``text``."""
+def _scanned(text: str) -> tuple[int, frozenset[int]] | None:
+    """:func:`_scan` of ``text``, from :data:`_last` when it is the text last scanned and no
+    template has been made since."""
     last_text, scanned = _last
     if text is not last_text or _compiled_upto < len(_patterns):
         scanned = _scan(text)
+    return scanned
+
+
+def may_match(text: str, template_id: int) -> bool:
+    """False only where the template cannot match in ``text``."""
+    scanned = _scanned(text)
     if scanned is None:
         return True
     upto, found = scanned
@@ -70,9 +77,7 @@ def which_may_match(text: str, template_ids) -> list[int]:
     """The positions in ``template_ids`` of the templates that may match in ``text``
     (:func:`may_match` of each, from the one scan): a caller with a list of templates calls
     only those, not every template to hear most say no (issue I, session 42)."""
-    last_text, scanned = _last
-    if text is not last_text or _compiled_upto < len(_patterns):
-        scanned = _scan(text)
+    scanned = _scanned(text)
     if scanned is None:
         return list(range(len(template_ids)))
     upto, found = scanned

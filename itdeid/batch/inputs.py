@@ -146,7 +146,7 @@ def expand_inputs(inputs: Iterable[str]) -> tuple[list[Unit], list[Path]]:
             roots += [root] if root == root.resolve() else [root, root.resolve()]
             files = _sorted_paths({os.path.abspath(p) for p in glob(given, recursive=True)
                                    if not os.path.isdir(p)})
-            if any(not is_inside(Path(p), root) for p in files):
+            if any(not _inside(p, root) for p in files):
                 raise UserError(f"{given}: the pattern matches files outside {root}; name "
                                 "their folder instead")
             files = [p for p in files if not _hidden(_relative(p, str(root)))]
