@@ -18,7 +18,7 @@ compares them on every template of the package); only the time differs.
 Where the two engines read a text differently, no text is prefiltered: only ASCII texts, and
 none holding the control characters Python's ``\\s`` counts as space and Hyperscan's does not
 (vertical tab, the file/group/record/unit separators); a pattern Hyperscan cannot compile, or
-one written with other than ASCII, always runs. Without the package (it has wheels for Linux
+one written with other than ASCII or naming a character by its code point, always runs. Without the package (it has wheels for Linux
 on x86-64 only), everything runs as before.
 
 The databases are compiled in each process the first time a note is scanned (about half a
@@ -38,6 +38,13 @@ except ImportError:  # pragma: no cover - depends on the platform
 
 #: Patterns a database holds at most (compiling all in one took about twice as long).
 CHUNK = 32
+#: An escape naming a character by its code point or name (``\u00b7``, ``\U0002000``,
+#: ``\N{...}``): Hyperscan cannot compile it, and a pattern written with one would fail its
+#: whole chunk, which is then compiled again pattern by pattern (the one template with them, a
+#: range of CJK letters, cost about half a second of every process's start: issue I, session
+#: 43). A pattern holding one always runs, as one written with other than ASCII does; a ``\\u``
+#: (a backslash, then u) is taken for one too, which only costs that pattern its prefilter.
+_CODE_POINT_ESCAPE = re.compile(r"\\[uUN]")
 #: ASCII characters Python's ``\s`` matches and Hyperscan's (PCRE's) may not.
 _UNSHARED_SPACE = re.compile("[\x0b\x1c-\x1f]")
 
@@ -96,7 +103,8 @@ def _compile(ids: list[int]) -> None:
     alone first, as a check, was a second compile of every one: issue I, session 32)."""
     ascii_ids = []
     for i in ids:
-        if _patterns[i][0].isascii():
+        pattern = _patterns[i][0]
+        if pattern.isascii() and not _CODE_POINT_ESCAPE.search(pattern):
             ascii_ids.append(i)
         else:
             _failed.add(i)

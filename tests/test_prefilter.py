@@ -64,8 +64,9 @@ def test_a_template_made_after_a_scan_is_not_skipped():
 
 
 def test_a_pattern_hyperscan_cannot_compile_always_runs():
-    t = Template(r"(?P<a>x)(?(a)y|z)")                   # a conditional: Python's re only
+    t = Template(r"x\Ay|xy")                            # an embedded start anchor: Python's re only
     assert t.spans("xy") == [(0, 2)]
+    assert prefilter.hyperscan is None or t.prefilter_id in prefilter._failed
 
 
 def test_a_pattern_hyperscan_cannot_compile_leaves_the_others_of_its_chunk_prefiltered():
@@ -73,13 +74,32 @@ def test_a_pattern_hyperscan_cannot_compile_leaves_the_others_of_its_chunk_prefi
     always."""
     if prefilter.hyperscan is None:
         pytest.skip("hyperscan is not installed here")
-    bad = Template(r"x[\u0079]")                 # \u in a class: Python's re only
+    bad = Template(r"x\Ay|xy")                    # an embedded start anchor: Python's re only
     good = Template(r"zebra\d+")
     text = "no stripes here"
     assert not prefilter.may_match(text, good.prefilter_id)
     assert prefilter.may_match(text, bad.prefilter_id) and bad.prefilter_id in prefilter._failed
     assert good.prefilter_id not in prefilter._failed
     assert good.spans("zebra12") == [(0, 7)] and bad.spans("xy") == [(0, 2)]
+
+
+def test_a_pattern_naming_a_code_point_always_runs_without_failing_its_chunk(monkeypatch):
+    """Hyperscan cannot compile \\u, \\U or \\N{...}: such a pattern is left out before any
+    compile, so its chunk compiles once, not again pattern by pattern (issue I, session 43)."""
+    if prefilter.hyperscan is None:
+        pytest.skip("hyperscan is not installed here")
+    prefilter.may_match("warm", 0)                       # the package's templates compiled first
+    compiled = []
+    database = prefilter._database
+    monkeypatch.setattr(prefilter, "_database", lambda ids: compiled.append(list(ids)) or database(ids))
+    named = [Template(r"x[\u0079]"), Template(r"q\U0001F600"), Template(r"w\N{BULLET}")]
+    good = Template(r"zebra\d+")
+    text = "no stripes here"
+    assert not prefilter.may_match(text, good.prefilter_id)
+    assert compiled == [[good.prefilter_id]]
+    for t in named:
+        assert prefilter.may_match(text, t.prefilter_id) and t.prefilter_id in prefilter._failed
+    assert named[0].spans("xy") == [(0, 2)] and named[2].spans("w\u2022") == [(0, 2)]
 
 
 def test_remembered_scans_are_bounded_in_characters(monkeypatch):
