@@ -1591,3 +1591,43 @@ def test_chunks_grow_with_the_run_but_leave_each_worker_several(tmp_path):
     for workers in (1, 2):
         sizes = [len(c) for c in engines.chunks(iter(units), engines.chunk_files(len(units), workers))]
         assert sum(sizes) == SEVERAL_CHUNKS and len(sizes) >= engines.CHUNKS_A_WORKER * workers
+
+
+def test_the_tagger_loads_with_the_collector_held_off_and_restored(model_dir, monkeypatch):
+    """load_tagger holds the collector off while the model loads and warms up (issue I, session
+    43), frees the cycles made meanwhile before freezing what is left, and leaves the collector
+    as it found it, also when loading fails."""
+    import gc
+    import weakref
+    from itdeid.batch import settings as batch_settings
+    from itdeid.document import Document
+
+    class Node:
+        pass
+
+    seen = {}
+    warm = batch_settings._warm_tagger
+
+    def spying(settings):
+        seen["enabled while loading"] = gc.isenabled()
+        loaded = warm(settings)
+        node = Node()
+        node.itself = node                        # garbage only the collector frees
+        seen["cycle"] = weakref.ref(node)
+        return loaded
+
+    monkeypatch.setattr(batch_settings, "_warm_tagger", spying)
+    settings = batch.Settings(str(model_dir), "x", "redact", "auto", None)
+    try:
+        model, _ = batch_settings.load_tagger(settings)
+        assert seen["enabled while loading"] is False and gc.isenabled()
+        assert gc.get_freeze_count() > 0
+        assert seen["cycle"]() is None                                     # freed, not frozen
+        assert model.predict([Document("d", "Seen by Dr. Smith on 3/4/2090.")]) is not None
+        monkeypatch.setattr(batch_settings, "_warm_tagger", lambda s: 1 / 0)
+        with pytest.raises(ZeroDivisionError):
+            batch_settings.load_tagger(settings)
+        assert gc.isenabled()
+    finally:
+        gc.unfreeze()
+        gc.enable()

@@ -208,7 +208,31 @@ WARM_UP_NOTE = ("Pt seen by Dr. Xample at Sampleton Hospital on 3/4/2090, BP 120
 
 def load_tagger(settings: Settings):
     """The model and (for surrogates) the Surrogates of ``settings``, as each worker loads
-    them once."""
+    them once.
+
+    The collector is held off while they load and warm up: the model, its word tables and the
+    templates are hundreds of thousands of objects that all live as long as the process, and
+    each full pass of the collector over them while they were being made took about 0.13 s,
+    five passes in all (issue I, session 43: 0.55 s of a start-up of about 4 s, one core). One
+    pass at the end frees the few cycles made meanwhile, so that none of them is frozen."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        loaded = _warm_tagger(settings)
+        gc.collect()
+        # The model's objects live as long as the process: frozen, the collector's passes no
+        # longer scan them again and again while tokens are made and dropped (issue I, session
+        # 32: experiments/results/stage-times.md against stage-times-frozen.md). Nothing is
+        # lost: frozen objects are still freed by their reference counts.
+        gc.freeze()
+    finally:
+        if enabled:
+            gc.enable()
+    return loaded
+
+
+def _warm_tagger(settings: Settings):
+    """:func:`load_tagger`'s model and Surrogates, the model warmed up on a made-up note."""
     from itdeid.deidentifier import Deidentifier, load_model, set_threshold
     from itdeid.surrogate import Surrogates
     model = load_model(settings.model_dir)
@@ -219,12 +243,7 @@ def load_tagger(settings: Settings):
     surrogates = Surrogates(settings.key) if settings.fmt == "surrogate" else None
     # What each process builds once, on the first note that needs it (the templates' Hyperscan
     # databases, word tables, the misspelling index), is built now, on a made-up note: a worker
-    # is ready before its first chunk, and what was built is frozen below with the model.
+    # is ready before its first chunk, and what was built is frozen with the model.
     from itdeid.document import Document
     model.predict([Document("warm-up", WARM_UP_NOTE)])
-    # The model's objects live as long as the process: frozen, the collector's passes no
-    # longer scan them again and again while tokens are made and dropped (issue I, session 32:
-    # experiments/results/stage-times.md against stage-times-frozen.md). Nothing is lost:
-    # frozen objects are still freed by their reference counts.
-    gc.freeze()
     return model, surrogates
