@@ -179,18 +179,36 @@ def _scan_at(text: str, upto: int) -> tuple[int, frozenset[int]] | None:
     return result
 
 
-def _scan(text: str) -> tuple[int, frozenset[int]] | None:
-    """(how many templates the databases cover, the ids of those that may match in ``text``),
-    or None where the text is not prefiltered."""
+def _compile_registered() -> None:
+    """Databases of the templates registered since the last compile, if any."""
     global _compiled_upto
-    if hyperscan is None:
-        return None
     if _compiled_upto < len(_patterns):
         with _lock:
             if _compiled_upto < len(_patterns):
                 upto = len(_patterns)
                 _compile(list(range(_compiled_upto, upto)))
                 _compiled_upto = upto
+
+
+def compile_in_background() -> threading.Thread | None:
+    """Start compiling the templates registered so far on a thread of its own, and return it
+    (None without Hyperscan). Hyperscan releases the interpreter's lock while it compiles, so a
+    process that registers its templates early compiles them while it goes on loading (the
+    batch tool's workers: about a second of compiling beside about a second of importing
+    scikit-learn and xgboost, issue I, session 43). A scan meanwhile waits for the compile."""
+    if hyperscan is None:
+        return None
+    thread = threading.Thread(target=_compile_registered, name="itdeid-prefilter-compile", daemon=True)
+    thread.start()
+    return thread
+
+
+def _scan(text: str) -> tuple[int, frozenset[int]] | None:
+    """(how many templates the databases cover, the ids of those that may match in ``text``),
+    or None where the text is not prefiltered."""
+    if hyperscan is None:
+        return None
+    _compile_registered()
     # a template registered after this scan has an id past ``upto``: may_match runs it
     global _last
     scanned = _scan_at(text, _compiled_upto)

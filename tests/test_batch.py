@@ -1631,3 +1631,27 @@ def test_the_tagger_loads_with_the_collector_held_off_and_restored(model_dir, mo
     finally:
         gc.unfreeze()
         gc.enable()
+
+
+@pytest.mark.parametrize("cores, alone, beside", [(2, True, True), (1, True, False), (2, False, False)])
+def test_the_templates_compile_beside_the_loading_only_with_a_core_to_spare(model_dir, monkeypatch,
+                                                                            cores, alone, beside):
+    """The run's only tagging process compiles the prefilter on a thread while it loads, when
+    it has a core to spare (on one core the two took more CPU than one); a pool's workers never."""
+    import gc
+    from itdeid import prefilter
+    from itdeid.batch import settings as batch_settings
+    from itdeid.document import Document
+    started = []
+    compile_in_background = prefilter.compile_in_background
+    monkeypatch.setattr(prefilter, "compile_in_background",
+                        lambda: started.append(1) or compile_in_background())
+    monkeypatch.setattr(batch_settings, "_cores", lambda: cores)
+    settings = batch.Settings(str(model_dir), "x", "redact", "auto", None)
+    try:
+        model, _ = batch_settings.load_tagger(settings, alone=alone)
+        assert bool(started) is beside
+        spans = model.predict([Document("d", "Seen by Dr. Smith on 3/4/2090.")])
+        assert spans is not None
+    finally:
+        gc.unfreeze()

@@ -1,6 +1,7 @@
 """Hyperscan's prefilter (itdeid.prefilter, issue I) may skip a template in a note only where the
 template cannot match there: every template of the package, on every note of the test corpora,
 finds the same matches with it as without it."""
+import re
 from pathlib import Path
 
 import pytest
@@ -138,3 +139,18 @@ def test_which_may_match_answers_as_may_match_does_for_each():
         assert prefilter.which_may_match(text, ids) == expected
         assert prefilter.which_may_match(text, list(reversed(ids))) == [
             len(ids) - 1 - k for k in reversed(expected)]
+
+
+def test_templates_compiled_on_a_thread_answer_as_when_compiled_at_a_scan():
+    """compile_in_background compiles what is registered; a scan meanwhile waits for it, and
+    the answers are those of a compile at the scan (issue I, session 43)."""
+    if prefilter.hyperscan is None:
+        assert prefilter.compile_in_background() is None
+        return
+    made = [Template(r"okapi\d{3}"), Template(r"(?<!\w)tapir(?!\w)", re.IGNORECASE)]
+    thread = prefilter.compile_in_background()
+    answers = [prefilter.may_match(text, t.prefilter_id) for text in ("an okapi123", "TAPIR here", "none")
+               for t in made]
+    thread.join()
+    assert prefilter._compiled_upto == len(prefilter._patterns)
+    assert answers == [True, False, False, True, False, False]

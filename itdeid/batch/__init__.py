@@ -273,7 +273,7 @@ def deidentify(inputs: Iterable[str], out, model=None, fmt: str = DEFAULT_FORMAT
             write_map(where_map, units)
         # a pool's workers load the model themselves, and a bad one ends the run with its
         # one message from the first chunk (engines._init_worker)
-        tagger = load_tagger(settings) if engine == "local" and workers == 1 else None
+        tagger = load_tagger(settings, alone=True) if engine == "local" and workers == 1 else None
         removed = remove_orphans(out)
     except BaseException:
         manifest.close()
