@@ -1,5 +1,7 @@
 """The experiment scripts run end to end on a tiny corpus (so they do not rot between runs)."""
+import re
 import runpy
+import shutil
 import sys
 from pathlib import Path
 
@@ -174,12 +176,24 @@ def test_bench_script(tmp_path, monkeypatch):
                                   "| ITR0_VOTE_STD | vote | 99.1 | 60.0 | 60.0 | 60.00 |\n"
                                   "| ITR2_VOTE_STD | vote | 99.2 | 70.0 | 70.0 | 70.00 |\n")
     out = tmp_path / "bench.md"
+    # a stand-in for deid.pl (no PHI found), run as the peer is, twice (--peer-repeats)
+    fake = tmp_path / "deid"
+    fake.mkdir()
+    (fake / "deid.pl").write_text('select(undef, undef, undef, 0.3) if $ARGV[0] eq "x";\n'
+                                  'open(my $f, ">", "$ARGV[0].phi") or die; close($f);\n')
+    (fake / "deid.config").write_text("Gold standard comparison = 1\n")
+    perl = shutil.which("perl") is not None
     monkeypatch.setattr(sys, "argv", ["bench.py", "--corpus", str(tmp_path / "tiny.xml"), "--model",
                                       str(tmp_path / "model"), "--scales", "1", "2", "--workers", "2",
                                       "--profile", "--profile-notes", "3", "--cv-results", str(cv), str(t1),
-                                      "--deid", "", "--out", str(out)])
+                                      "--peer-repeats", "2", "--deid", str(fake) if perl else "",
+                                      "--out", str(out)])
     run_script("bench.py")
     text = out.read_text()
+    if perl:
+        ratio = re.search(r"One core, same run, tiny: .* Every run of the whole command: itdeid "
+                          r"[\d.]+ s; deid\.pl [\d.]+, [\d.]+ s\.", text)
+        assert ratio and "| tiny | deid.pl 1.1 (peer) | 1 | 1 | 12 |" in text
     assert "- machine:" in text and "- command:" in text
     for label in ("| tiny | full pipeline | 1 | 1 | 12 |", "| tiny | full pipeline | 1 | 2 | 12 |",
                   "| tiny | single model | 1 | 1 | 12 |", "| tiny | full pipeline | 2 | 2 | 24 |"):
