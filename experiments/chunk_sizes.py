@@ -44,7 +44,7 @@ from itdeid.report import header, markdown_table, publish  # noqa: E402
 #: What the child runs: ``corpus model size``.
 CHILD = r"""
 import gc, hashlib, json, sys, time
-from itdeid.batch.settings import WARM_UP_NOTE
+from itdeid.warm_start import WARM_UP_NOTE
 from itdeid.batch.tagging import tag_notes
 from itdeid.deidentifier import load_model
 from itdeid.document import Document

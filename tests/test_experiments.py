@@ -352,3 +352,19 @@ def test_thresholds_patient_bootstrap_draws_patients_not_notes():
     out = module.patient_bootstrap(evaluate(docs, predicted), docs, 4000, 0, (0.95, 0.85, 0.95))
     assert 22 < out["draws meeting the goals"] < 28
     assert out["R 5th pct"] == 0.0 and out["P 5th pct"] == 0.0     # nothing predicted where PHI was
+
+
+def test_start_up_script_times_both_commands_for_two_checkouts(tmp_path, monkeypatch):
+    """experiments/start_up.py: each command, one core and all, for each version, turn about."""
+    from itdeid.model import TokenModel
+    root = EXPERIMENTS.parent
+    if not (root / ".git").exists() or shutil.which("git") is None:
+        pytest.skip("needs the git checkout")
+    TokenModel(n_estimators=2, n_jobs=1, previous="gold").fit(tiny_corpus(8, seed=3)).save(tmp_path / "m")
+    out = tmp_path / "start-up.md"
+    monkeypatch.setattr(sys, "argv", ["start_up.py", "--model", str(tmp_path / "m"), "--rev", "HEAD",
+                                      "--rev", "HEAD", "--commands", "tag", "--rounds", "1",
+                                      "--out", str(out)])
+    run_script("start_up.py")
+    rows = re.findall(r"^\| itdeid tag \| (\d+) \| [^|]+ \| [\d.]+ \| [\d.]+ \|$", out.read_text(), re.M)
+    assert len(rows) == 4 and rows[:2] == ["1", "1"]     # each version, one core then all

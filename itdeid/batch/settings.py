@@ -23,7 +23,6 @@ every one-byte key was tried against a surrogate output in under a second.
 """
 from __future__ import annotations
 
-import gc
 import os
 import secrets
 from dataclasses import dataclass, field
@@ -200,79 +199,27 @@ def differences(old: dict, new: dict) -> list[str]:
     return found
 
 
-#: A made-up note, tagged once after loading (:func:`load_tagger`): a title and a name, a
-#: place, a date, a phone number, a relation word, a measurement and misspelled words.
-WARM_UP_NOTE = ("Pt seen by Dr. Xample at Sampleton Hospital on 3/4/2090, BP 120/80.\n"
-                "Wife Ann called 555-0100 at 2:30pm. Quikcly ambulatd, tolerting diet.\n")
-
-
 def load_tagger(settings: Settings, alone: bool = False):
     """The model and (for surrogates) the Surrogates of ``settings``, as each worker loads
-    them once. ``alone``: this is the run's only tagging process, so a core the process may use
-    besides its own is free, and the templates' prefilter compiles there while the model loads
-    (:func:`_compile_templates_beside`).
-
-    The collector is held off while they load and warm up: the model, its word tables and the
-    templates are hundreds of thousands of objects that all live as long as the process, and
-    each full pass of the collector over them while they were being made took about 0.13 s,
-    five passes in all (issue I, session 43: 0.55 s of a start-up of about 4 s, one core). One
-    pass at the end frees the few cycles made meanwhile, so that none of them is frozen."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        compiling = _compile_templates_beside() if alone and _cores() > 1 else None
-        loaded = _warm_tagger(settings)
-        if compiling is not None:
-            compiling.join()
-        gc.collect()
-        # The model's objects live as long as the process: frozen, the collector's passes no
-        # longer scan them again and again while tokens are made and dropped (issue I, session
-        # 32: experiments/results/stage-times.md against stage-times-frozen.md). Nothing is
-        # lost: frozen objects are still freed by their reference counts.
-        gc.freeze()
-    finally:
-        if enabled:
-            gc.enable()
-    return loaded
-
-
-def _cores() -> int:
-    """The cores this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:          # pragma: no cover - not on Linux
-        return os.cpu_count() or 1
-
-
-def _compile_templates_beside():
-    """Register the package's templates (the identifier, 'plain', regex and measure ones) and
-    start compiling their Hyperscan prefilter on a thread (:func:`itdeid.prefilter.compile_in_background`),
-    which runs beside the imports and the model's loading where it used to wait for the
-    warm-up's first note: 2.64 s against 3.24 for one note on two cores (issue I, session 43,
-    best of six). Only with a core to spare: on one core the two threads took 0.25-0.35 s more
-    CPU than one (3.40 s against 3.19, best of ten), and a pool's workers each have a core of
-    their own to fill. None where there is no Hyperscan."""
-    from itdeid import prefilter
-    from itdeid.featurize import regex_templates
-    from itdeid.identifiers import identifier_templates, plain_templates
-    from itdeid.measures import measure_templates
-    identifier_templates(), plain_templates(), regex_templates(), measure_templates()
-    return prefilter.compile_in_background()
+    them once, warmed up with the collector held off (:mod:`itdeid.warm_start`). ``alone``: this
+    is the run's only tagging process, so a core the process may use besides its own is free,
+    and the templates' prefilter compiles there while the model loads."""
+    from itdeid.warm_start import starting
+    with starting(alone):
+        return _warm_tagger(settings)
 
 
 def _warm_tagger(settings: Settings):
-    """:func:`load_tagger`'s model and Surrogates, the model warmed up on a made-up note."""
+    """:func:`load_tagger`'s model and Surrogates, the model warmed up
+    (:func:`itdeid.warm_start.warm_up`)."""
     from itdeid.deidentifier import Deidentifier, load_model, set_threshold
     from itdeid.surrogate import Surrogates
+    from itdeid.warm_start import warm_up
     model = load_model(settings.model_dir)
     if settings.vote is not None and isinstance(model, Deidentifier):
         model.set_params(vote=settings.vote)._check()
     if settings.threshold is not None:
         set_threshold(model, settings.threshold)
     surrogates = Surrogates(settings.key) if settings.fmt == "surrogate" else None
-    # What each process builds once, on the first note that needs it (the templates' Hyperscan
-    # databases, word tables, the misspelling index), is built now, on a made-up note: a worker
-    # is ready before its first chunk, and what was built is frozen with the model.
-    from itdeid.document import Document
-    model.predict([Document("warm-up", WARM_UP_NOTE)])
+    warm_up(model)
     return model, surrogates

@@ -14,6 +14,7 @@ from itdeid import load_model
 from itdeid.deidentifier import set_threshold
 from itdeid.pieces import tag_documents
 from itdeid.progress import Progress
+from itdeid.warm_start import starting, warm_up
 
 
 def add_parser(subparsers):
@@ -49,9 +50,13 @@ def run(args):
     _check_out(args.out, args.input)
     # 'default' names the installed model, as deid's --model left out does, unless a folder of
     # that name is given (a new user had to dig the installed model's path out of site-packages)
-    model = load_model(args.model)
-    if args.threshold is not None:
-        set_threshold(model, args.threshold)
+    # loaded and warmed up with the collector held off, then frozen, and the templates compiled
+    # beside it with a core to spare (itdeid.warm_start): the one process tagging
+    with starting(alone=True):
+        model = load_model(args.model)
+        if args.threshold is not None:
+            set_threshold(model, args.threshold)
+        warm_up(model)
     documents = read_corpus(args.input, args.input_format)
     shown = Progress(sum(len(d.text) for d in documents), "itdeid tag", unit="char")
     try:
