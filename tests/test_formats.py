@@ -913,3 +913,38 @@ def test_a_file_of_the_other_i2b2_format_says_which_it_is_not(tmp_path):
     with pytest.raises(FormatError, match=r"more2006.xml:\d+: not an i2b2 2014 XML file: its first "
                                           r"element is not <deIdi2b2>"):
         read_i2b2_2014(tmp_path / "more2006.xml")
+
+
+def test_a_files_format_from_its_bytes_in_hand_is_detect_formats(xml_2006, tmp_path):
+    """The batch tool detects a file's format from the bytes it read (detect_file_format, issue
+    I): the same answer, or the same refusal, as detect_format reading the file."""
+    from itdeid.formats.detect import detect_file_format
+    files = {"2006.xml": xml_2006.read_bytes(),
+             "2014.xml": b'<?xml version="1.0"?>\n<deIdi2b2><TEXT><![CDATA[Seen]]></TEXT><TAGS/></deIdi2b2>',
+             "bom.xml": "\ufeff<ROOT><TEXT>x</TEXT></ROOT>".encode("utf-16"),
+             "id.text": b"START_OF_RECORD=1||||1||||\nSeen.\n||||END_OF_RECORD\n",
+             "notes.txt": b"START_OF_RECORD=2||||1||||\nSeen.\n||||END_OF_RECORD\n",
+             "plain.txt": b"Seen by Dr. Smith <ROOT>\n", "empty.txt": b"",
+             "note.xml": b"<html>not i2b2</html>", "binary.txt": bytes(range(256))}
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    archive = tmp_path / "notes.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.write(xml_2006, "a.xml")
+    answers = []
+    for path in sorted(tmp_path.iterdir()):
+        if not path.is_file():
+            continue
+        expected = got = None
+        try:
+            expected = detect_format(path)
+        except FormatError as error:
+            expected = str(error)
+        try:
+            got = detect_file_format(path, path.read_bytes())
+        except FormatError as error:
+            got = str(error)
+        assert got == expected, path.name
+        answers.append(expected)
+    assert {"i2b2-2006", "i2b2-2014", "physionet", "text"} <= set(answers)
+    assert any("neither i2b2 2006" in a for a in answers)

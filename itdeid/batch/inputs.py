@@ -332,8 +332,9 @@ def _decode_text(unit: Unit, data: bytes, warnings: list[str]) -> Document:
 def read_documents(unit: Unit, data: bytes, input_format: str, warnings: list[str]
                    ) -> tuple[str, list[Document], bool]:
     """(format read as, the notes of the file, whether the file holds several notes)."""
-    from itdeid.formats import detect_format, read_corpus
-    fmt = detect_format(unit.path) if input_format == "auto" else input_format
+    from itdeid.formats import read_corpus
+    from itdeid.formats.detect import detect_file_format
+    fmt = detect_file_format(unit.path, data) if input_format == "auto" else input_format
     if fmt == "text":
         return fmt, [_decode_text(unit, data, warnings)], False
     documents = read_corpus(unit.path, fmt)

@@ -2,6 +2,7 @@
 marker) and layout (folder with ``id.text``, folder of ``*.xml``), never by suffix alone."""
 from __future__ import annotations
 
+import io
 import os
 import re
 import zipfile
@@ -83,7 +84,22 @@ def detect_format(path) -> str:
                 return "text"
             raise FormatError(path, "no such file or folder")
         raise FormatError(path, why_unreadable(path) or "not a file")
-    is_zip = zipfile.is_zipfile(path)
+    return _file_format(path, zipfile.is_zipfile(path))
+
+
+def detect_file_format(path, data: bytes) -> str:
+    """:func:`detect_format` of the regular file ``path`` whose bytes ``data`` are in hand (the
+    batch tool read them to digest them): the format from those bytes, without opening the
+    file twice more to sniff it (issue I, session 43). A zip archive is still opened, to sniff
+    its first member."""
+    path = Path(path)
+    is_zip = zipfile.is_zipfile(io.BytesIO(data))
+    return _file_format(path, is_zip, None if is_zip else data[:_SNIFF_BYTES])
+
+
+def _file_format(path: Path, is_zip: bool, head: bytes | None = None) -> str:
+    """The format of the file ``path`` (a zip archive when ``is_zip``) from its first bytes
+    ``head`` (read here when None)."""
     if is_zip:
         with open_zip(path) as archive:
             names = zip_xml_names(archive)
@@ -96,7 +112,7 @@ def detect_format(path) -> str:
             except (zipfile.BadZipFile, zlib.error, NotImplementedError, OSError, RuntimeError,
                     EOFError) as error:
                 raise FormatError(path, f"cannot read the zip archive ({error})") from None
-    else:
+    elif head is None:
         with open(path, "rb") as handle:
             head = handle.read(_SNIFF_BYTES)
     root = _xml_root(head)
