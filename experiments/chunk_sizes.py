@@ -13,7 +13,8 @@ where xgboost's time a row is highest for small calls; each distinct word of the
 up) fewer times, and holds more notes in memory.
 
 Each run is a child process that loads the model and warms it as a batch worker does
-(:func:`itdeid.batch.settings.load_tagger`: the warm-up note, then ``gc.freeze``), then tags
+(:func:`itdeid.batch.settings.load_tagger`: :mod:`itdeid.warm_start`'s warm-up note with
+the collector held off, then a freeze), then tags
 the corpus's notes in order, ``size`` notes a call, through
 :func:`itdeid.batch.tagging.tag_notes` (what a chunk of one-note files costs the worker), and
 reports the tagging's seconds, its peak resident memory (``VmHWM``) and a digest of the spans.
@@ -43,17 +44,16 @@ from itdeid.report import header, markdown_table, publish  # noqa: E402
 
 #: What the child runs: ``corpus model size``.
 CHILD = r"""
-import gc, hashlib, json, sys, time
-from itdeid.warm_start import WARM_UP_NOTE
+import hashlib, json, sys, time
+from itdeid.warm_start import starting, warm_up
 from itdeid.batch.tagging import tag_notes
 from itdeid.deidentifier import load_model
-from itdeid.document import Document
 from itdeid.formats import read_corpus
 corpus, model_dir, size = sys.argv[1], sys.argv[2], int(sys.argv[3])
-model = load_model(model_dir)
+with starting(False):
+    model = load_model(model_dir)
+    warm_up(model)
 documents = read_corpus(corpus)
-model.predict([Document("warm-up", WARM_UP_NOTE)])
-gc.freeze()
 digest, tokens = hashlib.sha256(), 0
 start = time.perf_counter()
 for i in range(0, len(documents), size):
