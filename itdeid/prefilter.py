@@ -18,12 +18,14 @@ compares them on every template of the package); only the time differs.
 Where the two engines read a text differently, no text is prefiltered: only ASCII texts, and
 none holding the control characters Python's ``\\s`` counts as space and Hyperscan's does not
 (vertical tab, the file/group/record/unit separators); a pattern Hyperscan cannot compile, or
-one written with other than ASCII or naming a character by its code point, always runs. Without the package (it has wheels for Linux
-on x86-64 only), everything runs as before.
+one written with other than ASCII or naming a character by its code point, always runs. Without
+the package (it has wheels for Linux on x86-64 only), everything runs as before.
 
-The databases are compiled in each process the first time a note is scanned (about half a
-second for the package's templates, in chunks: one database of all of them took twice as long
-to compile), and a template made after that gets a database of its own at the next scan.
+The databases are compiled in each process the first time a note is scanned (about a second
+for the package's templates on this project's machines, in chunks: one database of all of them
+took twice as long to compile), or earlier on a thread of their own
+(:func:`compile_in_background`), and a template made after that gets a database of its own at
+the next scan.
 """
 from __future__ import annotations
 
@@ -41,9 +43,9 @@ CHUNK = 32
 #: An escape naming a character by its code point or name (``\u00b7``, ``\U0002000``,
 #: ``\N{...}``): Hyperscan cannot compile it, and a pattern written with one would fail its
 #: whole chunk, which is then compiled again pattern by pattern (the one template with them, a
-#: range of CJK letters, cost about half a second of every process's start: issue I, session
-#: 43). A pattern holding one always runs, as one written with other than ASCII does; a ``\\u``
-#: (a backslash, then u) is taken for one too, which only costs that pattern its prefilter.
+#: range of CJK letters, cost about 0.2 s of every process's start: issue I, session 43). A
+#: pattern holding one always runs, as one written with other than ASCII does; a ``\\u`` (a
+#: backslash, then u) is taken for one too, which only costs that pattern its prefilter.
 _CODE_POINT_ESCAPE = re.compile(r"\\[uUN]")
 #: ASCII characters Python's ``\s`` matches and Hyperscan's (PCRE's) may not.
 _UNSHARED_SPACE = re.compile("[\x0b\x1c-\x1f]")
@@ -193,8 +195,8 @@ def _compile_registered() -> None:
 def compile_in_background() -> threading.Thread | None:
     """Start compiling the templates registered so far on a thread of its own, and return it
     (None without Hyperscan). Hyperscan releases the interpreter's lock while it compiles, so a
-    process that registers its templates early compiles them while it goes on loading (the
-    batch tool's workers: about a second of compiling beside about a second of importing
+    process that registers its templates early compiles them while it goes on loading
+    (:mod:`itdeid.warm_start`: about a second of compiling beside about a second of importing
     scikit-learn and xgboost, issue I, session 43). A scan meanwhile waits for the compile."""
     if hyperscan is None:
         return None

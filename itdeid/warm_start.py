@@ -6,8 +6,8 @@ about a second), the word tables, the misspelling index, the frequency and censu
 batch tool (:func:`itdeid.batch.settings.load_tagger`) and ``itdeid tag`` build it all at start,
 on a made-up note (:data:`WARM_UP_NOTE`), so a worker is ready before its first chunk and what
 was built can be frozen with the model. Two things make that start cheaper (issue I, session
-43: one short note through ``itdeid deid`` took about 4 s on one core, 3.2 s after them, and
-2.7 s with a second core):
+43, ``experiments/results/start-up-session43.md``: one short note through ``itdeid deid`` took
+3.8 s on one core before them, 3.3 s after, and 2.45 s with a second core):
 
 - :func:`held_collector`: Python's cyclic garbage collector is held off while the model loads
   and warms up. Those are hundreds of thousands of objects that all live as long as the
@@ -81,11 +81,11 @@ def compile_templates_beside():
     """Register the package's templates (the identifier, 'plain', regex and measure ones) and
     start compiling their Hyperscan prefilter on a thread
     (:func:`itdeid.prefilter.compile_in_background`), which runs beside the imports and the
-    model's loading where it used to wait for the warm-up's first note: 2.64 s against 3.24 for
-    one note on two cores (best of six). Callers start it only with a core to spare: on one core
-    the two threads took 0.25-0.35 s more CPU than one (3.40 s against 3.19, best of ten), and a
-    pool's workers each have a core of their own to fill. Returns the thread to join, or None
-    where there is no Hyperscan."""
+    model's loading where it used to wait for the warm-up's first note: one note in 2.64 s
+    against 3.24 on two cores (a scratch timing, best of six). Callers start it only with a core
+    to spare: on one core the two threads took 0.25-0.35 s more CPU than one (3.40 s against
+    3.19, best of ten), and a pool's workers each have a core of their own to fill. Returns the
+    thread to join, or None where there is no Hyperscan."""
     from itdeid import prefilter
     from itdeid.featurize import regex_templates
     from itdeid.identifiers import identifier_templates, plain_templates

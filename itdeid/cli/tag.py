@@ -11,7 +11,6 @@ from itdeid.document import Document
 from itdeid.errors import UserError
 from itdeid.formats import read_corpus, write_corpus
 from itdeid import load_model
-from itdeid.deidentifier import set_threshold
 from itdeid.pieces import tag_documents
 from itdeid.progress import Progress
 from itdeid.warm_start import starting, warm_up
@@ -53,6 +52,9 @@ def run(args):
     # loaded and warmed up with the collector held off, then frozen, and the templates compiled
     # beside it with a core to spare (itdeid.warm_start): the one process tagging
     with starting(alone=True):
+        # imported here, not with the module: it brings scikit-learn and xgboost (about a
+        # second), which the templates' compile then runs beside
+        from itdeid.deidentifier import set_threshold
         model = load_model(args.model)
         if args.threshold is not None:
             set_threshold(model, args.threshold)
