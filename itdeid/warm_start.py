@@ -7,7 +7,7 @@ batch tool (:func:`itdeid.batch.settings.load_tagger`) and ``itdeid tag`` build 
 on a made-up note (:data:`WARM_UP_NOTE`), so a worker is ready before its first chunk and what
 was built can be frozen with the model. Two things make that start cheaper (issue I, session
 43, ``experiments/results/start-up-session43.md``: one short note through ``itdeid deid`` took
-3.8 s on one core before them, 3.3 s after, and 2.45 s with a second core):
+4.0 s on one core before them, 3.4 s after, and 2.5 s with a second core):
 
 - :func:`held_collector`: Python's cyclic garbage collector is held off while the model loads
   and warms up. Those are hundreds of thousands of objects that all live as long as the
