@@ -53,14 +53,14 @@ def held_collector():
 def starting(alone: bool):
     """:func:`held_collector` for a model's loading and warm-up in the ``with`` block, and where
     this process is the only one tagging (``alone``) and has a core to spare, the templates'
-    prefilter compiling beside it (:func:`compile_templates_beside`), joined at the end."""
+    prefilter compiling beside it (:func:`compile_templates_beside`), joined at the end. A
+    block that fails (a bad model, a stop) does not wait for the compile: the thread is a
+    daemon, and a scan meanwhile waits for it anyway."""
     with held_collector():
         compiling = compile_templates_beside() if alone and cores() > 1 else None
-        try:
-            yield
-        finally:
-            if compiling is not None:
-                compiling.join()
+        yield
+        if compiling is not None:
+            compiling.join()
 
 
 def warm_up(model) -> None:

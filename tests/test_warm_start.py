@@ -73,3 +73,22 @@ def test_load_tagger_gives_a_warm_model_and_leaves_the_collector_on(tmp_path, re
         model, surrogates = batch_settings.load_tagger(settings, alone=alone)
         assert gc.isenabled() and surrogates is None
         assert model.predict([Document("d", "Seen by Dr. Smith on 3/4/2090.")]) is not None
+
+
+def test_a_failed_loading_does_not_wait_for_the_compile(monkeypatch, restored_collector):
+    """A bad model or a stop ends the start at once; a good one joins the compile first."""
+    joined = []
+
+    class Compiling:
+        def join(self):
+            joined.append(1)
+
+    monkeypatch.setattr(warm_start, "compile_templates_beside", Compiling)
+    monkeypatch.setattr(warm_start, "cores", lambda: 2)
+    with pytest.raises(KeyboardInterrupt):
+        with warm_start.starting(alone=True):
+            raise KeyboardInterrupt
+    assert joined == [] and gc.isenabled()
+    with warm_start.starting(alone=True):
+        pass
+    assert joined == [1]
