@@ -33,6 +33,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "experiments"))      # bench_code, beside this script
 
 from bench_code import checkout, git_name  # noqa: E402
+from itdeid import warm_start  # noqa: E402
 from itdeid.errors import run_script  # noqa: E402
 from itdeid.report import header, markdown_table, publish  # noqa: E402
 
@@ -78,7 +79,7 @@ def main(argv=None) -> None:
     if not 1 <= len(args.rev) <= 2:
         ap.error("give --rev OLD, or --rev OLD --rev NEW")
     model = Path(args.model).resolve()
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    cores = warm_start.cores()
     settings = [(which, one) for which in args.commands for one in (True, False)]
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp) / "work"

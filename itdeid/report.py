@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from itdeid.warm_start import cores
+
 
 def machine() -> str:
     """A one-line description of this machine (CPU model, cores, memory, Python)."""
@@ -29,8 +31,7 @@ def machine() -> str:
         memory = f", {mem:.0f} GiB RAM"
     except (ValueError, OSError, AttributeError):
         memory = ""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return f"{cpu}, {cores} cores{memory}, Python {platform.python_version()}, {platform.system()}"
+    return f"{cpu}, {cores()} cores{memory}, Python {platform.python_version()}, {platform.system()}"
 
 
 def command_line() -> str:
