@@ -68,7 +68,7 @@ from typing import Sequence
 import numpy as np
 
 from itdeid.resources import load_json
-from itdeid.tokens import Token
+from itdeid.tokens import Token, token_bounds
 
 __all__ = ["Heading", "Structure", "analyze", "normalize_heading"]
 
@@ -416,8 +416,10 @@ def _sentence_starts(text, tokens, t_starts, t_ends, heading, in_heading, newlin
     return new_sentence
 
 
-def analyze(text: str, tokens: list[Token]) -> Structure:
-    """Headings, sentences and lines of ``text`` for each of its ``tokens``."""
+def analyze(text: str, tokens: list[Token],
+            offsets: tuple[np.ndarray, np.ndarray] | None = None) -> Structure:
+    """Headings, sentences and lines of ``text`` for each of its ``tokens``; ``offsets``: their
+    start and end offsets as arrays, when the caller has them."""
     inv = _inventory()
     n = len(tokens)
     codes = _code_points(text)
@@ -426,8 +428,7 @@ def analyze(text: str, tokens: list[Token]) -> Structure:
     h_starts = [h.start for h in headings]
 
     # per token as whole arrays rather than a Python loop writing one numpy element at a time
-    t_starts = np.fromiter((t.start for t in tokens), dtype=np.int64, count=n)
-    t_ends = np.fromiter((t.end for t in tokens), dtype=np.int64, count=n)
+    t_starts, t_ends = token_bounds(tokens) if offsets is None else offsets
     heading = np.searchsorted(np.asarray(h_starts, dtype=np.int64), t_starts, side="right") - 1
     h_ends = np.asarray([h.end for h in headings] + [0], dtype=np.int64)   # [-1]: no heading
     in_heading = (heading >= 0) & (t_starts < h_ends[heading])

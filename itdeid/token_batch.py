@@ -15,14 +15,11 @@ gave (``tests/test_token_batch.py``).
 from __future__ import annotations
 
 from itertools import chain
-from operator import itemgetter
 from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
-
-#: A token's text (a token is a named tuple ``(start, end, text)``).
-_TEXT = itemgetter(2)
+from itdeid.tokens import TOKEN_TEXT
 
 
 def _numbered(items: Iterable[str], n: int) -> tuple[list[str], np.ndarray]:
@@ -66,7 +63,7 @@ class TokenBatch:
         each token's index among them (remembered)."""
         if "texts" not in self.memo:
             tokens = chain.from_iterable(td.tokens for td in self.docs)
-            self.memo["texts"] = _numbered(map(_TEXT, tokens), len(self.ids))
+            self.memo["texts"] = _numbered(map(TOKEN_TEXT, tokens), len(self.ids))
         return self.memo["texts"]
 
     def per_word(self, value: Callable[[str], float], dtype=np.float32,

@@ -49,7 +49,10 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from typing import Iterable, NamedTuple
+from operator import itemgetter
+from typing import Iterable, NamedTuple, Sequence
+
+import numpy as np
 
 
 class Token(NamedTuple):
@@ -62,6 +65,11 @@ class Token(NamedTuple):
 
 
 _new_token = tuple.__new__
+
+#: A token's text, as a function: mapped over a note's tokens it runs in C, where a generator
+#: expression takes a Python step a token.
+TOKEN_TEXT = itemgetter(2)
+_START, _END = itemgetter(0), itemgetter(1)
 
 
 # Units and age markers that split from a preceding number whatever their length or case.
@@ -118,6 +126,12 @@ def tokenize(text: str, boundaries: Iterable[int] = ()) -> list[Token]:
             i += 1
         tokens.append(Token(start, end, text[start:end]))
     return tokens
+
+
+def token_bounds(tokens: Sequence[Token]) -> tuple[np.ndarray, np.ndarray]:
+    """The start and end offsets of ``tokens`` as two int64 arrays."""
+    return (np.fromiter(map(_START, tokens), np.int64, len(tokens)),
+            np.fromiter(map(_END, tokens), np.int64, len(tokens)))
 
 
 def count_tokens(text: str) -> int:

@@ -23,6 +23,7 @@ from itdeid.guarded import Template, lowered_ascii, may_match
 from itdeid.measures import FLAGGED, clock_templates, measure_templates
 from itdeid.resources import load_json
 from itdeid.token_batch import TokenBatch
+from itdeid.tokens import TOKEN_TEXT
 from itdeid.word_lists import gazetteer_sets
 from itdeid.word_table import MAX_WORDS, WordTable
 
@@ -124,8 +125,11 @@ def _phrase_marks(words: Sequence[str], phrases: frozenset, max_len: int = 3) ->
     first = _phrase_lengths(phrases)
     if first.keys().isdisjoint(words):   # no word begins a phrase: a test in C, not a loop (most
         return marks                     # notes for the state, country and world lists; issue I)
-    for i, w in enumerate(words):
-        for k in first.get(w, ()):
+    # the words that begin one, found in C; the loop visits those alone (issue I, session 44)
+    begins = np.fromiter(map(first.__contains__, words), bool, len(words))
+    for i in np.flatnonzero(begins).tolist():
+        w = words[i]
+        for k in first[w]:
             if k <= max_len and i + k <= len(words) and tuple(words[i:i + k]) in phrases:
                 marks[i:i + k] = 1.0
                 break
@@ -198,14 +202,21 @@ def _first_template(td: TokenizedDocument, templates: list[Template], lowered: s
     """Per token, the 1-based index of the first of ``templates`` whose match (its group
     :data:`~itdeid.measures.FLAGGED` where it has one) covers it; 0: none. ``lowered``:
     the note's :func:`~itdeid.guarded.lowered_ascii`."""
-    starts, ends = token_offsets(td)
+    text = td.document.text
     which = np.zeros(len(td.tokens), dtype=np.float32)
-    for k in may_match(templates, td.document.text):    # most match nothing in a note
-        spans = templates[k].spans(td.document.text, lowered, group=FLAGGED)
-        if not spans:
-            continue
-        mask = _covered(starts, ends, spans)
-        which[mask & (which == 0)] = k + 1
+    found = [(k, a, b) for k in may_match(templates, text)   # most match nothing in a note
+             for a, b in templates[k].spans(text, lowered, group=FLAGGED)]
+    if found:
+        # the tokens each match covers, as in _covered, all at once; then each match's tokens
+        # get its template's number, the last template first, so the first one's stands
+        # (a mask and its updates a template cost ten numpy calls: issue I, session 44)
+        starts, ends = token_offsets(td)
+        found.sort(key=operator.itemgetter(0), reverse=True)
+        pairs = np.array([(a, b) for _k, a, b in found], dtype=np.int64)
+        lo = np.searchsorted(ends, pairs[:, 0], side="right").tolist()
+        hi = np.searchsorted(starts, pairs[:, 1], side="left").tolist()
+        for (k, _a, _b), i, j in zip(found, lo, hi):
+            which[i:j] = k + 1
     return which
 
 
@@ -238,7 +249,7 @@ def _clock_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
 def _location_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
     gaz = gazetteer_sets()
     state = _phrase_marks(td.words, gaz["states"])
-    state[[i for i, t in enumerate(td.tokens) if t.text in gaz["state_abbr"]]] = 1.0
+    state[np.fromiter(map(gaz["state_abbr"].__contains__, map(TOKEN_TEXT, td.tokens)), bool, len(td.tokens))] = 1.0
     return {"us_city": _phrase_marks(td.words, gaz["cities"]), "us_state": state,
             "country": _phrase_marks(td.words, gaz["countries"]),
             "world_city": _phrase_marks(td.words, gaz["world"])}

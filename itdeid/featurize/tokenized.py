@@ -17,7 +17,7 @@ from itdeid.document import LABELS, Document, Span
 from itdeid.model_text import model_text, to_model, to_note
 from itdeid.spans import labels_to_spans, token_labels
 from itdeid.structure import Structure, analyze
-from itdeid.tokens import Token, tokenize
+from itdeid.tokens import Token, token_bounds, tokenize
 
 LABEL_CODE = {label: i for i, label in enumerate(LABELS)}
 
@@ -89,7 +89,10 @@ def tokenize_document(document: Document, gold: bool = True) -> TokenizedDocumen
     if gold:
         labels = np.array([LABEL_CODE[x] for x in token_labels(tokens, document.spans)], dtype=np.int8)
     words = [t.text.lower() for t in tokens]
-    return TokenizedDocument(document, tokens, words, analyze(document.text, tokens), labels, starts)
+    offsets = token_bounds(tokens)   # the structure reads them too: computed once a note
+    td = TokenizedDocument(document, tokens, words, analyze(document.text, tokens, offsets), labels, starts)
+    td.cache["offsets"] = offsets
+    return td
 
 
 def note_spans(td: TokenizedDocument, codes) -> list[Span]:
@@ -105,6 +108,5 @@ def tokenize_words(text: str) -> list[str]:
 def token_offsets(td: TokenizedDocument) -> tuple[np.ndarray, np.ndarray]:
     """Start and end offsets of the document's tokens as arrays (cached)."""
     if "offsets" not in td.cache:
-        td.cache["offsets"] = (np.fromiter((t.start for t in td.tokens), np.int64, len(td.tokens)),
-                               np.fromiter((t.end for t in td.tokens), np.int64, len(td.tokens)))
+        td.cache["offsets"] = token_bounds(td.tokens)
     return td.cache["offsets"]
