@@ -52,3 +52,6 @@ def test_an_ensemble_reads_the_most_any_member_saw():
                       SimpleNamespace(extractor_=table({"coccyx": 7, "foley": 2})),
                       SimpleNamespace(extractor_=SimpleNamespace())]            # no lexicon group
     assert model.seen_count("coccyx") == 7 and model.seen_count("foley") == 2 and model.seen_count("x") == 0
+    # the merged table is remembered with the members: fitted or loaded again, it is merged again
+    model.members_ = [SimpleNamespace(extractor_=table({"coccyx": 1, "vent": 9}))]
+    assert model.seen_count("coccyx") == 1 and model.seen_count("vent") == 9 and model.seen_count("foley") == 0
