@@ -91,9 +91,9 @@ def tag_named_subjects(td: TokenizedDocument, codes: np.ndarray, known: Callable
     out = None
     words, tokens = td.words, td.tokens
     # the words after a subject word ('pt', or 'pt' and its full stop) are all there is to
-    # look at: one set lookup a token, as the rule runs on every note tagged (issue I)
+    # look at: one set lookup a token, in C, as the rule runs on every note tagged (issue I)
     after = (j + 2 if j + 2 < len(words) and words[j + 1] == "." else j + 1
-             for j, w in enumerate(words) if w in SUBJECTS)
+             for j in _positions(words, SUBJECTS))
     for i in after:
         if i >= len(words) or codes[i] or not _after_subject(td, i) or not _surname(words[i], known):
             continue
@@ -105,6 +105,12 @@ def tag_named_subjects(td: TokenizedDocument, codes: np.ndarray, known: Callable
             out[k + 1] = out[k + 2] = PATIENT
             k += 2
     return _tag_titled_names(td, codes if out is None else out, known)
+
+
+def _positions(words: list[str], wanted) -> list[int]:
+    """The positions of ``words`` that are in ``wanted`` (a set or a dict's keys), found by a
+    lookup mapped in C rather than a Python step a word (issue I, session 44)."""
+    return np.flatnonzero(np.fromiter(map(wanted.__contains__, words), bool, len(words))).tolist()
 
 
 def _capitalized(text: str) -> bool:
@@ -149,7 +155,7 @@ def _tag_titled_names(td: TokenizedDocument, codes: np.ndarray, known: Callable[
         return _capitalized(word) and (census(k) or not known(words[k]))
 
     out = None
-    for j in (j for j, w in enumerate(words) if w in TITLES):
+    for j in _positions(words, TITLES):
         title = tokens[j].text
         if not (title[0].isupper() and (len(title) == 1 or title[1:].islower())):
             continue
