@@ -143,16 +143,43 @@ WHOLE = "_itdeid_whole"
 def skipping_form(pattern: str, flags: int = 0) -> re.Pattern | None:
     """``pattern`` written to begin with its first characters consumed (see the module), or
     None where that does not pay or cannot be written: no guard, a guard with a letter, a
-    reference to a numbered group (the form's own group comes first), or a global inline flag."""
+    reference to a numbered group (the form's own group comes first), or a global inline flag.
+    A pattern whose every match begins with the same word of two or more characters ('to',
+    'age') consumes that word instead, whatever its letters: ``re`` then looks for the word
+    in C, where a letter guard left it to try every position (issue I, session 44)."""
+    if re.search(r"\\[1-9]|\(\?\(", pattern):
+        return None
+    lead = "" if flags & re.IGNORECASE else _literal_lead(sre_parse.parse(pattern, flags))
+    if len(lead) >= 2:      # a word every match begins with: re looks for it in C
+        return _compiled_or_none(f"{re.escape(lead)}(?<=(?=(?P<{WHOLE}>{pattern}))[\\s\\S]{{{len(lead)}}})", flags)
     guard = first_characters(pattern, flags)
     if guard is None or any(re.fullmatch(guard, c, flags) for c in string.ascii_letters):
         return None
-    if re.search(r"\\[1-9]|\(\?\(", pattern):
-        return None
+    return _compiled_or_none(f"{guard}(?<=(?=(?P<{WHOLE}>{pattern}))[\\s\\S])", flags)
+
+
+def _compiled_or_none(pattern: str, flags: int) -> re.Pattern | None:
     try:
-        return re.compile(f"{guard}(?<=(?=(?P<{WHOLE}>{pattern}))[\\s\\S])", flags)
+        return re.compile(pattern, flags)
     except re.error:
         return None
+
+
+def _literal_lead(items) -> str:
+    """The characters every match of a parsed pattern begins with, as far as they are plain
+    literals in a row (zero-width items before them skipped, a leading group entered): 'to' of
+    ``(?<![\\w'-])to(?:...)``."""
+    lead = ""
+    for op, av in items:
+        if op in _ZERO_WIDTH and not lead:
+            continue
+        if op is sre.LITERAL:
+            lead += chr(av)
+            continue
+        if op is sre.SUBPATTERN and not lead and not av[1] & re.IGNORECASE:
+            return _literal_lead(av[3])
+        break
+    return lead
 
 
 #: Items whose parts are walked by :func:`_names_no_capital`: op code -> its parts.

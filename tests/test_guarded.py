@@ -78,11 +78,23 @@ def test_templates_led_by_digits_or_punctuation_skip_ahead():
 
 @pytest.mark.parametrize("pattern,form", [
     (r"(?<![\w./])\d+/\d+", r"[\d](?<=(?=(?P<_itdeid_whole>(?<![\w./])\d+/\d+))[\s\S])"),
-    (r"(?<!\w)serial\s*\d+", None),                  # led by a letter: letters are everywhere
+    (r"(?<!\w)[a-z]+\d+", None),                     # led by letters: letters are everywhere
+    (r"(?<!\w)serial\s*\d+",                        # led by a word: re looks for the word
+     r"serial(?<=(?=(?P<_itdeid_whole>(?<!\w)serial\s*\d+))[\s\S]{6})"),
+    (r"(?<!\w)(?P<m>to)\s+\w+", r"to(?<=(?=(?P<_itdeid_whole>(?<!\w)(?P<m>to)\s+\w+))[\s\S]{2})"),
+    (r"(?<!\w)(?i:to)\s+\w+", None),                 # its case turned off inside: no plain word
     (r"(\d)-\1", None), (r"(?i)\d+", None)])          # a numbered back-reference; a global flag
 def test_skipping_form(pattern, form):
     found = skipping_form(pattern)
     assert (found and found.pattern) == form
+
+
+def test_a_word_led_form_finds_finditer_s_matches_where_the_word_repeats():
+    pattern = r"(?<![a-z])toto[a-z]*"
+    template = Template(pattern)
+    text = "tototo totox xtoto toto"
+    assert template.skipping is not None and template.skipping.pattern.startswith("toto(")
+    assert template.spans(text) == [m.span() for m in re.finditer(pattern, text)] == [(0, 6), (7, 12), (19, 23)]
 
 
 def test_skipped_matches_do_not_overlap_as_finditer_s_do_not():
