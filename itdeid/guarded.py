@@ -60,6 +60,7 @@ from re import _constants as sre  # noqa: the parser's op codes; stable since Py
 from re import _parser as sre_parse
 
 from itdeid import match_starts, prefilter
+from itdeid.line_bound import keeps_to_line
 from itdeid.pattern_parts import Unwritable, class_items
 
 #: Zero-width items, skipped when looking for the first character (skipping one only widens the set).
@@ -377,14 +378,41 @@ class Template:
                     found.append((m.span(), m.span(name)))
                     end = m.end()
             return found
+        return self._found(text, lowered, name, 0, len(text))
+
+    @cached_property
+    def line_bound(self) -> bool:
+        """Whether no part of the template can match a line end (:mod:`itdeid.line_bound`):
+        then :meth:`matches_in_lines` finds in a line what the whole text's scan finds there."""
+        return keeps_to_line(self.pattern, self.flags)
+
+    def matches_in_lines(self, text: str, lines, lowered: str | None = None,
+                         group: str | None = None) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+        """:meth:`matches` that begin in ``lines`` ((start, end) of lines of ``text``, in
+        order, ``end`` at its line end or the text's end), scanning those lines alone; only
+        for a :attr:`line_bound` template."""
+        if not self.line_bound:
+            raise ValueError("matches_in_lines needs a template that keeps to a line")
+        if not self.can_match(text, lowered):
+            return []
+        name = group if group in self.groupindex else 0
+        found = []
+        for start, end in lines:    # up to just after the line end: lookaheads see it there
+            found += [m for m in self._found(text, lowered, name, start, min(end + 1, len(text)))
+                      if m[0][0] <= end]
+        return found
+
+    def _found(self, text: str, lowered: str | None, name, pos: int, endpos: int):
+        """(whole match, group ``name``) of the matches ``finditer`` finds from ``pos`` to
+        ``endpos`` (the skipping form's, kept as finditer keeps them)."""
         if self.folded is not None and lowered is not None and text.isascii():
             (regex, skipping), text = self.folded, lowered   # the same offsets in the lower case
         else:
             regex, skipping = self.regex, self.skipping
         if skipping is None:
-            return [(m.span(), m.span(name)) for m in regex.finditer(text)]
+            return [(m.span(), m.span(name)) for m in regex.finditer(text, pos, endpos)]
         found, end = [], -1
-        for m in skipping.finditer(text):        # a match at each guard character it begins at
+        for m in skipping.finditer(text, pos, endpos):   # a match at each guard character it begins at
             whole = m.span(WHOLE)
             if whole[0] >= end:                   # finditer goes on from the end of the last one
                 found.append((whole, m.span(name) if name else whole))

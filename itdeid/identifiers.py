@@ -39,6 +39,7 @@ from itdeid.drug_names import drug_tokens
 from itdeid.eponyms import eponym_tokens
 from itdeid.guarded import Template, lowered_ascii, may_match_ids
 from itdeid.prefilter import which_may_match
+from itdeid.match_starts import LONG_TEXT
 from itdeid.model_text import model_text, to_note
 from itdeid.propagation import propagate_in_note
 from itdeid.resources import load_json
@@ -84,14 +85,25 @@ def _read(text: str) -> tuple[str, np.ndarray | None, str | None]:
     return read, starts, lowered_ascii(read)
 
 
-def plain_matches(text: str, read=None) -> list[tuple[int, int, str]]:
+def plain_matches(text: str, read=None, lines=None) -> list[tuple[int, int, str]]:
     """(start, end, kind) of every 'plain' template's group 'plain' in ``text``, at its own
-    offsets, in text order; ``read``: :func:`_read` of ``text``, when the caller has it."""
+    offsets, in text order; ``read``: :func:`_read` of ``text``, when the caller has it.
+    ``lines``: (start, end) of the lines of ``text`` (read as it is, no offsets moved) whose
+    matches are wanted, all that touch them; the templates that keep to a line
+    (:mod:`itdeid.line_bound`) scan those lines alone, the rest the whole text."""
     read, starts, lowered = read or _read(text)
     templates = plain_templates()
+    if lines is not None and starts is not None:
+        raise ValueError("lines need a text the model reads as it is")
+
+    def found_by(pattern):
+        if lines is not None and pattern.line_bound:
+            return pattern.matches_in_lines(read, lines, lowered, group="plain")
+        return pattern.matches(read, lowered, group="plain")
+
     found = sorted((a, b, kind) for kind, pattern in map(templates.__getitem__,
                                                          which_may_match(read, _plain_ids()))
-                   for _whole, (a, b) in pattern.matches(read, lowered, group="plain") if b > a)
+                   for _whole, (a, b) in found_by(pattern) if b > a)
     if starts is not None:
         found = [(int(starts[a]), int(starts[b]), kind) for a, b, kind in found]
     return found
@@ -130,6 +142,23 @@ def _template_matches(text: str, read=None) -> list[tuple[Span, str, tuple[int, 
     return sorted(found, key=lambda x: (x[0].start, x[0].end))
 
 
+def _tagged_lines(text: str, read, starts: np.ndarray, codes: np.ndarray) -> list[tuple[int, int]] | None:
+    """(start, end) of each line of ``text`` that holds a tagged token (``codes`` non-zero at
+    token ``starts``), in order: a plain template's match clears only the tags it touches, so
+    :func:`plain_matches` need not scan the other lines (a third of a tagged note's characters
+    on the PhysioNet split hold its tags; issue I, session 44). None (scan it all) for a long
+    text, which its own path scans (:mod:`itdeid.match_starts`), or one read with offsets moved."""
+    if read[1] is not None or len(text) >= LONG_TEXT:
+        return None
+    lines = {}
+    for k in np.flatnonzero(codes).tolist():
+        start = text.rfind("\n", 0, int(starts[k])) + 1
+        if start not in lines:
+            end = text.find("\n", start)
+            lines[start] = len(text) if end < 0 else end
+    return sorted(lines.items())
+
+
 def apply_identifiers(text: str, starts: np.ndarray, ends: np.ndarray, codes: np.ndarray) -> np.ndarray:
     """Label codes of tokens (character ``starts``/``ends``) with every template match added:
     a token overlapping a match takes the match's class, for a fixed-shape kind even where the
@@ -155,7 +184,7 @@ def apply_identifiers(text: str, starts: np.ndarray, ends: np.ndarray, codes: np
     codes = np.array(codes, copy=True)
     read = _read(text)
     if codes.any():   # every step before the templates clears a tag (or repeats one)
-        for start, end, _kind in plain_matches(text, read):
+        for start, end, _kind in plain_matches(text, read, _tagged_lines(text, read, starts, codes)):
             codes[np.searchsorted(ends, start, side="right"):np.searchsorted(starts, end, side="left")] = 0
         codes = propagate_in_note(text, starts, ends, codes)
         for lo, hi in eponym_tokens(text, starts, ends, codes):

@@ -41,6 +41,7 @@ all 12 capitalized words after a title that the gold leaves out follow such capi
 from __future__ import annotations
 
 from functools import lru_cache
+from itertools import compress, count
 from typing import TYPE_CHECKING, Callable
 
 import numpy as np
@@ -108,9 +109,9 @@ def tag_named_subjects(td: TokenizedDocument, codes: np.ndarray, known: Callable
 
 
 def _positions(words: list[str], wanted) -> list[int]:
-    """The positions of ``words`` that are in ``wanted`` (a set or a dict's keys), found by a
-    lookup mapped in C rather than a Python step a word (issue I, session 44)."""
-    return np.flatnonzero(np.fromiter(map(wanted.__contains__, words), bool, len(words))).tolist()
+    """The positions of ``words`` that are in ``wanted`` (a set or a dict), found by a lookup
+    mapped in C rather than a Python step a word (issue I, session 44)."""
+    return list(compress(count(), map(wanted.__contains__, words)))
 
 
 def _capitalized(text: str) -> bool:

@@ -14,6 +14,7 @@ import operator
 import re
 import string
 from functools import lru_cache
+from itertools import compress, count
 from typing import Iterable, Sequence
 
 import numpy as np
@@ -126,8 +127,7 @@ def _phrase_marks(words: Sequence[str], phrases: frozenset, max_len: int = 3) ->
     if first.keys().isdisjoint(words):   # no word begins a phrase: a test in C, not a loop (most
         return marks                     # notes for the state, country and world lists; issue I)
     # the words that begin one, found in C; the loop visits those alone (issue I, session 44)
-    begins = np.fromiter(map(first.__contains__, words), bool, len(words))
-    for i in np.flatnonzero(begins).tolist():
+    for i in compress(count(), map(first.__contains__, words)):
         w = words[i]
         for k in first[w]:
             if k <= max_len and i + k <= len(words) and tuple(words[i:i + k]) in phrases:
