@@ -150,7 +150,6 @@ def normalize_heading(label: str) -> str:
 # ------------------------------------------------------------------------------------------
 # Headings.
 # ------------------------------------------------------------------------------------------
-_LINE = re.compile(r"[^\n]*")
 # a line-initial label ending in ':' (no digits, no period)
 _COLON_LABEL = re.compile(r"[ \t]*([A-Za-z][A-Za-z /&'(),\-]*?)[ \t]*:(?!//)")
 # a line consisting of an upper-case phrase, optionally ending in ':'
@@ -191,10 +190,14 @@ def _mostly_lower(counts: tuple[int, int]) -> bool:
 
 def _label_ok(label: str) -> bool:
     return (0 < len(label) <= MAX_HEADING_CHARS and len(label.split()) <= MAX_HEADING_WORDS
-            and any(c.isalpha() for c in label))
+            and (label[0].isalpha() or any(c.isalpha() for c in label)))   # most begin with one
 
 
 def _is_upper(label: str) -> bool:
+    """Whether the label has letters, all upper case (``str.isupper`` where every letter is an
+    ASCII one, so cased: the labels the heading patterns find)."""
+    if label.isascii():
+        return label.isupper()
     letters = [c for c in label if c.isalpha()]
     return bool(letters) and all(c.isupper() for c in letters)
 
@@ -282,17 +285,17 @@ def find_headings(text: str, counts: tuple[int, int] | None = None) -> list[Head
     inv = _inventory()
     upper_doc = _mostly_upper(counts or _letter_counts(_code_points(text)))
     headings: list[Heading] = []
-    for m in _LINE.finditer(text):
-        line = m.group()
-        if not line:
-            continue
-        offset = m.start()
-        h = _line_heading(line, offset, inv, upper_doc)
-        skip_to = 0
-        if h is not None:
-            headings.append(h)
-            skip_to = h.end - offset
-        headings.extend(_inline_headings(line, offset, skip_to, inv))
+    offset = 0
+    for line in text.split("\n"):      # no match objects, no empty match at each line end
+        if line:
+            h = _line_heading(line, offset, inv, upper_doc)
+            skip_to = 0
+            if h is not None:
+                headings.append(h)
+                skip_to = h.end - offset
+            if ":" in line:               # an inline label ends in one
+                headings.extend(_inline_headings(line, offset, skip_to, inv))
+        offset += len(line) + 1
     return headings
 
 
