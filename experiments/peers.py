@@ -214,6 +214,8 @@ class PeerRun:
     skipped: str | None = None                      # why it did not run
     #: wall seconds of each run of the whole command, where it ran more than once
     run_seconds: list = field(default_factory=list)
+    #: wall seconds of each run of its start-up alone, in the same order
+    startup_runs: list = field(default_factory=list)
 
 
 def pinned(command: list[str]) -> list[str]:
@@ -240,10 +242,11 @@ def _timed(label: str, command, cwd, env) -> tuple[float, int]:
     return seconds, done.returncode
 
 
-def run_deid(documents, folder: Path, work: Path, repeats: int = 1) -> PeerRun:
+def run_deid(documents, folder: Path, work: Path, repeats: int = 1, before_each=None) -> PeerRun:
     """deid.pl on ``documents``, pinned to one core; ``repeats``: runs of its start-up and of
     the whole command, the fastest of each kept, as bench.py keeps itdeid's fastest run (one
-    run against itdeid's best of three favoured itdeid; issue I, session 43)."""
+    run against itdeid's best of three favoured itdeid; issue I, session 43). ``before_each()``
+    runs before each of them: bench.py times itdeid there, so the two take turns."""
     run = PeerRun("deid", len(documents), version="deid.pl 1.1 (Perl)")
     perl = shutil.which("perl")
     if perl is None or not (folder / "deid.pl").is_file():
@@ -266,6 +269,8 @@ def run_deid(documents, folder: Path, work: Path, repeats: int = 1) -> PeerRun:
     env = peer_env()
     startups, totals = [], []
     for _ in range(max(1, repeats)):
+        if before_each is not None:
+            before_each()
         (copy / "x.phi").unlink(missing_ok=True)      # each run must write its own
         startup, rc0 = _timed("deid.pl (start-up)", pinned([perl, "deid.pl", "startup", "o.config"]),
                               copy, env)
@@ -276,7 +281,7 @@ def run_deid(documents, folder: Path, work: Path, repeats: int = 1) -> PeerRun:
         startups.append(startup)
         totals.append(total)
     startup, total = min(startups), min(totals)
-    run.run_seconds = totals
+    run.run_seconds, run.startup_runs = totals, startups
     lengths = {doc.id: len(doc.text) for doc in documents}
     run.spans = deid_spans((copy / "x.phi").read_text(encoding="latin-1"), keys, lengths)
     run.startup_seconds, run.tag_seconds = startup, max(total - startup, 0.0)
