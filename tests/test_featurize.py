@@ -219,3 +219,18 @@ def test_plain_words_get_wordfreqs_own_zipf_frequency():
     words += [w for d in generate(5, seed=1) for w in tokenize_words(d.text) if w.isascii() and w.isalpha() and w.islower()]
     assert all(_plain_zipf(w) == zipf_frequency(w, "en") for w in words)
     assert all(_zipf(w) == zipf_frequency(w, "en") for w in ["don't", "2000", "Boston", "caf\u00e9", "12:30"])
+
+
+def test_the_case_counts_log_ratio_is_math_log_of_each_pair():
+    """Small counts come from a table, the rest from one math.log a distinct pair: the same
+    float32 values either way, for pairs on both sides of the table's edge."""
+    import math
+    from itdeid.featurize.case_counts import SMALL_COUNTS, _log_ratio
+    rng = np.random.default_rng(0)
+    top = np.concatenate([rng.integers(0, 3 * SMALL_COUNTS, 500), [0, SMALL_COUNTS - 1, SMALL_COUNTS, 5000]])
+    bottom = np.concatenate([rng.integers(0, 3 * SMALL_COUNTS, 500), [SMALL_COUNTS, SMALL_COUNTS - 1, 0, 7]])
+    expected = np.array([math.log((t + 1) / (b + 1)) for t, b in zip(top.tolist(), bottom.tolist())], dtype=np.float32)
+    assert np.array_equal(_log_ratio(top, bottom), expected)
+    small = top % SMALL_COUNTS, bottom % SMALL_COUNTS          # all from the table
+    assert np.array_equal(_log_ratio(*small), np.array(
+        [math.log((t + 1) / (b + 1)) for t, b in zip(small[0].tolist(), small[1].tolist())], dtype=np.float32))
