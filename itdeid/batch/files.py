@@ -76,6 +76,8 @@ def make_private_folders(folder: Path) -> None:
     """Create ``folder`` and each missing folder above it owner-only (0700, whatever the umask);
     folders that already exist keep their modes (``Path.mkdir(parents=True)`` gives the missing
     parents the default mode)."""
+    if folder.is_dir():             # the common case: no parents to list (issue I, session 44)
+        return
     missing = []
     for candidate in (folder, *folder.parents):
         if candidate.is_dir():
