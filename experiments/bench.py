@@ -25,10 +25,11 @@ punctuation and compounds split), for every system in the table. ``--repeats N``
 command N times and keeps the fastest (the machines here are shared, and the same command's time
 varies from run to run); deid.pl runs as often (``--peer-repeats``, its start-up too), and its
 fastest run is kept the same way: the ratio compares the fastest of each. With deid.pl, itdeid's
-one-core command runs once before each deid.pl run (as often as it), the two taking turns, and
-the ratio of each turn is given too: the machine's speed drifts within the hour, and a pair of
-neighbouring runs meets it in about the same state. Every run writes into an output folder of
-its own (:func:`fresh_folder`).
+one-core command runs once before each deid.pl run (as often as it), after a one-note run of its
+own, the two taking turns, and the ratio of each turn is given too, each side less the start-up
+it had in that turn: the machine's speed drifts within the hour (in session 44 itdeid's runs of
+the same command took 7.9 to 10.6 s within six minutes), and neighbouring runs meet it in about
+the same state. Every run writes into an output folder of its own (:func:`fresh_folder`).
 
 ``--profile`` adds a cProfile of the full pipeline tagging a slice of the first corpus in this
 process (where the time goes). ``--cv-results`` copies the wall time of each row from finished
@@ -195,10 +196,11 @@ def _turn_about(folder, documents, name: str, tmp: Path, repeats: int, ours):
 
 
 def _deid_pl_row(run, documents, name: str, tokens: int, rows: list, ours_seen: list,
-                 ours_startup: float):
+                 ours_startups: list):
     """Add deid.pl's row (``run``, :func:`_turn_about`'s), and return (corpus, itdeid's one-core
-    tokens/s after start-up over deid.pl's, fastest run of each; each turn's ratio; itdeid's
-    one-core runs' seconds; deid.pl's), or None when deid.pl did not run."""
+    tokens/s after start-up over deid.pl's, fastest run of each; each turn's ratio, from the
+    turn's own runs and start-ups (``ours_startups``: itdeid's one-note run in each turn);
+    itdeid's one-core runs' seconds; deid.pl's), or None when deid.pl did not run."""
     if run.skipped:
         return None
     seconds = run.startup_seconds + run.tag_seconds
@@ -210,7 +212,8 @@ def _deid_pl_row(run, documents, name: str, tokens: int, rows: list, ours_seen: 
                 and r["workers"] == 1 and r["scale"] == 1)
     # turn by turn: deid.pl's tagging time over itdeid's (each less its start-up)
     turns = [(total - startup) / (mine - ours_startup)
-             for mine, total, startup in zip(ours_seen, run.run_seconds, run.startup_runs)
+             for mine, ours_startup, total, startup in zip(ours_seen, ours_startups, run.run_seconds,
+                                                           run.startup_runs)
              if mine > 1.1 * ours_startup]     # as the table's rate after start-up
     return (name, ours["tokens/s after startup"] / (tokens / run.tag_seconds), turns, ours_seen,
             run.run_seconds)
@@ -266,9 +269,11 @@ def main(argv=None):
                 write_notes(documents, tmp / f"{name}-x{scale}", scale)
             plan = [(label, m, 1, w) for label, m in models for w in (1, cores)]
             plan += [("full pipeline", model, s, cores) for s in sorted(set(args.scales) - {1})]
-            one_core_seen, one_core_rss, peer = [], [], None
+            one_core_seen, one_core_rss, one_core_startups, peer = [], [], [], None
             if args.deid:   # itdeid's one-core runs take turns with deid.pl's
                 def ours(folder=tmp / f"{name}-x1"):
+                    # its start-up too, for this turn's rate after start-up
+                    one_core_startups.append(run_deid(model, tmp / "one", fresh_folder(tmp / "out"), 1)[0])
                     seconds, rss = run_deid(model, folder, fresh_folder(tmp / "out"), 1)
                     one_core_seen.append(seconds)
                     one_core_rss.append(rss)
@@ -293,7 +298,7 @@ def main(argv=None):
                       f"{n_tok / seconds:,.0f} tokens/s, {rss:.0f} MiB", file=sys.stderr)
             if peer is not None:
                 ratios.append(_deid_pl_row(peer, documents, name, tokens, rows, one_core_seen,
-                                           startup["full pipeline"]))
+                                           one_core_startups))
             if args.profile and not profile:
                 profile = profile_pipeline(model, documents, args.profile_notes)
     table = pd.DataFrame(rows)
@@ -320,8 +325,9 @@ def main(argv=None):
     for name, ratio, turns, ours_seen, theirs_seen in filter(None, ratios):
         text += (f"\nOne core, same run, {name}: itdeid's full pipeline tags {ratio:.1f} times as many "
                  "tokens a second as deid.pl 1.1 (both after start-up, the fastest run of each; "
-                 "issue I asks for 20). The two took turns, an itdeid run before each deid.pl run; "
-                 + (("turn by turn the ratio was " + ", ".join(f"{r:.1f}" for r in turns)
+                 "issue I asks for 20). The two took turns, itdeid's one-note and whole runs before "
+                 "each deid.pl run; turn by turn, each side less its own start-up in that turn, "
+                 + (("the ratio was " + ", ".join(f"{r:.1f}" for r in turns)
                      + f" (median {statistics.median(turns):.1f})") if turns else
                     "no turn's ratio: itdeid's runs took no longer than its start-up")
                  + ". Every run of the whole command: itdeid "

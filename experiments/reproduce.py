@@ -75,7 +75,8 @@ def steps(corpus: str, n_jobs: int) -> list[tuple[str, list[str]]]:
                    *([] if corpus == DEFAULT_CORPUS else ["--physionet", corpus]),
                    "--n-jobs", str(n_jobs)]),
         ("bench", py + ["experiments/bench.py", "--corpus", corpus, "--model", "itdeid/models/default",
-                        "--scales", "1", "2", "4", "--repeats", "3", "--out", "experiments/results/bench-recipe.md"]),
+                        "--scales", "1", "2", "4", "--repeats", "3", "--peer-repeats", "5",
+                        "--out", "experiments/results/bench-recipe.md"]),
         ("card", py + ["experiments/card_scores.py", "itdeid/models/default"]),
     ]
 
