@@ -34,7 +34,10 @@ The engine then tries the template only where the guard's characters are, and
 :meth:`Template.spans` keeps those matches as ``finditer`` would have found them (each begins at
 or after the end of the last one kept), the same spans at a third to half the time on the
 digit-led templates. A template guarded by letters keeps the lookahead form: letters are
-everywhere, and there the lookbehind costs more than it saves.
+everywhere, and there the lookbehind costs more than it saves; unless every match begins with
+the same word of two or more letters ('to', 'serial'), which its skipping form then consumes,
+since ``re`` looks for a word it must begin with by a fast search of its own (issue I, session
+44).
 
 A case-insensitive template (most of them) pays for it at every branch: ``re`` rejects an
 alternative at a glance only when it begins with a plain literal, and under IGNORECASE its
@@ -48,7 +51,9 @@ and the case-insensitive templates that qualify took 0.29 s over the split's not
 0.40 s (issue I, session 35). ``finditer`` keeps the pattern as compiled: its matches hand out the note's own text.
 
 In a long text (a piece of a long note) :meth:`Template.matches` runs the pattern only at the
-offsets where :mod:`itdeid.match_starts` says a match can begin, the same matches again.
+offsets where :mod:`itdeid.match_starts` says a match can begin, the same matches again. A
+template that keeps to a line (:mod:`itdeid.line_bound`) can be run over chosen lines alone
+(:meth:`Template.matches_in_lines`), with the matches the whole text's scan finds in them.
 """
 from __future__ import annotations
 
