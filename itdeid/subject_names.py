@@ -41,13 +41,12 @@ all 12 capitalized words after a title that the gold leaves out follow such capi
 from __future__ import annotations
 
 from functools import lru_cache
-from itertools import compress, count
 from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
 from itdeid.document import LABELS
-from itdeid.word_lists import census_names, gazetteer_sets
+from itdeid.word_lists import census_names, gazetteer_sets, positions_in
 
 if TYPE_CHECKING:
     from itdeid.featurize import TokenizedDocument
@@ -94,7 +93,7 @@ def tag_named_subjects(td: TokenizedDocument, codes: np.ndarray, known: Callable
     # the words after a subject word ('pt', or 'pt' and its full stop) are all there is to
     # look at: one set lookup a token, in C, as the rule runs on every note tagged (issue I)
     after = (j + 2 if j + 2 < len(words) and words[j + 1] == "." else j + 1
-             for j in _positions(words, SUBJECTS))
+             for j in positions_in(words, SUBJECTS))
     for i in after:
         if i >= len(words) or codes[i] or not _after_subject(td, i) or not _surname(words[i], known):
             continue
@@ -106,12 +105,6 @@ def tag_named_subjects(td: TokenizedDocument, codes: np.ndarray, known: Callable
             out[k + 1] = out[k + 2] = PATIENT
             k += 2
     return _tag_titled_names(td, codes if out is None else out, known)
-
-
-def _positions(words: list[str], wanted) -> list[int]:
-    """The positions of ``words`` that are in ``wanted`` (a set or a dict), found by a lookup
-    mapped in C rather than a Python step a word (issue I, session 44)."""
-    return list(compress(count(), map(wanted.__contains__, words)))
 
 
 def _capitalized(text: str) -> bool:
@@ -156,7 +149,7 @@ def _tag_titled_names(td: TokenizedDocument, codes: np.ndarray, known: Callable[
         return _capitalized(word) and (census(k) or not known(words[k]))
 
     out = None
-    for j in _positions(words, TITLES):
+    for j in positions_in(words, TITLES):
         title = tokens[j].text
         if not (title[0].isupper() and (len(title) == 1 or title[1:].islower())):
             continue

@@ -14,7 +14,6 @@ import operator
 import re
 import string
 from functools import lru_cache
-from itertools import compress, count
 from typing import Iterable, Sequence
 
 import numpy as np
@@ -25,7 +24,7 @@ from itdeid.measures import FLAGGED, clock_templates, measure_templates
 from itdeid.resources import load_json
 from itdeid.token_batch import TokenBatch
 from itdeid.tokens import TOKEN_TEXT
-from itdeid.word_lists import gazetteer_sets
+from itdeid.word_lists import gazetteer_sets, positions_in
 from itdeid.word_table import MAX_WORDS, WordTable
 
 
@@ -127,7 +126,7 @@ def _phrase_marks(words: Sequence[str], phrases: frozenset, max_len: int = 3) ->
     if first.keys().isdisjoint(words):   # no word begins a phrase: a test in C, not a loop (most
         return marks                     # notes for the state, country and world lists; issue I)
     # the words that begin one, found in C; the loop visits those alone (issue I, session 44)
-    for i in compress(count(), map(first.__contains__, words)):
+    for i in positions_in(words, first):
         w = words[i]
         for k in first[w]:
             if k <= max_len and i + k <= len(words) and tuple(words[i:i + k]) in phrases:
@@ -142,14 +141,19 @@ def _covered(starts: np.ndarray, ends: np.ndarray, spans: Iterable[tuple[int, in
     pairs = np.array(list(spans), dtype=np.int64).reshape(-1, 2)
     mask = np.zeros(len(starts), dtype=bool)
     if len(pairs):
-        lo = np.searchsorted(ends, pairs[:, 0], side="right")
-        hi = np.searchsorted(starts, pairs[:, 1], side="left")
+        lo, hi = _token_ranges(starts, ends, pairs)
         # mark [lo, hi) of every span at once: +1 at lo, -1 at hi, running sum > 0
         edges = np.zeros(len(starts) + 1, dtype=np.int64)
         np.add.at(edges, lo, 1)
         np.add.at(edges, hi, -1)
         mask = np.cumsum(edges[:-1]) > 0
     return mask
+
+
+def _token_ranges(starts: np.ndarray, ends: np.ndarray, pairs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per (start, end) row of ``pairs``, the tokens it overlaps, ``lo`` to ``hi`` (one past)."""
+    return (np.searchsorted(ends, pairs[:, 0], side="right"),
+            np.searchsorted(starts, pairs[:, 1], side="left"))
 
 
 def _shape_id(text: str) -> float:
@@ -207,15 +211,13 @@ def _first_template(td: TokenizedDocument, templates: list[Template], lowered: s
     found = [(k, a, b) for k in may_match(templates, text)   # most match nothing in a note
              for a, b in templates[k].spans(text, lowered, group=FLAGGED)]
     if found:
-        # the tokens each match covers, as in _covered, all at once; then each match's tokens
-        # get its template's number, the last template first, so the first one's stands
-        # (a mask and its updates a template cost ten numpy calls: issue I, session 44)
+        # the tokens each match covers, all at once; then each match's tokens get its
+        # template's number, the last template first, so the first one's stands (a mask
+        # and its updates a template cost ten numpy calls: issue I, session 44)
         starts, ends = token_offsets(td)
         found.sort(key=operator.itemgetter(0), reverse=True)
-        pairs = np.array([(a, b) for _k, a, b in found], dtype=np.int64)
-        lo = np.searchsorted(ends, pairs[:, 0], side="right").tolist()
-        hi = np.searchsorted(starts, pairs[:, 1], side="left").tolist()
-        for (k, _a, _b), i, j in zip(found, lo, hi):
+        lo, hi = _token_ranges(starts, ends, np.array([(a, b) for _k, a, b in found], dtype=np.int64))
+        for (k, _a, _b), i, j in zip(found, lo.tolist(), hi.tolist()):
             which[i:j] = k + 1
     return which
 
