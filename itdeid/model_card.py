@@ -150,14 +150,16 @@ def heldout_report(model) -> str | None:
 
 
 def heldout_lines(report: str | None) -> list[str]:
-    """The card's held-out block: ``report`` with the date and code that scored it."""
-    from itdeid.report import code_version
+    """The card's held-out block: ``report`` with the command, date, machine and code that
+    scored it (the training command, or ``experiments/card_scores.py`` when the card was
+    rescored), so the block says how to score it again."""
+    from itdeid.report import code_version, command_line, machine
     if not report:
         return ["The held-out notes (`experiments/heldout`) were not found beside this run, so "
                 "no held-out score was measured."]
     return [f"This model on the project's 12 hand-written held-out discharge notes (`{HELDOUT}`, "
-            "never trained on), token level, percent; scored "
-            f"{_dt.datetime.now().astimezone():%Y-%m-%d %H:%M %Z} with {code_version()}:",
+            "never trained on), token level, percent; scored by `" + command_line() + "`, "
+            f"{_dt.datetime.now().astimezone():%Y-%m-%d %H:%M %Z} on {machine()}, with {code_version()}:",
             "", "```", report, "```"]
 
 

@@ -7,6 +7,7 @@ import pytest
 from itdeid import model_card
 from itdeid.deidentifier import load_model
 from itdeid.recipe import RECIPE
+from itdeid.report import machine
 from itdeid.resources import default_model_dir
 
 REPO = Path(__file__).resolve().parent.parent
@@ -44,7 +45,8 @@ def test_rescore_rewrites_the_scored_part_alone(tmp_path, monkeypatch):
     model_card.rescore(tmp_path, model=type("M", (), {"target_recall": RECIPE["target_recall"]})())
     text = card.read_text()
     assert text.startswith(head + "\n## Scores\n") and "OLD" not in text and "old speed" not in text
-    assert "```\nNEW REPORT\n```" in text and "scored " in text and "with itdeid " in text
+    assert "```\nNEW REPORT\n```" in text and "scored by `" in text and "with itdeid " in text
+    assert " on " + machine() + ", with itdeid " in text     # the block names how and where
     for part in (model_card.cv_lines(RECIPE["target_recall"]), model_card.speed_lines(),
                  model_card.weak_spot_lines()):
         assert "\n".join(part) in text
