@@ -369,3 +369,24 @@ def test_start_up_script_times_both_commands_for_two_checkouts(tmp_path, monkeyp
     run_script("start_up.py")
     rows = re.findall(r"^\| itdeid tag \| (\d+) \| [^|]+ \| [\d.]+ \| [\d.]+ \|$", out.read_text(), re.M)
     assert len(rows) == 4 and rows[:2] == ["1", "1"]     # each version, one core then all
+
+
+def test_install_size_counts_each_package_with_its_metadata_and_libraries(tmp_path):
+    """experiments/install_size.py's breakdown: a package's .dist-info and .libs folders count
+    with it, links are not followed, loose files count alone (the install itself needs the
+    network, so it is not run here)."""
+    path = list(sys.path)
+    try:
+        script = runpy.run_path(str(EXPERIMENTS / "install_size.py"))
+    finally:
+        sys.path[:] = path      # the script puts the checkout first (see run_script)
+    site = tmp_path / "site-packages"
+    for folder, size in [("numpy/core", 300), ("numpy-2.0.dist-info", 20), ("numpy.libs", 100),
+                         ("xgboost", 50), ("xgboost_cpu-3.2.0.dist-info", 5)]:
+        (site / folder).mkdir(parents=True)
+        (site / folder / "f.bin").write_bytes(b"x" * size)
+    (site / "six.py").write_bytes(b"y" * 7)
+    (site / "numpy" / "link").symlink_to(site / "numpy.libs" / "f.bin")
+    sizes = script["package_bytes"](site)
+    assert sizes == {"numpy": 420, "xgboost": 50, "xgboost_cpu": 5, "six": 7}
+    assert script["folder_bytes"](site) == 482
