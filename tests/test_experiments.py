@@ -390,3 +390,22 @@ def test_install_size_counts_each_package_with_its_metadata_and_libraries(tmp_pa
     sizes = script["package_bytes"](site)
     assert sizes == {"numpy": 420, "xgboost": 50, "xgboost_cpu": 5, "six": 7}
     assert script["folder_bytes"](site) == 482
+
+
+def test_model_rebuild_compares_every_file_either_folder_lists(tmp_path):
+    """experiments/model_rebuild.py's verdicts from two SHA256SUMS files (the training itself
+    needs the PhysioNet split and minutes, so it is not run here)."""
+    path = list(sys.path)
+    try:
+        script = runpy.run_path(str(EXPERIMENTS / "model_rebuild.py"))
+    finally:
+        sys.path[:] = path
+    for name, lines in [("a", ["11  ensemble.json", "22  member-0/model.json", "33  old.json"]),
+                        ("b", ["11  ensemble.json", "99  member-0/model.json", "44  new.json"])]:
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "SHA256SUMS").write_text("\n".join(lines) + "\n")
+    shipped, rebuilt = script["digests"](tmp_path / "a"), script["digests"](tmp_path / "b")
+    assert shipped["member-0/model.json"] == "22"
+    assert script["compare"](shipped, rebuilt) == [
+        ("ensemble.json", "same"), ("member-0/model.json", "differs"), ("new.json", "only rebuilt"),
+        ("old.json", "only shipped")]
