@@ -59,14 +59,15 @@ def package_bytes(site_packages: Path) -> Counter:
     return sizes
 
 
-def run(command, cwd: Path, env: dict) -> float:
-    """Seconds ``command`` took; a failure stops the script, naming the command."""
+def run(command, cwd: Path | None = None, env: dict | None = None) -> float:
+    """Seconds ``command`` took, its output left out; a failure stops the script that called,
+    naming the command and with the last lines of its errors."""
     started = time.perf_counter()
     done = subprocess.run(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                           text=True)
     if done.returncode != 0:
         tail = done.stderr.strip().splitlines()[-5:]
-        raise SystemExit(f"install_size.py: `{' '.join(map(str, command))}` failed (status "
+        raise SystemExit(f"{Path(sys.argv[0]).name}: `{' '.join(map(str, command))}` failed (status "
                          f"{done.returncode}):\n" + "\n".join(tail))
     return time.perf_counter() - started
 
@@ -102,7 +103,7 @@ def main(argv=None) -> int:
         site = next((venv / "lib").glob("python*/site-packages"))
         packages = package_bytes(site)
         deid = run(MAIN_COMMAND, source, env)
-        written = sorted(p.name for p in (source / "out").iterdir())
+        written = sum(1 for _ in (source / "out").iterdir())
         pip_version = subprocess.run([python, "-m", "pip", "--version"], capture_output=True,
                                      text=True).stdout.split()[1]
         index = pip_index(python, env)
@@ -116,7 +117,7 @@ def main(argv=None) -> int:
              f"before it: Python's venv with pip). The largest installed packages:\n\n"
              "| package | MB |\n|---|---|\n"
              + "".join(f"| {name} | {size / mb:.0f} |\n" for name, size in packages.most_common(args.top))
-             + f"\nREADME's main command wrote {len(written)} files into out/.\n")
+             + f"\nREADME's main command wrote {written} files into out/.\n")
     publish(text, args.out)
     return 0
 

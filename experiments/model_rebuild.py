@@ -15,16 +15,16 @@ file names the distribution that trained.
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
 import tempfile
-import time
 from importlib import metadata
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "experiments"))      # install_size, beside this script
 
+from install_size import run  # noqa: E402
 from itdeid.errors import run_script  # noqa: E402
 from itdeid.model_digests import FILE as SUMS  # noqa: E402
 from itdeid.report import header, publish  # noqa: E402
@@ -80,12 +80,7 @@ def main(argv=None) -> int:
         command = [sys.executable, "-m", "itdeid", "train", "--preset", "default", "--out", str(out),
                    *(["--physionet", args.physionet] if args.physionet else []),
                    "--n-jobs", str(args.n_jobs)]
-        started = time.perf_counter()
-        done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        seconds = time.perf_counter() - started
-        if done.returncode != 0:
-            raise SystemExit(f"model_rebuild.py: the training failed (status {done.returncode}):\n"
-                             + "\n".join(done.stderr.strip().splitlines()[-5:]))
+        seconds = run(command)
         verdicts = compare(digests(SHIPPED), digests(out))
     same = sum(v == "same" for _, v in verdicts)
     text = header("The shipped model rebuilt by its command")

@@ -26,9 +26,15 @@ def run_script(name: str) -> None:
     """Run an experiment script as ``python experiments/NAME`` would, then take back the
     checkout it puts first on ``sys.path``: left there, worker processes started by later tests
     import itdeid from the source tree instead of the installed copy."""
+    script_functions(name, run_name="__main__")
+
+
+def script_functions(name: str, run_name: str = "<run_path>") -> dict:
+    """The names an experiment script defines (its main not run unless ``run_name`` is
+    ``"__main__"``), with ``sys.path`` taken back as :func:`run_script` says."""
     path = list(sys.path)
     try:
-        runpy.run_path(str(EXPERIMENTS / name), run_name="__main__")
+        return runpy.run_path(str(EXPERIMENTS / name), run_name=run_name)
     finally:
         sys.path[:] = path
 
@@ -375,11 +381,7 @@ def test_install_size_counts_each_package_with_its_metadata_and_libraries(tmp_pa
     """experiments/install_size.py's breakdown: a package's .dist-info and .libs folders count
     with it, links are not followed, loose files count alone (the install itself needs the
     network, so it is not run here)."""
-    path = list(sys.path)
-    try:
-        script = runpy.run_path(str(EXPERIMENTS / "install_size.py"))
-    finally:
-        sys.path[:] = path      # the script puts the checkout first (see run_script)
+    script = script_functions("install_size.py")
     site = tmp_path / "site-packages"
     for folder, size in [("numpy/core", 300), ("numpy-2.0.dist-info", 20), ("numpy.libs", 100),
                          ("xgboost", 50), ("xgboost_cpu-3.2.0.dist-info", 5)]:
@@ -395,11 +397,7 @@ def test_install_size_counts_each_package_with_its_metadata_and_libraries(tmp_pa
 def test_model_rebuild_compares_every_file_either_folder_lists(tmp_path):
     """experiments/model_rebuild.py's verdicts from two SHA256SUMS files (the training itself
     needs the PhysioNet split and minutes, so it is not run here)."""
-    path = list(sys.path)
-    try:
-        script = runpy.run_path(str(EXPERIMENTS / "model_rebuild.py"))
-    finally:
-        sys.path[:] = path
+    script = script_functions("model_rebuild.py")
     for name, lines in [("a", ["11  ensemble.json", "22  member-0/model.json", "33  old.json"]),
                         ("b", ["11  ensemble.json", "99  member-0/model.json", "44  new.json"])]:
         (tmp_path / name).mkdir()
