@@ -106,8 +106,58 @@ def test_tag_and_deid_decode_each_encoding_to_the_same_note(tmp_path, model_dir,
                  "--out", str(tmp_path / "plain.jsonl")]) == 0
     expected = spans(tmp_path / "plain.jsonl")
     assert expected, "the tiny model finds PHI in the plain UTF-8 note"
+    if kind == "utf-8 with a mark":     # kept as U+FEFF, as open(path, encoding="utf-8") reads it
+        expected = [(start + 1, end + 1, phi) for start, end, phi in expected]
     assert spans(tmp_path / "tag.jsonl") == expected          # offsets into the decoded text
     assert spans(tmp_path / "out" / "note.jsonl") == expected
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "redact", "surrogate", "brat", "xml", "tag"])
+def test_offsets_of_a_utf8_file_with_a_mark_index_the_text_as_python_reads_it(tmp_path, model_dir,
+                                                                              fmt):
+    """A UTF-8 file that starts with a byte-order mark: every offset written indexes the text as
+    open(path, encoding="utf-8") reads it, the mark kept as U+FEFF, and a text output starts
+    with that one mark, as the input did."""
+    (tmp_path / "in").mkdir()
+    path = tmp_path / "in" / "note.txt"
+    path.write_bytes(b"\xef\xbb\xbf" + TEXT.encode())
+    original = open(path, encoding="utf-8", newline="").read()
+    (tmp_path / "plain.txt").write_text(TEXT)
+    assert main(["tag", str(model_dir), str(tmp_path / "plain.txt"),
+                 "--out", str(tmp_path / "plain.jsonl")]) == 0
+    found = [(start + 1, end + 1, kind) for start, end, kind in spans(tmp_path / "plain.jsonl")]
+    assert found, "the tiny model finds PHI in the note"
+    out = tmp_path / "out"
+    if fmt == "tag":
+        assert main(["tag", str(model_dir), str(path), "--out", str(tmp_path / "tag.jsonl")]) == 0
+        assert spans(tmp_path / "tag.jsonl") == found
+        return
+    assert deid(model_dir, tmp_path / "in", "--out", out, "--format", fmt) == 0
+    if fmt == "jsonl":
+        assert spans(out / "note.jsonl") == found
+        lengths = {json.loads(line).get("text_length") for line in open(out / "note.jsonl")}
+        assert lengths <= {len(original), None} and len(original) in lengths
+    elif fmt == "xml":
+        from itdeid.formats import read_i2b2_2006
+        (doc,) = read_i2b2_2006(out / "note.xml")
+        assert doc.text == original
+        assert [(s.start, s.end, s.type) for s in doc.spans] == found
+    else:
+        written = (out / "note.txt").read_bytes()
+        assert written.startswith(b"\xef\xbb\xbf") and not written.startswith(b"\xef\xbb\xbf" * 2)
+        text = open(out / "note.txt", encoding="utf-8", newline="").read()
+    if fmt == "redact":
+        records = [json.loads(line) for line in open(out / "note.redact.jsonl")]
+        assert [(r["original_start"], r["original_end"], r["type"]) for r in records] == found
+        assert {r["original_length"] for r in records} == {len(original)}
+        assert all(text[r["start"]:r["end"]] == f"[**{r['type']}**]" for r in records)
+    if fmt == "brat":
+        assert text == original
+        lines = [line.split("\t") for line in (out / "note.ann").read_text().splitlines()]
+        for _, where, quoted in lines:
+            pieces = [piece.split() for piece in where.split(" ", 1)[1].split(";")]
+            assert " ".join(text[int(a):int(b)] for a, b in pieces) == quoted
+        assert [int(where.split()[1]) for _, where, _ in lines] == [s for s, _, _ in found]
 
 
 @pytest.mark.parametrize("kind", sorted(REFUSED))

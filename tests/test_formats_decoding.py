@@ -8,17 +8,19 @@ from itdeid.formats import read_corpus, read_physionet, read_text
 TEXT = "Patient : WALKER , JOHN\r\nSeen at Northgate Hospital on 3/4/2003 , café .\n"
 
 
-@pytest.mark.parametrize("codec, mark", [
-    ("utf-8", b""), ("utf-8", b"\xef\xbb\xbf"),
-    ("utf-16-le", b"\xff\xfe"), ("utf-16-be", b"\xfe\xff"),
-    ("utf-32-le", b"\xff\xfe\x00\x00"), ("utf-32-be", b"\x00\x00\xfe\xff"),
+@pytest.mark.parametrize("codec, mark, python", [
+    ("utf-8", b"", "utf-8"), ("utf-8", b"\xef\xbb\xbf", "utf-8"),
+    ("utf-16-le", b"\xff\xfe", "utf-16"), ("utf-16-be", b"\xfe\xff", "utf-16"),
+    ("utf-32-le", b"\xff\xfe\x00\x00", "utf-32"), ("utf-32-be", b"\x00\x00\xfe\xff", "utf-32"),
 ])
-def test_byte_order_marks_are_decoded_and_not_part_of_the_text(tmp_path, codec, mark):
+def test_byte_order_marks_are_decoded_as_python_reads_them(tmp_path, codec, mark, python):
+    """The text is what open(path, encoding=..., newline="") reads, so a user's offsets agree with
+    itdeid's: Python's utf-8 codec keeps a UTF-8 mark as U+FEFF, utf-16 and utf-32 drop theirs."""
     path = tmp_path / "note.txt"
     path.write_bytes(mark + TEXT.encode(codec))
     (doc,) = read_corpus(path)
-    assert doc.text == TEXT          # the mark is gone, so offsets are into the decoded text
-    assert doc.text.index("WALKER") == TEXT.index("WALKER")
+    assert doc.text == open(path, encoding=python, newline="").read()
+    assert doc.text == ("\ufeff" if mark == b"\xef\xbb\xbf" else "") + TEXT
 
 
 BINARY = {

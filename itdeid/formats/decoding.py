@@ -5,8 +5,12 @@ A note that is misread is a note whose PHI is missed: a UTF-16 file read byte by
 with a NUL between letters, which no model tags; a PNG read as latin-1 is "a note" with no PHI.
 So nothing is guessed:
 
-- A byte-order mark says the encoding: UTF-8, UTF-16 (LE/BE) or UTF-32 (LE/BE). The mark is not
-  part of the text, so offsets count characters of the decoded text after it.
+- A byte-order mark says the encoding: UTF-8, UTF-16 (LE/BE) or UTF-32 (LE/BE). The text is
+  what Python's ``open(path, encoding=...)`` reads with that encoding (``utf-8``, ``utf-16``,
+  ``utf-32``), so that every offset itdeid writes indexes the text a user's own script reads:
+  a UTF-8 mark is kept, as the text's first character U+FEFF (the ``utf-8`` codec keeps it,
+  and the outputs, UTF-8 too, then start with the same mark); a UTF-16 or UTF-32 mark is not
+  part of the text (those codecs drop it), and offsets count characters after it.
 - Without a mark the text must be UTF-8. Anything else (latin-1, cp1252) is an error naming the
   file and the offset of the first byte that is not UTF-8: convert the file (``iconv -f latin1
   -t utf-8``) rather than have itdeid guess; a wrong guess changes names.
@@ -24,7 +28,8 @@ from __future__ import annotations
 from itdeid.errors import FormatError
 
 #: Byte-order marks and their codecs; the UTF-32 marks come first because the UTF-32-LE mark
-#: begins with the UTF-16-LE one.
+#: begins with the UTF-16-LE one. The UTF-8 mark is decoded with the text (see the module
+#: docstring); the others are not.
 BYTE_ORDER_MARKS: tuple[tuple[bytes, str, str], ...] = (
     (b"\x00\x00\xfe\xff", "utf-32-be", "UTF-32"),
     (b"\xff\xfe\x00\x00", "utf-32-le", "UTF-32"),
@@ -70,11 +75,13 @@ def decode_text(data: bytes, path) -> str:
     UTF-8; binary refused); ``path`` names the file in errors."""
     for mark, codec, name in BYTE_ORDER_MARKS:
         if data.startswith(mark):
+            # the UTF-8 mark stays in the text as U+FEFF, as open(path, encoding="utf-8") reads it
+            kept = 0 if codec == "utf-8" else len(mark)
             try:
-                text = data[len(mark):].decode(codec)
+                text = data[kept:].decode(codec)
             except UnicodeDecodeError as error:
                 raise FormatError(path, f"not {name} after its {name} byte-order mark (byte "
-                                        f"offset {len(mark) + error.start})") from None
+                                        f"offset {kept + error.start})") from None
             break
     else:
         refuse_binary(data, path)
