@@ -86,7 +86,12 @@ READABLE = {
 REFUSED = {
     "png": (b"\x89PNG\r\n\x1a\n" + bytes(range(256)), "binary file (a PNG image), not text"),
     "elf": (b"\x7fELF\x02\x01\x01" + bytes(9) + TEXT.encode(), "binary file (an ELF executable)"),
-    "utf-16 without a mark": (TEXT.encode("utf-16-le"), "binary file (NUL byte at offset 1)"),
+    "utf-16 without a mark": (TEXT.encode("utf-16-le"), (
+        "looks like UTF-16LE without a byte-order mark (NUL byte at offset 1), not UTF-8; convert "
+        "it to UTF-8 (e.g. iconv -f UTF-16LE -t utf-8)")),
+    "utf-16-be without a mark": (TEXT.encode("utf-16-be"), (
+        "looks like UTF-16BE without a byte-order mark (NUL byte at offset 0), not UTF-8; convert "
+        "it to UTF-8 (e.g. iconv -f UTF-16BE -t utf-8)")),
     "latin-1": ((TEXT + "caf\xe9\n").encode("latin-1"),
                 f"not UTF-8 (byte offset {len(TEXT.encode()) + 3}) and no byte-order mark"),
     "NUL after 8 KB": (TEXT.encode() + b" " * 9000 + b"\x00\n",

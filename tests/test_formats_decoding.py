@@ -48,6 +48,20 @@ def test_a_nul_byte_anywhere_is_binary_not_only_in_the_first_8_kb(tmp_path):
         read_text(path)
 
 
+@pytest.mark.parametrize("codec, name", [("utf-16-le", "UTF-16LE"), ("utf-16-be", "UTF-16BE"),
+                                         ("utf-32-le", "UTF-32LE"), ("utf-32-be", "UTF-32BE")])
+def test_utf16_or_utf32_without_a_mark_is_named_with_how_to_convert_it(tmp_path, codec, name):
+    path = tmp_path / "note.txt"
+    path.write_bytes(TEXT.encode(codec))
+    with pytest.raises(FormatError) as caught:
+        read_text(path)
+    message = str(caught.value)
+    assert message.startswith(f"{path}: looks like {name} without a byte-order mark (NUL byte at "
+                              "offset ")
+    assert message.endswith(f"not UTF-8; convert it to UTF-8 (e.g. iconv -f {name} -t utf-8)")
+    assert "WALKER" not in message and "binary" not in message
+
+
 def test_a_nul_character_in_utf16_text_is_refused(tmp_path):
     path = tmp_path / "nul16.txt"
     path.write_bytes(b"\xff\xfe" + ("note" + "\0" + "more").encode("utf-16-le"))

@@ -17,13 +17,17 @@ So nothing is guessed:
 - Binary files are refused, looking at the whole file, not its first bytes: a known signature at
   the start (:data:`BINARY_SIGNATURES`: PNG, JPEG, GIF, PDF, ELF, gzip, zip, ...), or a NUL
   anywhere (a NUL byte in a file without a mark; a NUL character in the decoded text of any
-  file), since no clinical note holds one and an output must not copy it.
+  file), since no clinical note holds one and an output must not copy it. A file without a
+  mark whose NUL bytes are those of UTF-16 or UTF-32 text (it reads as text in one of them)
+  is refused as that, with the command that converts it, rather than called binary.
 
 Every refusal is a :class:`~itdeid.errors.FormatError` naming the file and an offset, never the
 text. PhysioNet deid files are latin-1 by that format's definition (its phrase offsets count
 bytes): they are checked with :func:`refuse_binary` and decoded as latin-1 by their reader.
 """
 from __future__ import annotations
+
+import unicodedata
 
 from itdeid.errors import FormatError
 
@@ -67,7 +71,42 @@ def refuse_binary(data: bytes, path) -> None:
             raise FormatError(path, f"binary file ({what}), not text")
     nul = data.find(b"\0")
     if nul >= 0:
+        unmarked = _unmarked_unicode(data)
+        if unmarked:
+            raise FormatError(path, f"looks like {unmarked} without a byte-order mark (NUL byte at "
+                                    f"offset {nul}), not UTF-8; convert it to UTF-8 (e.g. iconv "
+                                    f"-f {unmarked} -t utf-8)")
         raise FormatError(path, f"binary file (NUL byte at offset {nul}), not text")
+
+
+#: Encodings a file without a byte-order mark may be in when it holds NUL bytes: (codec, name
+#: iconv knows it by, bytes a character).
+_UNMARKED = (("utf-16-le", "UTF-16LE", 2), ("utf-16-be", "UTF-16BE", 2),
+             ("utf-32-le", "UTF-32LE", 4), ("utf-32-be", "UTF-32BE", 4))
+# Characters no note holds: controls other than line ends and tabs, private use, unassigned.
+_NOT_IN_NOTES = ("Cc", "Co", "Cn")
+
+
+def _unmarked_unicode(data: bytes) -> str | None:
+    """The name of the encoding (UTF-16LE/BE, UTF-32LE/BE) that ``data``, holding NUL bytes and
+    no byte-order mark, reads as text in, or None: the whole file decodes in it without a
+    NUL, its first characters hold a space or line end, and none that no note holds. Text
+    mostly in the ASCII range is such a file's common case, its every other byte (or three of
+    four) a NUL; binary data rarely decodes so."""
+    for codec, name, width in _UNMARKED:
+        if len(data) % width:
+            continue
+        try:
+            text = data.decode(codec)
+        except UnicodeDecodeError:
+            continue
+        sample = text[:10_000]
+        if "\0" in text or not any(c in sample for c in " \t\r\n"):
+            continue
+        if all(c in "\t\n\r\f\v" or unicodedata.category(c) not in _NOT_IN_NOTES
+               for c in sample):
+            return name
+    return None
 
 
 def decode_text(data: bytes, path) -> str:
