@@ -96,6 +96,10 @@ REFUSED = {
                 f"not UTF-8 (byte offset {len(TEXT.encode()) + 3}) and no byte-order mark"),
     "NUL after 8 KB": (TEXT.encode() + b" " * 9000 + b"\x00\n",
                        f"binary file (NUL byte at offset {len(TEXT.encode()) + 9000})"),
+    "rtf": (b"{\\rtf1\\ansi{\\fonttbl\\f0 Arial;}\\f0 Seen by Dr. Jos\\'e9 Ib\\'e1\\'f1ez at "
+            b"Elm Clinic\\par}\n",
+            "an RTF document, not plain text; convert it to UTF-8 text first (e.g. soffice "
+            "--headless --convert-to 'txt:Text (encoded):UTF8' FILE)"),
 }
 
 
@@ -163,6 +167,40 @@ def test_offsets_of_a_utf8_file_with_a_mark_index_the_text_as_python_reads_it(tm
             pieces = [piece.split() for piece in where.split(" ", 1)[1].split(";")]
             assert " ".join(text[int(a):int(b)] for a, b in pieces) == quoted
         assert [int(where.split()[1]) for _, where, _ in lines] == [s for s, _, _ in found]
+
+
+def test_an_html_note_is_converted_to_its_text_and_every_output_describes_that_text(
+        tmp_path, model_dir, capsys):
+    """Markup is never tagged nor copied out, character references are decoded (a name written
+    with them is whole), and every offset indexes the converted text that brat's .txt holds."""
+    body = "".join(f"<p>{line.replace('a', '&#97;')}</p>\n" for line in TEXT.splitlines())
+    (tmp_path / "in").mkdir()
+    path = tmp_path / "in" / "note.html"
+    path.write_text("<!DOCTYPE html>\n<html><head><style>p { margin: 0 }</style></head><body>\n"
+                    + body + "</body></html>\n")
+    out = {fmt: tmp_path / fmt for fmt in ("brat", "jsonl", "redact")}
+    summaries = []
+    for fmt, folder in out.items():
+        assert deid(model_dir, tmp_path / "in", "--out", folder, "--format", fmt) == 0
+        summaries.append(capsys.readouterr().out)
+    text = open(out["brat"] / "note.html.txt", encoding="utf-8", newline="").read()
+    assert all(line in text.splitlines() for line in TEXT.splitlines())
+    assert "<" not in text and "&" not in text and "margin" not in text
+    quoted = [line.split("\t")[2] for line in (out["brat"] / "note.html.ann").read_text().splitlines()]
+    found = spans(out["jsonl"] / "note.html.jsonl")
+    assert quoted == [text[start:end] for start, end, _ in found] and found
+    assert any(word in TEXT.split() for word in quoted)     # names whole, references decoded
+    assert main(["tag", str(model_dir), str(path), "--out", str(tmp_path / "tag.jsonl")]) == 0
+    assert spans(tmp_path / "tag.jsonl") == found           # itdeid tag reads it alike
+    records = [json.loads(line) for line in open(out["redact"] / "note.html.redact.jsonl")]
+    assert [(r["original_start"], r["original_end"], r["type"]) for r in records] == found
+    assert {r["original_length"] for r in records} == {len(text)}
+    redacted = (out["redact"] / "note.html.txt").read_text()
+    assert "<p>" not in redacted and redacted.count("[**") == len(found)
+    assert all("note: 1 HTML files were converted to text" in summary for summary in summaries)
+    for folder in out.values():
+        (entry,) = [json.loads(line) for line in open(folder / ".itdeid-manifest.jsonl")]
+        assert entry["read_as"] == "html"
 
 
 @pytest.mark.parametrize("kind", sorted(REFUSED))

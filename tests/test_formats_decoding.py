@@ -110,3 +110,19 @@ def test_xml_with_a_utf16_mark_is_detected_and_read(tmp_path):
     assert detect_format(path) == "i2b2-2014"
     (doc,) = read_corpus(path)
     assert doc.text == "Seen 3/4/2003 .\n" and doc.spans == [Span(5, 13, "DATE", "DATE")]
+
+
+def test_html_text_keeps_the_words_of_two_blocks_apart_and_leaves_code_out():
+    from itdeid.formats.markup import html_to_text, is_html
+    html = ("<html><head><script>var n = '<b>x</b>';</script></head><body><table><tr><td>Name"
+            "</td><td>Ann&nbsp;Lee</td></tr></table><div>Dr. Ib&aacute;&ntilde;ez</div>seen<br>"
+            "today<!-- Ann --></body></html>")
+    assert is_html(html)
+    assert html_to_text(html) == "Name\tAnn\xa0Lee\nDr. Ib\xe1\xf1ez\nseen\ntoday\n"
+
+
+@pytest.mark.parametrize("text", ["<pH 7.2> on arrival\n", "Seen <html> pasted\n", "< 5 mg\n"])
+def test_a_note_that_merely_holds_brackets_is_read_as_it_is(tmp_path, text):
+    path = tmp_path / "note.txt"
+    path.write_text(text)
+    assert read_text(path)[0].text == text

@@ -20,6 +20,9 @@ So nothing is guessed:
   file), since no clinical note holds one and an output must not copy it. A file without a
   mark whose NUL bytes are those of UTF-16 or UTF-32 text (it reads as text in one of them)
   is refused as that, with the command that converts it, rather than called binary.
+- An RTF document (``{\\rtf`` at the start) is refused, with how to convert it: read as text,
+  its control words were tagged as PHI and its escaped letters (``\\'f1``) split names.
+  (HTML, which is text, is converted by :mod:`itdeid.formats.markup`.)
 
 Every refusal is a :class:`~itdeid.errors.FormatError` naming the file and an offset, never the
 text. PhysioNet deid files are latin-1 by that format's definition (its phrase offsets count
@@ -27,6 +30,7 @@ bytes): they are checked with :func:`refuse_binary` and decoded as latin-1 by th
 """
 from __future__ import annotations
 
+import re
 import unicodedata
 
 from itdeid.errors import FormatError
@@ -109,9 +113,17 @@ def _unmarked_unicode(data: bytes) -> str | None:
     return None
 
 
+#: How an RTF document starts (after a UTF-8 byte-order mark and spaces, if any).
+_RTF_START = re.compile(rb"\A(?:\xef\xbb\xbf)?[ \t\r\n]*\{\\rtf")
+
+
 def decode_text(data: bytes, path) -> str:
     """The text of a file's bytes, decoded as the module docstring says (byte-order mark, else
-    UTF-8; binary refused); ``path`` names the file in errors."""
+    UTF-8; binary and RTF refused); ``path`` names the file in errors."""
+    if _RTF_START.match(data):
+        raise FormatError(path, "an RTF document, not plain text; convert it to UTF-8 text first "
+                                "(e.g. soffice --headless --convert-to 'txt:Text (encoded):UTF8' "
+                                "FILE)")
     for mark, codec, name in BYTE_ORDER_MARKS:
         if data.startswith(mark):
             # the UTF-8 mark stays in the text as U+FEFF, as open(path, encoding="utf-8") reads it
