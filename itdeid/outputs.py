@@ -95,12 +95,12 @@ def render(document: Document, spans: list[Span], fmt: str,
 
 
 def _utf8_text(text: str) -> bytes:
-    """``text`` as UTF-8 for a ``.txt`` output, a byte-order mark before it when the text itself
-    begins with U+FEFF (a second mark in the input, or '&#xFEFF;' in XML): a reader that drops a
-    leading mark, as itdeid's and Python's 'utf-8-sig' do, dropped the text's own, and every
-    offset of the sidecar or ``.ann`` fell one character early."""
-    data = text.encode("utf-8")
-    return b"\xef\xbb\xbf" + data if text.startswith("\ufeff") else data
+    """``text`` as UTF-8 for a ``.txt`` output, nothing added: a text that begins with U+FEFF
+    (the byte-order mark of a UTF-8 input, which the text keeps) starts with that mark once, so
+    the file read back with ``encoding="utf-8"`` (as itdeid reads it too) is the text that the
+    offsets of the sidecar or ``.ann`` index. A reader that drops a leading mark ('utf-8-sig')
+    reads a text one character shorter at its start."""
+    return text.encode("utf-8")
 
 
 def redact(document: Document) -> tuple[str, bytes]:

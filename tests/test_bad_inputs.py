@@ -86,11 +86,20 @@ READABLE = {
 REFUSED = {
     "png": (b"\x89PNG\r\n\x1a\n" + bytes(range(256)), "binary file (a PNG image), not text"),
     "elf": (b"\x7fELF\x02\x01\x01" + bytes(9) + TEXT.encode(), "binary file (an ELF executable)"),
-    "utf-16 without a mark": (TEXT.encode("utf-16-le"), "binary file (NUL byte at offset 1)"),
+    "utf-16 without a mark": (TEXT.encode("utf-16-le"), (
+        "looks like UTF-16LE without a byte-order mark (NUL byte at offset 1), not UTF-8; convert "
+        "it to UTF-8 (e.g. iconv -f UTF-16LE -t utf-8)")),
+    "utf-16-be without a mark": (TEXT.encode("utf-16-be"), (
+        "looks like UTF-16BE without a byte-order mark (NUL byte at offset 0), not UTF-8; convert "
+        "it to UTF-8 (e.g. iconv -f UTF-16BE -t utf-8)")),
     "latin-1": ((TEXT + "caf\xe9\n").encode("latin-1"),
                 f"not UTF-8 (byte offset {len(TEXT.encode()) + 3}) and no byte-order mark"),
     "NUL after 8 KB": (TEXT.encode() + b" " * 9000 + b"\x00\n",
                        f"binary file (NUL byte at offset {len(TEXT.encode()) + 9000})"),
+    "rtf": (b"{\\rtf1\\ansi{\\fonttbl\\f0 Arial;}\\f0 Seen by Dr. Jos\\'e9 Ib\\'e1\\'f1ez at "
+            b"Elm Clinic\\par}\n",
+            "an RTF document, not plain text; convert it to UTF-8 text first (e.g. soffice "
+            "--headless --convert-to 'txt:Text (encoded):UTF8' FILE)"),
 }
 
 
@@ -106,8 +115,92 @@ def test_tag_and_deid_decode_each_encoding_to_the_same_note(tmp_path, model_dir,
                  "--out", str(tmp_path / "plain.jsonl")]) == 0
     expected = spans(tmp_path / "plain.jsonl")
     assert expected, "the tiny model finds PHI in the plain UTF-8 note"
+    if kind == "utf-8 with a mark":     # kept as U+FEFF, as open(path, encoding="utf-8") reads it
+        expected = [(start + 1, end + 1, phi) for start, end, phi in expected]
     assert spans(tmp_path / "tag.jsonl") == expected          # offsets into the decoded text
     assert spans(tmp_path / "out" / "note.jsonl") == expected
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "redact", "surrogate", "brat", "xml", "tag"])
+def test_offsets_of_a_utf8_file_with_a_mark_index_the_text_as_python_reads_it(tmp_path, model_dir,
+                                                                              fmt):
+    """A UTF-8 file that starts with a byte-order mark: every offset written indexes the text as
+    open(path, encoding="utf-8") reads it, the mark kept as U+FEFF, and a text output starts
+    with that one mark, as the input did."""
+    (tmp_path / "in").mkdir()
+    path = tmp_path / "in" / "note.txt"
+    path.write_bytes(b"\xef\xbb\xbf" + TEXT.encode())
+    original = open(path, encoding="utf-8", newline="").read()
+    (tmp_path / "plain.txt").write_text(TEXT)
+    assert main(["tag", str(model_dir), str(tmp_path / "plain.txt"),
+                 "--out", str(tmp_path / "plain.jsonl")]) == 0
+    found = [(start + 1, end + 1, kind) for start, end, kind in spans(tmp_path / "plain.jsonl")]
+    assert found, "the tiny model finds PHI in the note"
+    out = tmp_path / "out"
+    if fmt == "tag":
+        assert main(["tag", str(model_dir), str(path), "--out", str(tmp_path / "tag.jsonl")]) == 0
+        assert spans(tmp_path / "tag.jsonl") == found
+        return
+    assert deid(model_dir, tmp_path / "in", "--out", out, "--format", fmt) == 0
+    if fmt == "jsonl":
+        assert spans(out / "note.jsonl") == found
+        lengths = {json.loads(line).get("text_length") for line in open(out / "note.jsonl")}
+        assert lengths <= {len(original), None} and len(original) in lengths
+    elif fmt == "xml":
+        from itdeid.formats import read_i2b2_2006
+        (doc,) = read_i2b2_2006(out / "note.xml")
+        assert doc.text == original
+        assert [(s.start, s.end, s.type) for s in doc.spans] == found
+    else:
+        written = (out / "note.txt").read_bytes()
+        assert written.startswith(b"\xef\xbb\xbf") and not written.startswith(b"\xef\xbb\xbf" * 2)
+        text = open(out / "note.txt", encoding="utf-8", newline="").read()
+    if fmt == "redact":
+        records = [json.loads(line) for line in open(out / "note.redact.jsonl")]
+        assert [(r["original_start"], r["original_end"], r["type"]) for r in records] == found
+        assert {r["original_length"] for r in records} == {len(original)}
+        assert all(text[r["start"]:r["end"]] == f"[**{r['type']}**]" for r in records)
+    if fmt == "brat":
+        assert text == original
+        lines = [line.split("\t") for line in (out / "note.ann").read_text().splitlines()]
+        for _, where, quoted in lines:
+            pieces = [piece.split() for piece in where.split(" ", 1)[1].split(";")]
+            assert " ".join(text[int(a):int(b)] for a, b in pieces) == quoted
+        assert [int(where.split()[1]) for _, where, _ in lines] == [s for s, _, _ in found]
+
+
+def test_an_html_note_is_converted_to_its_text_and_every_output_describes_that_text(
+        tmp_path, model_dir, capsys):
+    """Markup is never tagged nor copied out, character references are decoded (a name written
+    with them is whole), and every offset indexes the converted text that brat's .txt holds."""
+    body = "".join(f"<p>{line.replace('a', '&#97;')}</p>\n" for line in TEXT.splitlines())
+    (tmp_path / "in").mkdir()
+    path = tmp_path / "in" / "note.html"
+    path.write_text("<!DOCTYPE html>\n<html><head><style>p { margin: 0 }</style></head><body>\n"
+                    + body + "</body></html>\n")
+    out = {fmt: tmp_path / fmt for fmt in ("brat", "jsonl", "redact")}
+    summaries = []
+    for fmt, folder in out.items():
+        assert deid(model_dir, tmp_path / "in", "--out", folder, "--format", fmt) == 0
+        summaries.append(capsys.readouterr().out)
+    text = open(out["brat"] / "note.html.txt", encoding="utf-8", newline="").read()
+    assert all(line in text.splitlines() for line in TEXT.splitlines())
+    assert "<" not in text and "&" not in text and "margin" not in text
+    quoted = [line.split("\t")[2] for line in (out["brat"] / "note.html.ann").read_text().splitlines()]
+    found = spans(out["jsonl"] / "note.html.jsonl")
+    assert quoted == [text[start:end] for start, end, _ in found] and found
+    assert any(word in TEXT.split() for word in quoted)     # names whole, references decoded
+    assert main(["tag", str(model_dir), str(path), "--out", str(tmp_path / "tag.jsonl")]) == 0
+    assert spans(tmp_path / "tag.jsonl") == found           # itdeid tag reads it alike
+    records = [json.loads(line) for line in open(out["redact"] / "note.html.redact.jsonl")]
+    assert [(r["original_start"], r["original_end"], r["type"]) for r in records] == found
+    assert {r["original_length"] for r in records} == {len(text)}
+    redacted = (out["redact"] / "note.html.txt").read_text()
+    assert "<p>" not in redacted and redacted.count("[**") == len(found)
+    assert all("note: 1 HTML files were converted to text" in summary for summary in summaries)
+    for folder in out.values():
+        (entry,) = [json.loads(line) for line in open(folder / ".itdeid-manifest.jsonl")]
+        assert entry["read_as"] == "html"
 
 
 @pytest.mark.parametrize("kind", sorted(REFUSED))

@@ -8,17 +8,19 @@ from itdeid.formats import read_corpus, read_physionet, read_text
 TEXT = "Patient : WALKER , JOHN\r\nSeen at Northgate Hospital on 3/4/2003 , café .\n"
 
 
-@pytest.mark.parametrize("codec, mark", [
-    ("utf-8", b""), ("utf-8", b"\xef\xbb\xbf"),
-    ("utf-16-le", b"\xff\xfe"), ("utf-16-be", b"\xfe\xff"),
-    ("utf-32-le", b"\xff\xfe\x00\x00"), ("utf-32-be", b"\x00\x00\xfe\xff"),
+@pytest.mark.parametrize("codec, mark, python", [
+    ("utf-8", b"", "utf-8"), ("utf-8", b"\xef\xbb\xbf", "utf-8"),
+    ("utf-16-le", b"\xff\xfe", "utf-16"), ("utf-16-be", b"\xfe\xff", "utf-16"),
+    ("utf-32-le", b"\xff\xfe\x00\x00", "utf-32"), ("utf-32-be", b"\x00\x00\xfe\xff", "utf-32"),
 ])
-def test_byte_order_marks_are_decoded_and_not_part_of_the_text(tmp_path, codec, mark):
+def test_byte_order_marks_are_decoded_as_python_reads_them(tmp_path, codec, mark, python):
+    """The text is what open(path, encoding=..., newline="") reads, so a user's offsets agree with
+    itdeid's: Python's utf-8 codec keeps a UTF-8 mark as U+FEFF, utf-16 and utf-32 drop theirs."""
     path = tmp_path / "note.txt"
     path.write_bytes(mark + TEXT.encode(codec))
     (doc,) = read_corpus(path)
-    assert doc.text == TEXT          # the mark is gone, so offsets are into the decoded text
-    assert doc.text.index("WALKER") == TEXT.index("WALKER")
+    assert doc.text == open(path, encoding=python, newline="").read()
+    assert doc.text == ("\ufeff" if mark == b"\xef\xbb\xbf" else "") + TEXT
 
 
 BINARY = {
@@ -44,6 +46,20 @@ def test_a_nul_byte_anywhere_is_binary_not_only_in_the_first_8_kb(tmp_path):
     path.write_bytes(data)
     with pytest.raises(FormatError, match=f"NUL byte at offset {data.index(0)}"):
         read_text(path)
+
+
+@pytest.mark.parametrize("codec, name", [("utf-16-le", "UTF-16LE"), ("utf-16-be", "UTF-16BE"),
+                                         ("utf-32-le", "UTF-32LE"), ("utf-32-be", "UTF-32BE")])
+def test_utf16_or_utf32_without_a_mark_is_named_with_how_to_convert_it(tmp_path, codec, name):
+    path = tmp_path / "note.txt"
+    path.write_bytes(TEXT.encode(codec))
+    with pytest.raises(FormatError) as caught:
+        read_text(path)
+    message = str(caught.value)
+    assert message.startswith(f"{path}: looks like {name} without a byte-order mark (NUL byte at "
+                              "offset ")
+    assert message.endswith(f"not UTF-8; convert it to UTF-8 (e.g. iconv -f {name} -t utf-8)")
+    assert "WALKER" not in message and "binary" not in message
 
 
 def test_a_nul_character_in_utf16_text_is_refused(tmp_path):
@@ -94,3 +110,19 @@ def test_xml_with_a_utf16_mark_is_detected_and_read(tmp_path):
     assert detect_format(path) == "i2b2-2014"
     (doc,) = read_corpus(path)
     assert doc.text == "Seen 3/4/2003 .\n" and doc.spans == [Span(5, 13, "DATE", "DATE")]
+
+
+def test_html_text_keeps_the_words_of_two_blocks_apart_and_leaves_code_out():
+    from itdeid.formats.markup import html_to_text, is_html
+    html = ("<html><head><script>var n = '<b>x</b>';</script></head><body><table><tr><td>Name"
+            "</td><td>Ann&nbsp;Lee</td></tr></table><div>Dr. Ib&aacute;&ntilde;ez</div>seen<br>"
+            "today<!-- Ann --></body></html>")
+    assert is_html(html)
+    assert html_to_text(html) == "Name\tAnn\xa0Lee\nDr. Ib\xe1\xf1ez\nseen\ntoday\n"
+
+
+@pytest.mark.parametrize("text", ["<pH 7.2> on arrival\n", "Seen <html> pasted\n", "< 5 mg\n"])
+def test_a_note_that_merely_holds_brackets_is_read_as_it_is(tmp_path, text):
+    path = tmp_path / "note.txt"
+    path.write_text(text)
+    assert read_text(path)[0].text == text

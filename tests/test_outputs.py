@@ -123,16 +123,17 @@ def test_a_lone_surrogate_is_one_error_naming_the_note_and_offset_in_every_text_
 
 @pytest.mark.parametrize("fmt", ["redact", "surrogate", "brat"])
 def test_a_text_that_begins_with_a_byte_order_mark_reads_back_at_its_offsets(tmp_path, fmt):
-    """A note whose text begins with U+FEFF (a doubled mark in the file, '&#xFEFF;' in XML) was
-    written starting with the bytes of a mark, which a reader dropped (itdeid's, 'utf-8-sig'):
-    every offset then fell one character early. The text written reads back whole."""
+    """A note whose text begins with U+FEFF (a UTF-8 file's mark, '&#xFEFF;' in XML) is written
+    starting with that mark once, and reads back whole, as itdeid and open(encoding="utf-8")
+    read it, at the offsets of the sidecar and the .ann."""
     text = "\ufeff" + TEXT
     spans = [Span(s.start + 1, s.end + 1, s.type) for s in SPANS]
     files = render(Document("n1", text, [], patient="p1"), spans, fmt, surrogates=Surrogates(b"k" * 32))
     path = tmp_path / "n1.txt"
     path.write_bytes(files[".txt"])
     back = read_text_file(path, "n1").text
-    assert back == files[".txt"].decode("utf-8-sig") and back.startswith("\ufeff")
+    assert back == files[".txt"].decode("utf-8") and back.startswith("\ufeff")
+    assert not back.startswith("\ufeff\ufeff")
     if fmt == "brat":
         assert back == text
         first = files[".ann"].decode().split("\n")[0].split("\t")

@@ -119,6 +119,8 @@ class BatchSummary:
     grouping: Grouping | None = None
     #: notes of multi-note files whose ids look like PHI, written under them (no ``--rename``)
     named_notes: int = 0
+    #: text files that were HTML documents, converted to their text
+    html: int = 0
 
     @property
     def no_phi_warning(self) -> str | None:
@@ -479,5 +481,6 @@ def _finish(result: UnitResult, out: Path, settings: Settings, manifest: Manifes
     summary.empty += result.empty
     summary.documents += result.documents
     summary.named_notes += result.named_notes
+    summary.html += result.read_as == "html"
     summary.tokens += result.tokens
     summary.phi.update(result.phi)

@@ -22,7 +22,9 @@ Reading. With ``input_format="auto"`` each file's format is detected by content
   UTF-8, or UTF-8/16/32 with a byte-order mark; a file that is not UTF-8 and has no mark, or is
   binary (a known signature, or a NUL anywhere in the file), fails with the reason and offset. An
   empty file (0 bytes) is a note without text: its (empty) outputs are written so that every
-  input has its outputs, and a warning names it.
+  input has its outputs, and a warning names it. An RTF document fails, with how to convert
+  it; an HTML document is converted to its text (:mod:`itdeid.formats.markup`), which its
+  outputs hold and their offsets index, and is recorded as read as ``html``.
 * ``i2b2-2014``: one note a file, id the file name without ``.xml``.
 * ``i2b2-2006`` XML, ``physionet`` ``id.text``, and any ``.zip`` archive hold several notes (ids:
   the RECORD ID; PhysioNet ``<patient>-<note>``).
@@ -39,7 +41,7 @@ from typing import Callable, Iterable
 
 from itdeid.document import Document
 from itdeid.errors import UserError
-from itdeid.formats.decoding import decode_text
+from itdeid.formats.markup import note_text
 from itdeid.formats.files import read_bytes, walk_paths, why_unreadable
 from itdeid.formats.text import SPAN_SUFFIXES, has_magic, pattern_root
 
@@ -321,22 +323,25 @@ def read_input(unit: Unit) -> bytes:
     return read_bytes(unit.path)
 
 
-def _decode_text(unit: Unit, data: bytes, warnings: list[str]) -> Document:
-    """The note of a plain-text file, decoded as ``itdeid tag`` decodes it."""
-    text = decode_text(data, unit.path)
+def _decode_text(unit: Unit, data: bytes, warnings: list[str]) -> tuple[Document, bool]:
+    """(the note of a plain-text file, decoded as ``itdeid tag`` decodes it; whether it was an
+    HTML document, converted to its text)."""
+    text, html = note_text(data, unit.path)
     if not data:
         warnings.append(f"{unit.path}: empty file (0 bytes); wrote empty outputs")
-    return Document(unit.text_id, text, source=unit.rel)
+    return Document(unit.text_id, text, source=unit.rel), html
 
 
 def read_documents(unit: Unit, data: bytes, input_format: str, warnings: list[str]
                    ) -> tuple[str, list[Document], bool]:
-    """(format read as, the notes of the file, whether the file holds several notes)."""
+    """(format read as: ``html`` for a text file converted from HTML; the notes of the file;
+    whether the file holds several notes)."""
     from itdeid.formats import read_corpus
     from itdeid.formats.detect import detect_file_format
     fmt = detect_file_format(unit.path, data) if input_format == "auto" else input_format
     if fmt == "text":
-        return fmt, [_decode_text(unit, data, warnings)], False
+        document, html = _decode_text(unit, data, warnings)
+        return "html" if html else fmt, [document], False
     documents = read_corpus(unit.path, fmt)
     several = fmt in ("i2b2-2006", "physionet") or zipfile.is_zipfile(unit.path)
     if several and not unit.renamed:    # with --rename a file's notes are numbered, not named

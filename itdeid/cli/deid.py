@@ -39,7 +39,10 @@ def add_parser(subparsers):
                         "original text, jsonl the offsets of its PHI "
                         f"(default: {DEFAULT_FORMAT})")
     p.add_argument("--input-format", choices=INPUT_FORMATS, default="auto",
-                   help="how to read the inputs (default: detect each file's format)")
+                   help="how to read the inputs (default: detect each file's format); a text "
+                        "file that is an HTML document is converted to its text, which its "
+                        "outputs hold and their offsets index (not the HTML's); RTF is refused: "
+                        "convert it to text first")
     p.add_argument("--vote", choices=RULES, default=None,
                    help="vote rule of an iterative-system model (default: the model's own)")
     p.add_argument("--threshold", type=float, default=None, metavar="P",
@@ -109,6 +112,9 @@ def print_summary(summary) -> None:
     print(f"manifest: {summary.out / MANIFEST_NAME}")
     if summary.no_phi_warning:
         print(f"warning: {summary.no_phi_warning}")
+    if summary.html:
+        print(f"note: {summary.html} HTML files were converted to text: their outputs hold that "
+              "text and their offsets index it, not the HTML")
     if summary.key_file is not None:
         print(f"secret key: {summary.key_file} (outside --out; never ship it)")
     if summary.grouping is not None:

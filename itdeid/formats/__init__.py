@@ -15,8 +15,9 @@ text       plain text files, no spans; UTF-8, or a byte-order mark (see
 jsonl      spans only, one ``{"doc": .., "start": .., "end": .., "type": ..}`` a line.
 =========  =====================================================================================
 
-Every reader keeps the note text exactly as stored (line ends included; a byte-order mark is not
-text), except where the format itself says otherwise: an XML parser reads a literal CRLF in an
+Every reader keeps the note text exactly as stored (line ends included; a UTF-8 byte-order mark is
+kept as U+FEFF, as Python's ``utf-8`` codec reads it, a UTF-16 or UTF-32 one is not text), except
+where the format itself says otherwise: an XML parser reads a literal CRLF in an
 i2b2 file as LF, as XML's end-of-line handling asks (a CR written as ``&#13;`` is kept; an i2b2
 2014 file whose offsets count CRLF as two characters is read at the right offsets, with a
 warning). Every reader returns spans sorted by offset, refuses duplicate document ids, and reports bad input as

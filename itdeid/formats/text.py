@@ -9,7 +9,7 @@ from pathlib import Path
 from itdeid.document import Document
 from itdeid.errors import FormatError
 from itdeid.formats.common import logger, unique
-from itdeid.formats.decoding import decode_text
+from itdeid.formats.markup import note_text
 from itdeid.formats.files import read_bytes, walk_folder
 
 
@@ -36,9 +36,10 @@ def pattern_root(pattern) -> Path:
 
 def read_text_file(path, doc_id: str) -> Document:
     """The note of one plain-text file, decoded by :func:`~itdeid.formats.decoding.decode_text`
-    (the decoder ``itdeid deid`` uses too); a file that is not a readable text file is a
+    and an HTML document converted to its text (:func:`~itdeid.formats.markup.note_text`, as
+    ``itdeid deid`` reads it too); a file that is not a readable text file is a
     :class:`FormatError` naming it."""
-    return Document(doc_id, decode_text(read_bytes(path), path), source=str(path))
+    return Document(doc_id, note_text(read_bytes(path), path)[0], source=str(path))
 
 
 def read_text(paths) -> list[Document]:
@@ -51,7 +52,8 @@ def read_text(paths) -> list[Document]:
     a pattern matches, relative to its folder part (:func:`pattern_root`: ``notes/*/n.txt``
     gives ``A/n`` and ``B/n``, where stems alone collided). A file is named by its stem. Text is
     decoded as
-    :mod:`itdeid.formats.decoding` says (UTF-8, or a byte-order mark; binary refused); any file
+    :mod:`itdeid.formats.decoding` says (UTF-8, or a byte-order mark; binary and RTF refused),
+    HTML converted to its text (:mod:`itdeid.formats.markup`); any file
     that cannot be read so is a :class:`FormatError` naming it.
     """
     if isinstance(paths, (str, os.PathLike)):
