@@ -1120,6 +1120,47 @@ def test_sigterm_stops_a_pool_run_cleanly_and_it_resumes(tmp_path, model_dir, ca
 
 
 # ------------------------------------------------------------------------------------------
+# A dead pool worker: its inputs are retried, and only one that kills a worker twice fails
+
+def _deid_with_worker_deaths(tmp_path, model_dir, **env) -> subprocess.CompletedProcess:
+    """``itdeid deid`` on two workers over six notes and ``dies.txt``, whose worker is killed
+    (tests/worker_deaths.py, told by ``env``); returns the finished process."""
+    write_notes(tmp_path / "in", 6, sub_every=0)
+    (tmp_path / "in" / "dies.txt").write_text("Seen by Dr. Alan Tobin on 3/4/2003 .\n")
+    command = [sys.executable, str(Path(__file__).with_name("worker_deaths.py")), "deid",
+               str(tmp_path / "in"), "--out", str(tmp_path / "out"), "--model", str(model_dir),
+               "--workers", "2"]
+    return subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "ITDEID_TEST_KILL_ON": "dies", **env})
+
+
+def test_a_killed_worker_fails_no_input(tmp_path, model_dir):
+    """kill -9 of one worker once failed every input in flight (a quarter of a batch); they
+    are retried in a fresh pool, and Python leaves no semaphore behind."""
+    once = tmp_path / "killed-once"
+    done = _deid_with_worker_deaths(tmp_path, model_dir, ITDEID_TEST_KILL_ONCE=str(once))
+    assert once.exists()                    # a worker did die
+    assert done.returncode == 0, done.stderr
+    assert "failed" not in done.stderr and "Traceback" not in done.stderr
+    assert "leaked" not in done.stderr
+    assert "7 files done" in done.stdout
+    assert sorted(e["input"] for e in manifest(tmp_path / "out")) == sorted(
+        ["dies.txt"] + [f"n{k}.txt" for k in range(6)])
+
+
+def test_an_input_that_kills_its_worker_twice_fails_alone(tmp_path, model_dir, capsys):
+    done = _deid_with_worker_deaths(tmp_path, model_dir)
+    assert done.returncode == 1, done.stderr
+    failed = [line for line in done.stderr.splitlines() if line.startswith("failed")]
+    assert failed == [f"failed: {tmp_path / 'in' / 'dies.txt'}: {batch.engines._DIED}"]
+    assert "Traceback" not in done.stderr and "leaked" not in done.stderr
+    assert sorted(e["input"] for e in manifest(tmp_path / "out")) == [f"n{k}.txt" for k in range(6)]
+    # not recorded, so a rerun does it (here, where nothing kills it)
+    assert deid(tmp_path / "in", "--out", tmp_path / "out", model=model_dir) == 0
+    assert "1 files done, 6 skipped" in capsys.readouterr().out
+
+
+# ------------------------------------------------------------------------------------------
 # A model that finds nothing is suspicious (issue 11, defect 8, second half)
 
 def test_no_phi_in_twenty_notes_warns(tmp_path, model_dir, capsys):

@@ -29,10 +29,12 @@ finish).
 """
 from __future__ import annotations
 
+import itertools
 import logging
 import multiprocessing
 import os
 import queue
+from collections import deque
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Iterator
@@ -189,14 +191,28 @@ def _read_progress(sent, progress, finished: set) -> None:
             progress.partial(key, amount)
 
 
-_DIED = "the worker process ended abruptly (out of memory?); rerun to retry"
+#: Why an input failed that a worker process died on twice, the second time with no other input
+#: in flight (:func:`run_pool`).
+_DIED = ("the worker process died while processing it (killed, or out of memory?), also when "
+         "retried alone")
+#: Breaks of the pool in a row, no input finished between them, that stop the batch: a pool
+#: that cannot keep its workers alive (out of memory) rather than an input that kills one,
+#: which breaks it three times at most (in its chunk, retried beside others, retried alone).
+MAX_BREAKS = 4
 
 
 def run_pool(units: Iterator[Unit], settings: Settings, workers: int,
              progress=None, max_files: int | None = None) -> Iterator[UnitResult]:
     """A process pool with at most two chunks (of at most ``max_files`` files) a worker in flight
-    (memory stays flat however many files). A dead worker fails the units in flight (a rerun
-    retries them) and the pool is restarted; three deaths in a row stop the batch."""
+    (memory stays flat however many files).
+
+    A worker that dies (killed, out of memory) breaks the pool, and every chunk in flight fails
+    with no word of which input it was on. The pool is then shut down and started afresh, and
+    those inputs are retried, each alone in its chunk, before any new chunk. An input in flight
+    at a second break is retried once more with nothing else in flight, and fails
+    (:data:`_DIED`) only if the pool breaks then too: so one input that kills its worker fails
+    alone, and a worker killed once from outside fails nothing. :data:`MAX_BREAKS` breaks in a row
+    stop the batch."""
     context = multiprocessing.get_context("spawn")     # no fork of a process with threads
     sent = None
 
@@ -212,49 +228,82 @@ def run_pool(units: Iterator[Unit], settings: Settings, workers: int,
 
     executor, pending, keys, breaks = start(), {}, {}, 0
     finished: set[int] = set()
-    todo = enumerate(chunks(units, max_files))
+    numbers = itertools.count()
+    todo = chunks(units, max_files)
+    again: deque[Unit] = deque()        # in flight at one break: retried one a chunk
+    alone: deque[Unit] = deque()        # in flight at two: retried with nothing else in flight
+    strikes: dict[str, int] = {}        # breaks each input was in flight at
+    refused: list[Unit] | None = None   # a new chunk that a pool broken since the wait refused
+
+    def next_chunk() -> tuple[list[Unit] | None, deque | None]:
+        """The next chunk to send and the queue it came from (None for a new chunk)."""
+        if alone:
+            return (None, None) if pending else ([alone[0]], alone)
+        if len(pending) >= 2 * workers:
+            return None, None
+        if again:
+            return [again[0]], again
+        return (refused, None) if refused is not None else (next(todo, None), None)
+
     try:
         while True:
-            while len(pending) < 2 * workers:
-                key, chunk = next(todo, (None, None))
+            broke = False
+            while True:
+                chunk, source = next_chunk()
                 if chunk is None:
                     break
-                future = executor.submit(_work, chunk, key)
-                pending[future], keys[future] = chunk, key
-            if not pending:
-                return
-            done, _ = wait(pending, timeout=None if progress is None else PROGRESS_POLL_SECONDS,
-                           return_when=FIRST_COMPLETED)
-            if progress is not None:
-                _read_progress(sent, progress, finished)
-            broken = []
-            for future in done:
-                chunk, key = pending.pop(future), keys.pop(future)
-                finished.add(key)
-                if progress is not None:
-                    progress.drop(key)
+                key = next(numbers)
                 try:
-                    results = future.result()
-                except BrokenProcessPool:
-                    broken += chunk
+                    future = executor.submit(_work, chunk, key)
+                except BrokenProcessPool:       # it broke since the last wait: not sent
+                    refused = chunk if source is None else refused
+                    broke = True
+                    break
+                if source is not None:
+                    source.popleft()
+                elif chunk is refused:
+                    refused = None
+                pending[future], keys[future] = chunk, key
+            if not pending and not broke:
+                return
+            if not broke:
+                done, _ = wait(pending, return_when=FIRST_COMPLETED,
+                               timeout=None if progress is None else PROGRESS_POLL_SECONDS)
+                if progress is not None:
+                    _read_progress(sent, progress, finished)
+                broke = any(isinstance(future.exception(), BrokenProcessPool) for future in done)
+                if not broke:
+                    for future in done:
+                        del pending[future]
+                        _finished(keys.pop(future), finished, progress)
+                        breaks = 0
+                        yield from future.result()
                     continue
-                breaks = 0
-                yield from results
-            if broken:
-                breaks += 1
-                if breaks >= 3:
-                    raise UserError("worker processes died three times in a row without "
-                                    "finishing an input (out of memory?); try fewer --workers")
-                broken += [unit for chunk in pending.values() for unit in chunk]
-                for key in keys.values():
-                    finished.add(key)
-                    if progress is not None:
-                        progress.drop(key)
-                pending.clear()
-                keys.clear()
-                executor.shutdown(wait=False, cancel_futures=True)
-                executor = start()
-                for unit in broken:
+            # the pool is broken: shut it down (every future is then settled), keep the
+            # results that came back, retry the inputs that were in flight, start a new one
+            breaks += 1
+            if breaks >= MAX_BREAKS:
+                raise UserError(f"worker processes died {MAX_BREAKS} times in a row without "
+                                "finishing an input (out of memory?); try fewer --workers")
+            executor.shutdown(wait=True)
+            in_flight = []
+            for future, chunk in pending.items():
+                _finished(keys[future], finished, progress)
+                if future.done() and not future.cancelled() and future.exception() is None:
+                    breaks = 0
+                    yield from future.result()
+                else:
+                    in_flight += chunk
+            pending.clear()
+            keys.clear()
+            executor = start()
+            for unit in in_flight:
+                strikes[unit.path] = strikes.get(unit.path, 0) + 1
+                if strikes[unit.path] < 2:
+                    again.append(unit)
+                elif len(in_flight) > 1:
+                    alone.append(unit)
+                else:
                     yield UnitResult(unit, error=_DIED)
     except BaseException:
         # interrupted (Ctrl-C, SIGTERM) or stopped by the caller (--strict): the chunks in
@@ -266,6 +315,13 @@ def run_pool(units: Iterator[Unit], settings: Settings, workers: int,
         executor.shutdown(wait=True, cancel_futures=True)
         if sent is not None:
             sent.close()
+
+
+def _finished(key: int, finished: set, progress) -> None:
+    """Chunk ``key`` is back: its progress is dropped, and later amounts for it ignored."""
+    finished.add(key)
+    if progress is not None:
+        progress.drop(key)
 
 
 def _end_workers(executor: ProcessPoolExecutor) -> None:
