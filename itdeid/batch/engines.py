@@ -34,6 +34,7 @@ import logging
 import multiprocessing
 import os
 import queue
+import sys
 from collections import deque
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -201,6 +202,24 @@ _DIED = ("the worker process died while processing it (killed, or out of memory?
 MAX_BREAKS = 4
 
 
+#: The warning filter handed to multiprocessing's resource tracker (a process of its own that
+#: outlives a killed itdeid): it frees the pool's semaphores either way, and said so in a
+#: warning a user cannot act on.
+_TRACKER_FILTER = "ignore:resource_tracker:UserWarning"
+
+
+def _quiet_resource_tracker() -> None:
+    """Start multiprocessing's resource tracker with its clean-up warning filtered: when itdeid
+    is killed (kill -9, out of memory) the tracker frees the semaphores the pool's queues held,
+    and without the filter prints "There appear to be N leaked semaphore objects" beneath the
+    run's own lines. The tracker takes its ``-W`` options from ``sys.warnoptions`` when it is
+    started, so the filter goes there first."""
+    if _TRACKER_FILTER not in sys.warnoptions:
+        sys.warnoptions.append(_TRACKER_FILTER)
+    from multiprocessing import resource_tracker
+    resource_tracker.ensure_running()
+
+
 def run_pool(units: Iterator[Unit], settings: Settings, workers: int,
              progress=None, max_files: int | None = None) -> Iterator[UnitResult]:
     """A process pool with at most two chunks (of at most ``max_files`` files) a worker in flight
@@ -214,6 +233,7 @@ def run_pool(units: Iterator[Unit], settings: Settings, workers: int,
     alone, and a worker killed once from outside fails nothing. :data:`MAX_BREAKS` breaks in a row
     stop the batch."""
     context = multiprocessing.get_context("spawn")     # no fork of a process with threads
+    _quiet_resource_tracker()
     sent = None
 
     def start():
