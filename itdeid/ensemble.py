@@ -61,6 +61,7 @@ from itdeid.name_gaps import join_gaps
 from itdeid.phrase_punctuation import check_pairs, left_out as punctuation_left_out, split_at_marks
 from itdeid.place_endings import check_kinds, left_out as endings_left_out, untag_endings
 from itdeid.note_slips import clear_note_slips
+from itdeid.spans import joining_words
 from itdeid.subject_names import tag_named_subjects
 from itdeid.model import (NotFittedError, TokenModel, check_count, labels_in_documents, predict_spans,
                           with_identifiers)
@@ -116,6 +117,20 @@ def _whole_number(name: str, value, least: int) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
         raise ParameterError(f"{name} must be a whole number of at least {least}, got {value!r}")
     return int(value)
+
+
+def _without_joining_words(td: TokenizedDocument, codes: np.ndarray) -> np.ndarray:
+    """``codes`` with a tagged function word between two classes untagged ('at' of 'on March 3
+    at Mercy Hospital', which the trees typed HOSPITAL with the name after it):
+    :func:`itdeid.spans.joining_words`."""
+    if not np.any(codes):
+        return codes
+    cleared = joining_words(td.tokens, codes.tolist(), 0)
+    if not cleared:
+        return codes
+    codes = np.array(codes, copy=True)
+    codes[cleared] = 0
+    return codes
 
 
 class InnerEnsemble(BaseEstimator):
@@ -508,7 +523,7 @@ class InnerEnsemble(BaseEstimator):
         endings = getattr(self, "place_endings_left_out_", ())
         if endings:
             codes = [untag_endings(td, c, endings) for td, c in zip(docs, codes)]
-        return codes
+        return [_without_joining_words(td, c) for td, c in zip(docs, codes)]
 
     def seen_count(self, word: str) -> int:
         """How often a member saw ``word`` (lower case) as ordinary text in training, the most of

@@ -55,6 +55,7 @@ import numpy as np
 from itdeid.casing import announcers
 from itdeid.document import LABELS
 from itdeid.resources import load_table
+from itdeid.spans import FUNCTION_WORDS
 from itdeid.word_lists import census_names, gazetteer_sets
 
 if TYPE_CHECKING:
@@ -101,7 +102,8 @@ HOSPITAL = LABELS.index("HOSPITAL")
 def join_name_gaps(td: TokenizedDocument, codes: np.ndarray) -> np.ndarray:
     """``codes`` (label codes of ``td``'s tokens, 0 for non-PHI) with every capitalized word that
     stands alone between two PHI tokens on one line given the class of the token after it, and
-    'and', '&' or 'of' alone between two HOSPITAL tokens made HOSPITAL."""
+    'and', '&' or 'of' alone between two HOSPITAL tokens made HOSPITAL; a function word between
+    two classes ('At' of 'March 3 At Mercy Hospital') is left untagged."""
     codes = np.asarray(codes)
     phi = codes != 0
     if len(codes) < 3:
@@ -114,6 +116,8 @@ def join_name_gaps(td: TokenizedDocument, codes: np.ndarray) -> np.ndarray:
     for i in gaps.tolist():
         before, word, after = tokens[i - 1], tokens[i], tokens[i + 1]
         joiner = word.text.lower() in HOSPITAL_JOINERS and codes[i - 1] == codes[i + 1] == HOSPITAL
+        if word.text.lower() in FUNCTION_WORDS and codes[i - 1] != codes[i + 1]:
+            continue    # 'March 3 At Mercy Hospital': the 'At' joins two phrases, is neither's
         if ((CAPITALIZED.fullmatch(word.text) or joiner) and SPACES.fullmatch(text[before.end:word.start])
                 and SPACES.fullmatch(text[word.end:after.start])):
             out[i] = codes[i + 1]

@@ -3,7 +3,8 @@
 - ``token_labels(tokens, spans)``: the class of the span each token lies in, else ``NONE``.
 - ``labels_to_spans(text, tokens, labels)``: runs of tokens with the same PHI label, joined
   when only spaces/tabs (no line break) separate them, become one span (one of punctuation
-  alone, with no letter or digit, is dropped: it identifies no one).
+  alone, with no letter or digit, is dropped: it identifies no one); a function word between
+  two classes ('on <date> at <hospital>') is in neither's span (:func:`joining_words`).
 
 Invisible characters and the combining accents of decomposed text, which split a word into
 tokens for the tokenizer but not for a reader, never reach these functions: the model reads a
@@ -69,7 +70,52 @@ def with_annotated(annotated: Sequence[Span], predicted: Sequence[Span]) -> list
 
 #: What marks a word as an email or web address.
 _WEB_WORD = re.compile(r"@|://|www\.", re.IGNORECASE)
+#: Words of grammar that join two phrases and belong to neither ('on <date> at <hospital>', '<doctor>
+#: of <hospital>', '<town> and <date>'). Within one class they may be a name's own ('Mass Eye and
+#: Ear', 'Hospital of Saint Raphael', 'March 3 to March 5'), so only a word between two classes loses
+#: its tag.
+FUNCTION_WORDS = frozenset(
+    "a an and as at by for from in into of on onto or per than the to via with".split())
+
+
+def _joins(word: str) -> bool:
+    """Whether ``word`` may stand between two phrases without being part of either: a function
+    word, or punctuation alone (the comma of '<date>, at <hospital>')."""
+    return word.lower() in FUNCTION_WORDS or not LETTER_OR_DIGIT.search(word)
+
+
+def joining_words(tokens: Sequence[Token], labels: Sequence, none=NON_PHI) -> list[int]:
+    """Indices of the tagged function words (:data:`FUNCTION_WORDS`, any case) that stand between
+    two tagged words of different classes, only function words and punctuation between them:
+    'at' in 'on March 3 at Mercy Hospital' typed DATE, HOSPITAL, HOSPITAL. Tagged with either
+    side, the word went into that side's span and out of the released text ('on [**DATE**]
+    [**HOSPITAL**]'), though it is no part of either phrase. ``labels`` are label names, or codes
+    with ``none=0``."""
+    n, found, done = len(tokens), [], -1
+    for k, label in enumerate(labels):
+        if label == none or k <= done or tokens[k].text.lower() not in FUNCTION_WORDS:
+            continue
+        first = last = k
+        while first > 0 and _joins(tokens[first - 1].text):
+            first -= 1
+        while last + 1 < n and _joins(tokens[last + 1].text):
+            last += 1
+        done = last
+        before = labels[first - 1] if first else none
+        after = labels[last + 1] if last + 1 < n else none
+        if before != none and after != none and before != after:
+            found += [i for i in range(k, last + 1)
+                      if labels[i] != none and tokens[i].text.lower() in FUNCTION_WORDS]
+    return found
+
+
 def labels_to_spans(text: str, tokens: Sequence[Token], labels: Sequence[str]) -> list[Span]:
+    # a function word between two classes is neither's: whatever tagged it, no span takes it
+    cleared = joining_words(tokens, labels)
+    if cleared:
+        labels = list(labels)
+        for k in cleared:
+            labels[k] = NON_PHI
     # a span of punctuation alone (the comma of 'Springfield, IL', a stray bracket) identifies
     # no one, and as a marker of its own it only garbles the released text
     spans = [_without_edge_marks(text, _without_sentence_punctuation(text, s))

@@ -20,8 +20,9 @@ Every class keeps the shape of what it replaces:
 ==========  ==================================================================================
 class       surrogate
 ==========  ==================================================================================
-PATIENT,    names from the gazetteers (``first_names.tsv`` of the same sex where the original
-DOCTOR      is a known first name, ``last_names.tsv``), part by part: "Smith, John" stays
+PATIENT,    names from the gazetteers (``first_names.tsv`` of the sex both first-name lists give
+DOCTOR      the original, one both sexes bear where they give none or the note says the other
+            sex: "her husband Ann"; ``last_names.tsv``), part by part: "Smith, John" stays
             "Last, First", "J. Smith" an initial and a last name, "SMITH" upper case; titles
             and degrees (Dr., Mrs., MD, M.D.; DO and PA only after a comma, being surnames
             too) are kept. A single word is a first name only where it is a known first name
@@ -93,7 +94,11 @@ Not handled: decades ("1990s") and seasons go through that fallback; another wor
 recognised date ("Spring 2010") is kept as written; a range is shifted date by date; day-first notes
 ("03/07/2019" meaning 3 July) are read month first. The surrogate for an initial ("J.", or
 "JS": two or three capitals without a vowel) is a letter drawn for each letter, so it need not be the initial of the surrogate of "John"; two
-originals can draw the same surrogate (about 1 in 700 for two first names of one patient).
+originals can draw the same surrogate (about 1 in 700 for two first names of one patient). A
+first name whose sex its note contradicts ('her husband Jean', a name the lists give women) gets
+a name both sexes bear in that note, and a woman's name in the patient's notes that say nothing
+of the sex: the one case of two stand-ins for a name of one patient, where the other choice was a
+woman's name for a husband.
 
 Nothing here logs note text: :meth:`Surrogates.replace` logs document ids and offsets only.
 """
@@ -126,8 +131,10 @@ logger = logging.getLogger("itdeid.surrogate")
 #: :data:`_NO_YEAR`); an abbreviated month that becomes 'May' loses its period ('Sept. 16').
 #: 6: two capitals of a place that are no state abbreviation ('GH') become two other capitals,
 #: not a state's. 7: a place that is a hospital's name ('Harford Memorial') gets a hospital's
-#: stand-in, not a city's; 'Memorial' is a hospital's ending kept like 'Hospital'.
-SURROGATE_SCHEME = 7
+#: stand-in, not a city's; 'Memorial' is a hospital's ending kept like 'Hospital'. 8: a first
+#: name's sex is the one both name lists give it; a name they give no sex, or whose sex the note
+#: contradicts, gets a name both sexes bear (an unlisted name drew from either sex's).
+SURROGATE_SCHEME = 8
 #: The message separator of the keyed hash (ASCII unit separator: not in normalised note text).
 _SEP = "\x1f"
 #: The class both name classes are keyed by (see the module docstring).
@@ -234,6 +241,10 @@ class _Words:
     last: tuple[str, ...]
     both: tuple[str, ...]       # first names that are last names too ('Jordan')
     both_by_sex: dict           # of each sex
+    one_sex: dict               # first names of one sex alone, by sex (:func:`_name_sexes`)
+    both_one_sex: dict          # of those, the last names too
+    unisex: tuple[str, ...]     # first names both sexes bear
+    both_unisex: tuple[str, ...]    # of those, the last names too
     first_set: frozenset
     last_set: frozenset
     cities: tuple[str, ...]
@@ -241,6 +252,31 @@ class _Words:
     streets: tuple[str, ...]
     hospital: dict
     places: tuple   # (names, their case-folded set) for states, countries, world cities
+
+
+#: A first name is one sex's where every list holding it gives that sex at least this share of
+#: the name's bearers; a name below it in some list is one both sexes bear ('Jordan', 'Lee').
+ONE_SEX_SHARE = 0.9
+
+
+@lru_cache(maxsize=1)
+def _name_sexes() -> dict:
+    """Each first name of ``first_names.tsv`` and ``census_first_names.tsv`` (case-folded): 'M'
+    or 'F' where every list that holds it gives that sex :data:`ONE_SEX_SHARE` of its weight
+    (``first_names.tsv``'s weight column; the census's percentage of each sex's bearers), else
+    None: both sexes bear it ('Kelly' 82 % women in the census, 'Lee' 76 % men), or the lists
+    disagree."""
+    verdicts: dict[str, set] = {}
+    for table in ("first_names.tsv", "census_first_names.tsv"):
+        weights: dict[str, dict[str, float]] = {}
+        for name, sex, weight in load_table("gazetteers", table):
+            share = weights.setdefault(name.casefold(), {"M": 0.0, "F": 0.0})
+            share[sex] += float(weight)
+        for name, share in weights.items():
+            total = share["M"] + share["F"]
+            verdicts.setdefault(name, set()).add(
+                next((sex for sex in "MF" if total and share[sex] >= ONE_SEX_SHARE * total), None))
+    return {name: next(iter(found)) if len(found) == 1 else None for name, found in verdicts.items()}
 
 
 @lru_cache(maxsize=2)
@@ -262,9 +298,15 @@ def _words(broad: bool = False) -> _Words:
     countries = tuple(c for c in load_wordlist("gazetteers", "countries.txt") if "," not in c)
     world_cities = load_wordlist("gazetteers", "world_cities.txt")
     state_names = tuple(row[0] for row in states)
+    sexes = _name_sexes()
     return _Words(
         first=first, first_by_sex=by_sex, sex_of={row[0].casefold(): row[1] for row in first_rows},
-        last=last, both=both, both_by_sex=both_by_sex, first_set=frozenset(n.casefold() for n in first),
+        last=last, both=both, both_by_sex=both_by_sex,
+        one_sex={sex: tuple(n for n in first if sexes.get(n.casefold()) == sex) for sex in "FM"},
+        both_one_sex={sex: tuple(n for n in both if sexes.get(n.casefold()) == sex) for sex in "FM"},
+        unisex=tuple(n for n in first if sexes.get(n.casefold(), "") is None),
+        both_unisex=tuple(n for n in both if sexes.get(n.casefold(), "") is None),
+        first_set=frozenset(n.casefold() for n in first),
         last_set=last_set,
         cities=tuple(sorted({row[0] for row in load_table("gazetteers", "us_cities.tsv")})),
         state_abbrs=tuple(row[1] for row in states), streets=tuple(streets) + last,
@@ -374,20 +416,95 @@ def _kept(text: str, token: re.Match) -> bool:
 _INITIALS = re.compile(r"[B-DF-HJ-NP-TV-XZ]{2,3}")
 
 
-def _names_for(lexicon: _Words, word: str, role: str) -> tuple[str, ...]:
-    """The names a name word's stand-in is drawn from: a first name of its sex (where known)
-    for a first name, a last name for a last name; but a word that is a known first name and
-    a known last name ('Jordan') draws from the names that are both, of its sex, in either
-    role, so 'Jordan Smith', 'Mike Jordan' and 'Jordan' alone give it one stand-in (they gave
-    two), which reads as a name either way. The gazetteers hold 93 men's such names and 19
-    women's: two of a patient's such women's names draw one stand-in one time in 19."""
+def _names_for(lexicon: _Words, word: str, role: str, cue: str | None = None,
+               gendered: bool = True) -> tuple[str, ...]:
+    """The names a name word's stand-in is drawn from: a first name of its sex for a first name,
+    a last name for a last name; but a word that is a known first name and a known last name
+    ('Jordan') draws from the names that are both, of its sex, in either role, so 'Jordan Smith',
+    'Mike Jordan' and 'Jordan' alone give it one stand-in (they gave two), which reads as a name
+    either way.
+
+    The sex is the one the name lists give the word (:func:`_name_sexes`), and a stand-in is a
+    name they give that sex alone ('Alexis', a man's in the gazetteer but mostly a woman's in the
+    census, was a man's stand-in). A word they give no sex (an unlisted name, or one both sexes
+    bear) draws a name both sexes bear: a husband's unlisted first name drew a woman's name half
+    the time. So does a word whose sex the note's ``cue`` contradicts ('M' or 'F': a title or
+    relation word before the name, :func:`_sex_cues`), as in 'her husband Jean'. The cue never
+    chooses a sex the lists do not give, so a name keeps one stand-in in the notes that say
+    'husband' and in those that do not. The gazetteers hold 84 men's names that are both first
+    and last names, 9 women's and 13 that both sexes bear: two of a patient's such women's
+    names draw one stand-in one time in 9. Without ``gendered`` (the re-substituted training
+    copies, whose names the trees read for their shape, not their sex) the draws stay those the
+    shipped model was trained on, so its preset still rebuilds it: the gazetteer's last listed
+    sex, and all first names for an unlisted one."""
     folded = word.casefold()
-    sex = lexicon.sex_of.get(folded)
+    if not gendered:
+        sex = lexicon.sex_of.get(folded)
+        if folded in lexicon.first_set and folded in lexicon.last_set:
+            return lexicon.both_by_sex.get(sex) or lexicon.both
+        if role == "first":
+            return lexicon.first_by_sex.get(sex, lexicon.first)
+        return lexicon.last
+    sex = _name_sexes().get(folded)
+    if cue and cue != sex:
+        sex = None      # the note says the other sex, or the lists say none: a name of both
     if folded in lexicon.first_set and folded in lexicon.last_set:
-        return lexicon.both_by_sex.get(sex) or lexicon.both
+        return (lexicon.both_one_sex[sex] if sex else lexicon.both_unisex) or lexicon.unisex
     if role == "first":
-        return lexicon.first_by_sex.get(sex, lexicon.first)
+        return lexicon.one_sex[sex] if sex else lexicon.unisex
     return lexicon.last
+
+
+#: Titles and relation words that say the sex of the person named right after them.
+_SEX_WORDS = {**dict.fromkeys(("mr mister husband son brother father dad grandfather grandson uncle "
+                               "nephew boyfriend stepson stepfather").split(), "M"),
+              **dict.fromkeys(("mrs ms miss wife daughter sister mother mom mum grandmother "
+                               "granddaughter aunt niece girlfriend stepdaughter stepmother").split(), "F")}
+#: Words that end the reach of a sex word before a name: 'wife of John' says nothing of John.
+_CUE_STOPS = frozenset(("of", "to", "for", "with", "by", "from", "and", "or", "than", "per"))
+#: The words and sentence ends a cue is looked for among.
+_CUE_TOKEN = re.compile(r"[^\W\d_]+|[.;!?]")
+
+
+def _sex_cue(text: str, start: int, end: int) -> str | None:
+    """'M' or 'F' where a title or relation word (:data:`_SEX_WORDS`) begins the name span
+    ``text[start:end]`` ('Mrs. Ann Lee') or stands before it on its line, at most two other words
+    between and no sentence end or :data:`_CUE_STOPS` word ('Mr. Lee', 'her husband, retired
+    teacher Tom', 'Wife: Ann'); else None. Pronouns are not read: in 'Dr. Tom Lee saw her' the
+    pronoun is another person's."""
+    first = _CUE_TOKEN.match(text, start, end)
+    if first and first.group().casefold() in _SEX_WORDS:
+        return _SEX_WORDS[first.group().casefold()]
+    line = max(text.rfind("\n", 0, start) + 1, start - 60)
+    tokens = _CUE_TOKEN.findall(text, line, start)
+    words = 0
+    for i in range(len(tokens) - 1, -1, -1):
+        low = tokens[i].casefold()
+        if low in _SEX_WORDS:
+            return _SEX_WORDS[low]
+        if low == "." and i and tokens[i - 1].casefold() in _SEX_WORDS:
+            continue    # the full stop of 'Mr.'
+        if low in ".;!?" or low in _CUE_STOPS or words == 2:
+            return None
+        words += 1
+    return None
+
+
+def _sex_cues(text: str, spans) -> dict:
+    """The sex ``text`` says the bearer of each name word of the name ``spans`` is (case-folded
+    word: 'M' or 'F', :func:`_sex_cue`), for every mention of the word in the note alike; a
+    word whose mentions say both has none."""
+    found: dict[str, set] = {}
+    for span in spans:
+        cue = _sex_cue(text, span.start, span.end)
+        if cue is None:
+            continue
+        name = model_text(text[span.start:span.end])[0]
+        for token in _NAME_TOKEN.finditer(name):
+            if token.group("word") and not _kept(name, token):
+                for part in _possessive(token.group())[0].split("-"):
+                    found.setdefault(part.casefold(), set()).add(cue)
+    return {word: cues.pop() for word, cues in found.items() if len(cues) == 1}
 
 
 def _name_roles(text: str, words: list[re.Match]) -> list[str]:
@@ -862,9 +979,11 @@ class Surrogates:
         return days if draw.below(2) else -days
 
     # public API
-    def surrogate(self, patient: str, cls: str, original: str) -> str:
+    def surrogate(self, patient: str, cls: str, original: str, cues: dict | None = None) -> str:
         """The surrogate of ``original``, a PHI string of class ``cls`` in the notes of
-        ``patient`` (the patient id, or the document id for a note without one)."""
+        ``patient`` (the patient id, or the document id for a note without one); ``cues``: the
+        sex its note says each name word's bearer is (:func:`_sex_cues`; default: what a title
+        in ``original`` says)."""
         if cls not in PHI_CLASSES:
             raise ValueError(f"PHI class must be one of {', '.join(PHI_CLASSES)}, got {cls!r}")
         if not any(c.isalnum() for c in original):
@@ -877,12 +996,15 @@ class Surrogates:
             # an email or URL keeps its form whatever class the model gave it (a name or a
             # town drawn for 'jsmith@partners.org' is no address)
             return self._shape(str(patient), "ID", original, _WEB_LABELS)
-        method = {"PATIENT": self._name, "DOCTOR": self._name, "HOSPITAL": self._hospital,
-                  "LOCATION": self._location, "DATE": self._date, "ID": self._shape,
-                  "PHONE": self._shape, "AGE": self._age}[cls]
-        # one key for both name classes: a surname the model types PATIENT in one place and
-        # DOCTOR in another ('Mr. Quintanilla', 'Quintanilla's wife') is one person's name
-        return method(str(patient), NAME_KEY if cls in ("PATIENT", "DOCTOR") else cls, original)
+        if cls in ("PATIENT", "DOCTOR"):
+            # one key for both name classes: a surname the model types PATIENT in one place and
+            # DOCTOR in another ('Mr. Quintanilla', 'Quintanilla's wife') is one person's name
+            if cues is None:
+                cues = _sex_cues(original, [Span(0, len(original), cls)])
+            return self._name(str(patient), NAME_KEY, original, cues)
+        method = {"HOSPITAL": self._hospital, "LOCATION": self._location, "DATE": self._date,
+                  "ID": self._shape, "PHONE": self._shape, "AGE": self._age}[cls]
+        return method(str(patient), cls, original)
 
     def replace(self, document: Document, spans: list[Span],
                 weekdays: bool = True) -> tuple[str, list[Span]]:
@@ -899,6 +1021,9 @@ class Surrogates:
         spans = sorted(spans)
         Document(document.id, document.text, spans).check_spans()
         patient = document.patient or document.id
+        # what the note says of its names' sexes, alike for every mention of a name in it
+        cues = {} if self.broad_names else _sex_cues(
+            document.text, [s for s in spans if s.type in ("PATIENT", "DOCTOR")])
         pieces, new_spans, position, shift = [], [], 0, 0
         for index, span in enumerate(spans):
             score = span.type == "DATE" and _pain_score(document.text, span.start, span.end)
@@ -913,7 +1038,7 @@ class Surrogates:
                             after.end() if after else span.end, span.type, span.subtype)
             original = document.text[span.start:span.end]
             unparsed = self.unparsed_dates
-            new = original if score else self.surrogate(patient, span.type, original)
+            new = original if score else self.surrogate(patient, span.type, original, cues)
             if self.unparsed_dates != unparsed:
                 logger.debug("document %s: date %d-%d not parsed; replaced character by "
                              "character", document.id, span.start, span.end)
@@ -1011,7 +1136,7 @@ class Surrogates:
         return re.sub(r"[^\W\d_]+", word, text)
 
     # PATIENT, DOCTOR
-    def _name(self, patient: str, cls: str, original: str) -> str:
+    def _name(self, patient: str, cls: str, original: str, cues: dict) -> str:
         """Name word by word (hyphenated parts apart), titles and degrees kept; a possessive
         ending is kept after the stand-in of the name it ends, so 'Okonkwo's' is the same
         person as 'Okonkwo' (it drew another name, and a lone "'s" became "'t")."""
@@ -1028,13 +1153,14 @@ class Surrogates:
         for word, role in zip(words, _name_roles(original, words)):
             name, ending = _possessive(word.group())
             out += [_reshape(draw, original[position:word.start()], letters=False),
-                    self._name_word(patient, cls, name, role) + ending]
+                    self._name_word(patient, cls, name, role, cues) + ending]
             position = word.end()
         out.append(_reshape(draw, original[position:], letters=False))
         return "".join(out)
 
-    def _name_word(self, patient: str, cls: str, word: str, role: str) -> str:
-        """One name word: each hyphen-joined part drawn for itself in its role's list."""
+    def _name_word(self, patient: str, cls: str, word: str, role: str, cues: dict | None = None) -> str:
+        """One name word: each hyphen-joined part drawn for itself in its role's list, of the
+        sex the lists and ``cues`` give it (:func:`_names_for`)."""
         parts = []
         for part in word.split("-"):
             draw = self._draw(patient, cls, part.casefold())
@@ -1046,7 +1172,9 @@ class Surrogates:
                 letters = "".join(draw.choice(string.ascii_uppercase, avoid=c) for c in part.upper())
                 parts.append(letters.lower() if part.islower() else letters)
                 continue
-            parts.append(_case_like(part, draw.choice(_names_for(lexicon, part, role), avoid=part)))
+            cue = (cues or {}).get(part.casefold())
+            names = _names_for(lexicon, part, role, cue, gendered=not self.broad_names)
+            parts.append(_case_like(part, draw.choice(names, avoid=part)))
         return "-".join(parts)
 
     def _single_last(self, patient: str, cls: str, original: str) -> str:

@@ -2,8 +2,11 @@
 command works with it on the shipped sample notes."""
 from pathlib import Path
 
+import pytest
+
 from itdeid.cli import main
 from itdeid.deidentifier import load_model
+from itdeid.outputs import FORMATS, render
 from itdeid.resources import default_model_dir
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
@@ -144,3 +147,58 @@ def test_default_model_tags_a_surname_after_pt_in_any_case():
     assert found == [["Kowalczyk"], ["kowalczyk"], ["KOWALCZYK"], ["Szymanski"]]
     model.subject_names = False
     assert not all(any(s.type == "PATIENT" for s in spans) for spans in model.predict(notes))
+
+
+#: A made-up note: the shipped model typed each 'at' HOSPITAL with the name after it, and every
+#: format released or marked 'on [**DATE**] [**HOSPITAL**]'.
+JOINED = ("He was transferred on March 3 at Mercy Hospital.\n"
+          "TRANSFERRED ON MARCH 3 AT MERCY HOSPITAL.\n"
+          "Seen 4/2/2019 At Mercy Hospital.\n"
+          "Seen on 03/14/2019, at Mercy Hospital.\n")
+
+
+@pytest.fixture(scope="module")
+def joined_note():
+    from itdeid.document import Document
+    from itdeid.featurize import tokenize_documents
+    model = load_model(default_model_dir())
+    note = Document("n1", JOINED, [], patient="p1")
+    [td] = tokenize_documents([note], gold=False)
+    [codes] = model.predict_tokenized([td])
+    return note, model.predict([note])[0], {t.start: int(c) for t, c in zip(td.tokens, codes)}
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_function_word_between_a_date_and_a_hospital_stays_in_every_format(joined_note, fmt, tmp_path):
+    """Each 'at' keeps its label NONE and stays outside every span, so the released text reads
+    'on [**DATE**] at [**HOSPITAL**]' and the annotations mark the date and the hospital alone."""
+    import json
+    import re
+
+    from itdeid.formats import read_i2b2_2006
+    from itdeid.surrogate import Surrogates
+    note, spans, codes = joined_note
+    ats = [m.start() for m in re.finditer(r"\b(?:at|At|AT)\b", JOINED)]
+    assert len(ats) == 4 and all(codes[a] == 0 for a in ats)
+    files = render(note, spans, fmt, surrogates=Surrogates(b"k" * 32))
+    if fmt in ("redact", "surrogate"):
+        lines = files[".txt"].decode("utf-8").splitlines()
+        phrase = r"\[\*\*{}\*\*\]" if fmt == "redact" else r"(?!{})\S.*"
+        date, hospital = phrase.format("DATE"), phrase.format("HOSPITAL")
+        for line, pattern in zip(lines, (
+                rf"He was transferred on {date} at {hospital}\.", rf"TRANSFERRED ON {date} AT {hospital}\.",
+                rf"Seen {date} At {hospital}\.", rf"Seen on {date}, at {hospital}\.")):
+            assert re.fullmatch(pattern, line), (fmt, line)
+        assert "Mercy" not in lines[0]
+        return
+    if fmt == "jsonl":
+        records = map(json.loads, files[".jsonl"].decode().splitlines())
+        found = [(r["start"], r["end"], r["type"]) for r in records]
+    elif fmt == "xml":
+        (tmp_path / "n1.xml").write_bytes(files[".xml"])
+        found = [(s.start, s.end, s.type) for s in read_i2b2_2006(tmp_path / "n1.xml")[0].spans]
+    else:
+        found = [(int(f[1].split()[1]), int(f[1].split()[-1]), f[1].split()[0])
+                 for f in (line.split("\t") for line in files[".ann"].decode().splitlines())]
+    assert not [a for a in ats for start, end, _ in found if start <= a < end], fmt
+    assert sorted(kind for *_, kind in found) == ["DATE"] * 4 + ["HOSPITAL"] * 4

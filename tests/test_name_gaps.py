@@ -231,3 +231,14 @@ def test_and_or_of_beside_a_person_s_name_is_no_part_of_it():
         out = join_gaps(td, codes)
         changed = {t.text: LABELS[c] for t, c, o in zip(td.tokens, out, codes) if c != o}
         assert changed == joined, text
+
+
+def test_a_capitalized_function_word_between_two_classes_stays_untagged():
+    """'Seen 4/2/2019 At Mercy Hospital' came out as '[**DATE**] [**HOSPITAL**]': 'At' stands
+    capitalized between two PHI tokens, and took the class after it. It joins a date to a
+    hospital and is neither's; between two words of one class a capitalized word still joins."""
+    td, codes = _codes("Seen 4/2/2019 At Mercy Hospital", {"4/2/2019": "DATE", "Mercy": "HOSPITAL",
+                                                            "Hospital": "HOSPITAL"})
+    assert np.array_equal(join_name_gaps(td, codes), codes)
+    td, codes = _codes("Hospital Of Mercy", {"Hospital": "HOSPITAL", "Mercy": "HOSPITAL"})
+    assert [t.text for t, c in zip(td.tokens, join_name_gaps(td, codes)) if c] == ["Hospital", "Of", "Mercy"]

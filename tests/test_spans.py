@@ -150,3 +150,26 @@ def test_annotated_phi_joins_the_predictions_over_all_their_characters():
         Span(0, 10, "PATIENT"), Span(18, 30, "DATE"), Span(40, 44, "ID"), Span(50, 55, "AGE")]
     assert with_annotated([], predicted) == predicted
     assert with_annotated(annotated, []) == annotated
+
+
+def test_a_function_word_between_two_classes_is_in_neither_span():
+    """'on <date> at Mercy Hospital' was released as 'on [**DATE**] [**HOSPITAL**]': the trees
+    typed 'at' HOSPITAL with the name after it. A function word (and punctuation beside it)
+    between two phrases of different classes is neither's, whichever class it was given;
+    between two of one class it may be the name's own ('Mass Eye and Ear', 'March 3 to 5')."""
+    def spans(text, labels):
+        return [(text[s.start:s.end], s.type) for s in labels_to_spans(text, tokenize(text), labels)]
+
+    text = "on March 3 at Mercy Hospital"
+    for at in ("HOSPITAL", "DATE"):
+        assert spans(text, [NON_PHI, "DATE", "DATE", at, "HOSPITAL", "HOSPITAL"]) == [
+            ("March 3", "DATE"), ("Mercy Hospital", "HOSPITAL")]
+    text = "Dr. Park of the Mercy Hospital, At Boston"   # two words; a comma; capitals
+    labels = [NON_PHI, NON_PHI, "DOCTOR", "DOCTOR", "DOCTOR", "HOSPITAL", "HOSPITAL", "HOSPITAL",
+              "LOCATION", "LOCATION"]
+    assert spans(text, labels) == [("Park", "DOCTOR"), ("Mercy Hospital", "HOSPITAL"), ("Boston", "LOCATION")]
+    text = "Mass Eye and Ear on March 3 to 5"
+    assert spans(text, ["HOSPITAL"] * 4 + [NON_PHI] + ["DATE"] * 4) == [
+        ("Mass Eye and Ear", "HOSPITAL"), ("March 3 to 5", "DATE")]
+    text = "seen at Mercy Hospital"      # PHI on one side only: left as tagged
+    assert spans(text, [NON_PHI, "HOSPITAL", "HOSPITAL", "HOSPITAL"]) == [("at Mercy Hospital", "HOSPITAL")]

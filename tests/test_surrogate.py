@@ -675,3 +675,70 @@ def test_phone_stand_ins_can_be_dialled(surrogates):
                 assert part[0] not in "01" and part[1:] != "11", (original, new)
     assert (re.findall(r"\d+", surrogates.surrogate("p1", "PHONE", "+1 617 555 0142"))[1:]
             == re.findall(r"\d+", surrogates.surrogate("p1", "PHONE", "617-555-0142")))
+
+
+def _one_sex_names() -> dict[str, set]:
+    """The gazetteer's first names that both first-name lists give one sex alone (nine in ten
+    of the name's weight in each list holding it), by sex."""
+    verdicts: dict[str, set] = {}
+    for table in ("first_names.tsv", "census_first_names.tsv"):
+        weights: dict[str, dict] = {}
+        for name, sex, weight in load_table("gazetteers", table):
+            weights.setdefault(name.casefold(), {"M": 0.0, "F": 0.0})[sex] += float(weight)
+        for name, share in weights.items():
+            total = sum(share.values())
+            verdicts.setdefault(name, set()).add(next((s for s in "MF" if share[s] >= 0.9 * total), None))
+    return {sex: {n for n in FIRST if verdicts[n.casefold()] == {sex}} for sex in "MF"}
+
+
+def _first_names_of(surrogates, patient, text, names):
+    """The first word of the stand-in of each of ``names`` (PATIENT spans of ``text``)."""
+    spans = [Span(m.start(), m.end(), "PATIENT")
+             for name in names for m in re.finditer(re.escape(name), text)]
+    out, new = surrogates.replace(Document("n", text, [], patient=patient), spans)
+    return [out[s.start:s.end].split()[0] for s in sorted(new)]
+
+
+def test_a_first_name_s_stand_in_is_of_its_bearer_s_sex_or_of_both():
+    """A husband's name became a woman's: a first name the lists do not hold ('Dmitri') drew
+    from either sex's names, and one both sexes bear ('Kelly', 'Jordan') from the gazetteer's
+    last listing's. A name the lists give one sex draws a name of that sex alone; one they give
+    no sex, or whose sex the note contradicts ('her husband Jean'), a name both sexes bear."""
+    sexes = _one_sex_names()
+    surrogates = Surrogates(KEY)
+    text = ("Her husband Dmitri Volkov called. Wife: Kelly Jordan. Mrs. Mary Smith and her "
+            "husband Jean Lee. Son Robert Smith. The wife of John Park.")
+    for patient in range(60):
+        dmitri, kelly, mary, jean, robert, john = _first_names_of(
+            surrogates, f"p{patient}", text, ["Dmitri Volkov", "Kelly Jordan", "Mary Smith", "Jean Lee",
+                                              "Robert Smith", "John Park"])
+        assert dmitri not in sexes["F"] and jean not in sexes["F"], patient
+        assert kelly not in sexes["M"] and kelly not in sexes["F"], patient
+        assert mary in sexes["F"] and robert in sexes["M"] and john in sexes["M"], patient
+
+
+def test_a_first_name_keeps_one_stand_in_in_every_note_of_a_patient_whatever_its_context():
+    """The sex a note says ('husband', 'Mr.') never changes a name's stand-in where the lists
+    agree or say nothing, so 'Dmitri' of 'her husband Dmitri' and of 'Dmitri called' in another
+    note of the patient, and 'Robert' with and without 'Mr.', stay one person."""
+    surrogates = Surrogates(KEY)
+    for patient in ("p1", "p2", "p3", "p4"):
+        first = _first_names_of(surrogates, patient, "Her husband Dmitri Volkov called. Mr. Robert Lee.",
+                                ["Dmitri Volkov", "Robert Lee"])
+        again = _first_names_of(surrogates, patient, "Dmitri Volkov called back; Robert Lee too.",
+                                ["Dmitri Volkov", "Robert Lee"])
+        assert first == again, patient
+
+
+def test_re_substituted_training_names_are_drawn_as_before():
+    """The training copies' stand-ins (``broad_names``) are what the shipped model was trained
+    on: the sex rules of the released stand-ins leave them as they were, so the preset still
+    rebuilds the model."""
+    broad = Surrogates(KEY, broad_names=True)
+    common = Surrogates(KEY, broad_names=True, common_names=0.5)
+    for original, expected, with_common in [
+            ("Dmitri Volkov", "Randolph Liles", "Joseph Postley"),
+            ("Mrs. Kelly Jordan", "Mrs. Billy Ellsworth", "Mrs. Frederick Raymond"),
+            ("Jean Lee", "Gaston Harold", "Tyler Dennis"), ("Robert Smith", "Harry Kittel", "Leon Hermance")]:
+        assert broad.surrogate("p1", "PATIENT", original) == expected
+        assert common.surrogate("p1", "PATIENT", original) == with_common
