@@ -29,6 +29,7 @@ Reading. With ``input_format="auto"`` each file's format is detected by content
 """
 from __future__ import annotations
 
+import io
 import os
 import re
 import zipfile
@@ -338,7 +339,7 @@ def read_documents(unit: Unit, data: bytes, input_format: str, warnings: list[st
     if fmt == "text":
         return fmt, [_decode_text(unit, data, warnings)], False
     documents = read_corpus(unit.path, fmt)
-    several = fmt in ("i2b2-2006", "physionet") or zipfile.is_zipfile(unit.path)
+    several = fmt in ("i2b2-2006", "physionet") or zipfile.is_zipfile(io.BytesIO(data))
     if several and not unit.renamed:    # with --rename a file's notes are numbered, not named
         for doc in documents:
             if not _SAFE_NAME.fullmatch(doc.id):

@@ -13,6 +13,11 @@ Every file found is either read or refused with its reason; nothing is dropped w
 - A dangling link (its target missing, or a loop of links), and anything that is not a regular
   file (a FIFO, a socket, a device), is returned too, and :func:`read_bytes` refuses it with its
   reason without opening it (opening a FIFO would wait for a writer forever).
+
+Every reader of an input opens it through :func:`open_regular` (whole, in :func:`read_bytes`;
+a zip archive or the first bytes of a file, elsewhere): its type is checked before it is
+opened, and checked again on the open file, so a FIFO put in its place meanwhile is refused
+too rather than waited on.
 """
 from __future__ import annotations
 
@@ -109,19 +114,49 @@ def _refusal(path: Path) -> str | None:
         return ("a link to a folder that was already read (a cycle of links, or a second link "
                 "to one folder); its files are read once, under their first path")
     if not stat.S_ISREG(info.st_mode):
-        what = next((name for test, name in _KINDS if test(info.st_mode)), "a special file")
-        return f"{what}, not a regular file; not read"
+        return _not_regular(info.st_mode)
     return None
+
+
+def _not_regular(mode: int) -> str:
+    """Why a file of ``mode`` (not a regular file) is not read."""
+    what = next((name for test, name in _KINDS if test(mode)), "a special file")
+    return f"{what}, not a regular file; not read"
+
+
+def open_regular(path):
+    """The regular file ``path`` opened for reading in binary; anything else (see the module
+    docstring) is a :class:`FormatError` naming the file and the reason, and is never opened.
+    The type is checked before the open, and again on the open file: the open itself does not
+    wait (``O_NONBLOCK``), so a FIFO put in the file's place between the two is refused, not
+    waited on for a writer that never comes."""
+    refusal = _refusal(Path(path))
+    if refusal is not None:
+        raise FormatError(path, refusal)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    try:
+        descriptor = os.open(path, flags)
+    except OSError as error:
+        raise FormatError(path, f"cannot read: {error.strerror}") from None
+    try:
+        mode = os.fstat(descriptor).st_mode
+        if stat.S_ISDIR(mode):
+            raise FormatError(path, "a folder, not a file")
+        if not stat.S_ISREG(mode):
+            raise FormatError(path, _not_regular(mode))
+        if flags & getattr(os, "O_NONBLOCK", 0):
+            os.set_blocking(descriptor, True)
+        return os.fdopen(descriptor, "rb")
+    except BaseException:
+        os.close(descriptor)
+        raise
 
 
 def read_bytes(path) -> bytes:
     """The bytes of the regular file ``path``; anything else (see the module docstring) or a
     read error is a :class:`FormatError` naming the file and the reason."""
-    refusal = _refusal(Path(path))
-    if refusal is not None:
-        raise FormatError(path, refusal)
-    try:
-        with open(path, "rb") as handle:
+    with open_regular(path) as handle:
+        try:
             return handle.read()
-    except OSError as error:
-        raise FormatError(path, f"cannot read: {error.strerror}") from None
+        except OSError as error:
+            raise FormatError(path, f"cannot read: {error.strerror}") from None

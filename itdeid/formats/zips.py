@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import zipfile
 import zlib
+from contextlib import contextmanager
+from typing import Iterator
 
 from itdeid.errors import FormatError
+from itdeid.formats.files import open_regular
 
 #: The most one zip member may unpack to: 128 MiB. A note file of tens of MB is plausible (a long
 #: stay's notes in one file); the XML of the i2b2 releases is a few MB (2006: one file; 2014: a
@@ -33,13 +36,27 @@ def zip_xml_names(archive: zipfile.ZipFile) -> list[str]:
                   and not any(part.startswith((".", "__MACOSX")) for part in name.split("/")))
 
 
-def open_zip(path) -> zipfile.ZipFile:
+def is_zip(path) -> bool:
+    """Whether ``path`` is a regular file holding a zip archive (never opening anything else:
+    False for a FIFO or a folder, which the caller's reader then refuses with its reason)."""
     try:
-        return zipfile.ZipFile(path)
-    except FileNotFoundError:
-        raise FormatError(path, "no such file or folder") from None
-    except (zipfile.BadZipFile, OSError) as error:
-        raise FormatError(path, f"cannot read the zip archive ({error})") from None
+        with open_regular(path) as handle:
+            return zipfile.is_zipfile(handle)
+    except FormatError:
+        return False
+
+
+@contextmanager
+def open_zip(path) -> Iterator[zipfile.ZipFile]:
+    """The zip archive ``path``, opened through :func:`~itdeid.formats.files.open_regular`
+    (so a FIFO is refused, not waited on) and closed with it when the block ends."""
+    with open_regular(path) as handle:
+        try:
+            archive = zipfile.ZipFile(handle)
+        except (zipfile.BadZipFile, OSError) as error:
+            raise FormatError(path, f"cannot read the zip archive ({error})") from None
+        with archive:
+            yield archive
 
 
 def _read_member(archive: zipfile.ZipFile, name: str, path, budget: int) -> bytes:
