@@ -1,7 +1,9 @@
-"""Inputs that once stalled ``itdeid deid``: a FIFO (under ``--rename``, in place of a finished
-input, as the patient map) is reported on one line, naming the file, never opened, and the rest
-of the batch is processed."""
+"""Inputs that once stalled or stopped ``itdeid deid``: a FIFO (under ``--rename``, in place of a
+finished input, as the patient map) and a tree of folders nested deeper than Python's recursion
+limit (and deeper than ``--out`` can mirror). Each is reported on one line, naming the file, and
+the rest of the batch is processed."""
 import os
+import sys
 import threading
 from pathlib import Path
 
@@ -98,3 +100,80 @@ def test_a_patient_map_that_is_a_fifo_is_refused(tmp_path, model_dir, capsys):
     assert finished, "the run waited on the FIFO"
     assert code == 2
     assert f"--patient-map {fifo}: a FIFO, not a regular file" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------------------------------
+# A deep tree
+
+def nested(root: Path, folders: list[str], name: str, text: str) -> Path:
+    """``root/folders[0]/folders[1]/.../name`` holding ``text``; made through open folders, one
+    level at a time, as a path this long may be past what one call can take."""
+    handle = os.open(root, os.O_RDONLY)
+    try:
+        for folder in folders:
+            try:
+                os.mkdir(folder, dir_fd=handle)
+            except FileExistsError:
+                pass
+            inner = os.open(folder, os.O_RDONLY, dir_fd=handle)
+            os.close(handle)
+            handle = inner
+        note = os.open(name, os.O_WRONLY | os.O_CREAT, 0o600, dir_fd=handle)
+        os.write(note, text.encode())
+        os.close(note)
+    finally:
+        os.close(handle)
+    return Path("/".join([str(root), *folders, name]))
+
+
+@pytest.fixture
+def low_recursion_limit():
+    """The recursion limit set some 250 frames above the test's own, so a tree of 500 folders
+    is deeper than any recursive walk can go (the tester's 1,900 folders against the default
+    limit of 1,000), while pytest still removes the tree afterwards with its recursive rmtree."""
+    import inspect
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(len(inspect.stack()) + 250)
+    try:
+        yield 500
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def test_a_tree_deeper_than_the_recursion_limit_is_processed(tmp_path, model_dir, capsys,
+                                                             low_recursion_limit):
+    """Nested folders deeper than the recursion limit stopped the run with a RecursionError
+    from the folder walk (and, once outputs mirrored them, every later run from the clean-up
+    of leftovers in --out). A note whose output path would pass the system's path limit fails
+    alone, with one line."""
+    root = tmp_path / "in"
+    root.mkdir()
+    (root / "top.txt").write_text(note_text(1))
+    mirrored = nested(root, ["d"] * low_recursion_limit, "m.txt", note_text(2))
+    # an input path a few characters short of the system's limit; its output's, under a
+    # longer --out, passes it
+    path_max = os.pathconf(root, "PC_PATH_MAX")
+    length = path_max - 10 - len(str(root)) - len("/n.txt")
+    folders = ["f" * 199] * (length // 200)
+    if length % 200 > 1:
+        folders.append("g" * (length % 200 - 1))
+    too_deep = nested(root, folders, "n.txt", note_text(3))
+    assert path_max - 20 < len(str(too_deep)) < path_max
+    out = tmp_path / ("out" + "x" * 40)
+    assert deid(model_dir, root, "--out", out) == 1
+    captured = capsys.readouterr()
+    assert "2 files done, 0 skipped (already done), 1 failed of 3" in captured.out
+    failures = [line for line in captured.err.splitlines() if line.startswith("failed: ")]
+    assert len(failures) == 1
+    assert failures[0].startswith(f"failed: {too_deep}: cannot write {out}/{folders[0]}/")
+    assert failures[0].endswith("File name too long")
+    assert "Traceback" not in captured.err and "RecursionError" not in captured.err
+    assert (out / "top.txt").is_file()
+    assert Path(str(out) + str(mirrored)[len(str(root)):]).is_file()
+    assert deid(model_dir, root, "--out", out) == 1      # the rerun walks the outputs too
+    assert "0 files done, 2 skipped (already done), 1 failed of 3" in capsys.readouterr().out
+    # a pattern is matched by a recursive search: refused in one line, naming the way out
+    assert deid(model_dir, f"{root}/**/*.txt", "--out", tmp_path / "out2") == 2
+    err = capsys.readouterr().err
+    assert err == (f"itdeid deid: error: {root}/**/*.txt: the folders under {root} nest too "
+                   "deep for a pattern; name the folder instead\n")

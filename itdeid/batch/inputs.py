@@ -145,8 +145,12 @@ def expand_inputs(inputs: Iterable[str]) -> tuple[list[Unit], list[Path]]:
             # matches keep the paths they were found by (a link is not replaced by its target)
             root = Path(os.path.abspath(pattern_root(given)))
             roots += [root] if root == root.resolve() else [root, root.resolve()]
-            files = _sorted_paths({os.path.abspath(p) for p in glob(given, recursive=True)
-                                   if not os.path.isdir(p)})
+            try:
+                files = _sorted_paths({os.path.abspath(p) for p in glob(given, recursive=True)
+                                       if not os.path.isdir(p)})
+            except RecursionError:      # glob's '**' recurses a level a folder
+                raise UserError(f"{given}: the folders under {root} nest too deep for a "
+                                "pattern; name the folder instead") from None
             if any(not _inside(p, root) for p in files):
                 raise UserError(f"{given}: the pattern matches files outside {root}; name "
                                 "their folder instead")

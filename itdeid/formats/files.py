@@ -45,11 +45,7 @@ def walk_paths(root) -> list[str]:
     found: list[str] = []
     # The real folders of the tree count as walked from the start, so a link to one of them is
     # refused whichever of the two sorts first, and its files keep their real paths.
-    walked = {os.path.realpath(root)}
-    for folder, subfolders, _ in os.walk(root):
-        subfolders[:] = [name for name in subfolders if not name.startswith(".")
-                         and not os.path.islink(os.path.join(folder, name))]
-        walked.update(os.path.realpath(os.path.join(folder, name)) for name in subfolders)
+    walked = _real_folders(root)
     # Depth first in name order, with a stack rather than recursion (a tree may be deep):
     # (path, whether to walk it as a folder).
     stack: list[tuple[str, bool]] = [(root, True)]
@@ -76,6 +72,36 @@ def walk_paths(root) -> list[str]:
             children.append((path, walk))
         stack += reversed(children)
     return found
+
+
+def _real_folders(root: str) -> set[str]:
+    """The resolved paths of ``root`` and of every non-hidden folder under it reached without a
+    link. Walked with a stack, not recursion (``os.walk`` recursed a level a folder: some 1,000
+    nested folders stopped the run with a RecursionError), and a folder's resolved path is its
+    parent's joined with its name (resolving each anew cost a system call per level)."""
+    real = os.path.realpath(root)
+    found = {real}
+    stack = [(root, real)]
+    while stack:
+        folder, real = stack.pop()
+        try:
+            with os.scandir(folder) as entries:
+                names = [entry.name for entry in entries
+                         if not entry.name.startswith(".") and _is_real_folder(entry)]
+        except OSError:
+            continue                    # the walk reports it as a folder it cannot list
+        for name in names:
+            found.add(os.path.join(real, name))
+            stack.append((os.path.join(folder, name), os.path.join(real, name)))
+    return found
+
+
+def _is_real_folder(entry: os.DirEntry) -> bool:
+    """Whether a folder entry is a folder itself, not a link to one."""
+    try:
+        return entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
 
 
 def _is_folder(entry: os.DirEntry) -> bool:
