@@ -1,7 +1,7 @@
 """Inputs that once stalled or stopped ``itdeid deid``: a FIFO (under ``--rename``, in place of a
-finished input, as the patient map) and a tree of folders nested deeper than Python's recursion
-limit (and deeper than ``--out`` can mirror). Each is reported on one line, naming the file, and
-the rest of the batch is processed."""
+finished input, as the patient map), a tree of folders nested deeper than Python's recursion
+limit (and deeper than ``--out`` can mirror), and a key file that never ends or is far too long.
+Each is reported on one line, naming the file, and the rest of the batch is processed."""
 import os
 import sys
 import threading
@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from itdeid.batch import settings
 from itdeid.cli import main
 from itdeid.model import TokenModel
 
@@ -177,3 +178,42 @@ def test_a_tree_deeper_than_the_recursion_limit_is_processed(tmp_path, model_dir
     err = capsys.readouterr().err
     assert err == (f"itdeid deid: error: {root}/**/*.txt: the folders under {root} nest too "
                    "deep for a pattern; name the folder instead\n")
+
+
+# ------------------------------------------------------------------------------------------
+# Key files
+
+@pytest.mark.parametrize("kind", ["device", pytest.param("fifo", marks=needs_fifos), "too long"])
+def test_a_key_file_that_is_no_key_is_refused_unread(tmp_path, model_dir, capsys, kind):
+    """``--key-file /dev/zero`` was read whole (a MemoryError traceback), a FIFO waited for a
+    writer, and a note passed by mistake was taken for a key."""
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.txt").write_text(note_text())
+    if kind == "device":
+        if not os.path.exists("/dev/zero"):
+            pytest.skip("no /dev/zero here")
+        key, reason = Path("/dev/zero"), "a device, not a regular file"
+    elif kind == "fifo":
+        key, reason = tmp_path / "key", "a FIFO, not a regular file"
+        os.mkfifo(key)
+    else:
+        key, reason = tmp_path / "key", "bytes, so not a key (a key is a file of 16 to"
+        key.write_bytes(b"k" * 2**20)
+        key.chmod(0o600)
+    code, finished = deid_beside_fifo(key, model_dir, tmp_path / "in", "--out", tmp_path / "out",
+                                      "--format", "surrogate", "--key-file", key)
+    assert finished, "the run waited on the key file"
+    assert code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{key}: " in err and reason in err
+    assert not (tmp_path / "out" / "a.txt").exists()
+
+
+def test_a_key_of_the_longest_length_is_read(tmp_path, model_dir):
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.txt").write_text(note_text())
+    key = tmp_path / "key"
+    key.write_bytes(b"k" * settings.MAX_KEY_BYTES)
+    key.chmod(0o600)
+    assert deid(model_dir, tmp_path / "in", "--out", tmp_path / "out", "--format", "surrogate",
+                "--key-file", key) == 0

@@ -187,12 +187,15 @@ def is_inside(path: Path, folder: Path) -> bool:
 
 def secret_file_outside(path: Path, out: Path, option: str, what: str) -> Path:
     """``path`` (given with ``option``), checked to be a file outside ``out``: ``what`` (a key,
-    a rename map) must never be shipped with the outputs."""
+    a rename map) must never be shipped with the outputs. One that exists must be a regular
+    file: reading a FIFO waits forever, and a device such as /dev/zero never ends."""
     if is_inside(path, out):
         raise UserError(f"{option} {path} is inside --out {out}: {what} must never be shipped "
                         "with the outputs; keep it outside that folder")
     if path.is_dir():
         raise UserError(f"{option} {path} is a folder, not a file")
+    if path.exists() and (reason := why_unreadable(path)) is not None:
+        raise UserError(f"{option} {path}: {reason}")
     return path
 
 def check_layout(units: list[Unit], roots: list[Path], out: Path, renaming: bool = False) -> None:
