@@ -1,10 +1,12 @@
 """Inputs that once stalled or stopped ``itdeid deid``: a FIFO (under ``--rename``, in place of a
 finished input, as the patient map), a tree of folders nested deeper than Python's recursion
-limit (and deeper than ``--out`` can mirror), and a key file that never ends or is far too long.
-Each is reported on one line, naming the file, and the rest of the batch is processed."""
+limit (and deeper than ``--out`` can mirror), a key file that never ends or is far too long, and
+a zip member whose name leads out of the archive. Each is reported on one line, naming the file
+(and member), and the rest of the batch is processed."""
 import os
 import sys
 import threading
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -217,3 +219,40 @@ def test_a_key_of_the_longest_length_is_read(tmp_path, model_dir):
     key.chmod(0o600)
     assert deid(model_dir, tmp_path / "in", "--out", tmp_path / "out", "--format", "surrogate",
                 "--key-file", key) == 0
+
+
+# ------------------------------------------------------------------------------------------
+# Zip members
+
+def i2b2_note(text: str) -> bytes:
+    return (b'<?xml version="1.0" encoding="UTF-8" ?>\n<deIdi2b2>\n<TEXT><![CDATA['
+            + text.encode() + b"]]></TEXT>\n<TAGS>\n</TAGS>\n</deIdi2b2>\n")
+
+
+def test_every_zip_member_not_read_is_reported(tmp_path, model_dir, capsys):
+    """A member named '../../x.xml' was dropped without a word (one of two notes processed, the
+    other nowhere in the report). Such a name fails its archive, naming it; members that are
+    no notes are named in a warning."""
+    (tmp_path / "in").mkdir()
+    crafted = tmp_path / "in" / "crafted.zip"
+    with zipfile.ZipFile(crafted, "w") as archive:
+        archive.writestr("100-01.xml", i2b2_note(note_text(1)))
+        archive.writestr("../../100-02.xml", i2b2_note(note_text(2)))
+    mixed = tmp_path / "in" / "mixed.zip"
+    with zipfile.ZipFile(mixed, "w") as archive:
+        archive.writestr("notes/", b"")
+        archive.writestr("notes/200-01.xml", i2b2_note(note_text(3)))
+        archive.writestr("notes/readme.txt", b"see the xml files")
+        archive.writestr("__MACOSX/notes/._200-01.xml", b"\x00\x05\x16\x07")
+    assert deid(model_dir, tmp_path / "in", "--out", tmp_path / "out") == 1
+    captured = capsys.readouterr()
+    assert "1 files done, 0 skipped (already done), 1 failed of 2" in captured.out
+    assert (f"failed: {crafted}: member ../../100-02.xml: its name leads out of the archive's "
+            "folder") in captured.err
+    assert f"  {crafted}: member ../../100-02.xml" in captured.err      # the closing list
+    assert (f"warning: {mixed}: 1 zip members not read (not *.xml; a zip's notes are i2b2 XML "
+            "files): notes/readme.txt") in captured.err
+    assert (f"warning: {mixed}: 1 zip members not read (macOS metadata under __MACOSX, not "
+            "notes): __MACOSX/notes/._200-01.xml") in captured.err
+    assert (tmp_path / "out" / "mixed" / "200-01.txt").is_file()
+    assert not (tmp_path / "out" / "crafted").exists()

@@ -13,7 +13,7 @@ from itdeid.errors import FormatError
 from itdeid.formats.decoding import BYTE_ORDER_MARKS
 from itdeid.formats.files import open_regular, walk_folder, why_unreadable
 from itdeid.formats.text import has_magic
-from itdeid.formats.zips import is_zip, open_zip, zip_xml_names
+from itdeid.formats.zips import check_member_names, is_zip, open_zip, zip_xml_names
 
 
 _XML_ROOT = re.compile(rb"\s*(?:<\?.*?\?>\s*|<!--.*?-->\s*|<!DOCTYPE[^\[>]*(?:\[.*?\]\s*)?>\s*)*"
@@ -102,6 +102,7 @@ def _file_format(path: Path, is_zip: bool, head: bytes | None = None) -> str:
     ``head`` (read here when None)."""
     if is_zip:
         with open_zip(path) as archive:
+            check_member_names(archive, path)
             names = zip_xml_names(archive)
             if not names:
                 raise FormatError(path, "no XML file in the zip archive (itdeid reads a .zip of "
