@@ -451,12 +451,16 @@ def _without_path(message: str, unit: Unit) -> str:
 
 
 def _zip_members(path: str) -> list[tuple[int, str]]:
-    """(place, name) of each member of the zip at ``path``, none if it is no readable zip."""
+    """(place, name) of each member of the zip at ``path``, none if it is no readable zip.
+    Opened as the readers open it (:func:`~itdeid.formats.zips.open_zip`): a FIFO, say, is
+    refused unopened, where opening it here to word its failure waited forever."""
     import zipfile
+
+    from itdeid.formats.zips import open_zip
     try:
-        with zipfile.ZipFile(path) as archive:
+        with open_zip(path) as archive:
             return list(enumerate(archive.namelist(), 1))
-    except (OSError, zipfile.BadZipFile, ValueError):
+    except (OSError, zipfile.BadZipFile, ValueError, UserError):
         return []
 
 

@@ -33,6 +33,9 @@ import tempfile
 from pathlib import Path
 from typing import Iterable
 
+from itdeid.errors import FormatError
+from itdeid.formats.files import open_regular
+
 #: Bytes read at a time when hashing a file.
 HASH_BLOCK = 1 << 20
 #: Temporary files of :func:`write_atomic` end so; a killed run's are removed by the next.
@@ -120,7 +123,10 @@ def write_atomic(path: Path, data: bytes | Iterable[bytes], sync: bool = True) -
 
 
 def _update_from_file(digest, path) -> None:
-    with open(path, "rb") as handle:
+    """Add the bytes of the regular file ``path`` to ``digest``; anything else is refused
+    unopened (:func:`~itdeid.formats.files.open_regular`), so a FIFO put in an input's place
+    since the last run cannot stall the check of whether it changed."""
+    with open_regular(path) as handle:
         for block in iter(lambda: handle.read(HASH_BLOCK), b""):
             digest.update(block)
 
@@ -140,11 +146,12 @@ def content_digest(key: bytes, data: bytes) -> str:
 
 
 def file_digest(key: bytes, path) -> str | None:
-    """:func:`content_digest` of a file's content, or None when it cannot be read."""
+    """:func:`content_digest` of a file's content, or None when it cannot be read (or is no
+    regular file)."""
     mac = _content_mac(key)
     try:
         _update_from_file(mac, path)
-    except OSError:
+    except (OSError, FormatError):
         return None
     return mac.hexdigest()
 

@@ -31,6 +31,7 @@ Reading. With ``input_format="auto"`` each file's format is detected by content
 """
 from __future__ import annotations
 
+import io
 import os
 import re
 import zipfile
@@ -146,8 +147,12 @@ def expand_inputs(inputs: Iterable[str]) -> tuple[list[Unit], list[Path]]:
             # matches keep the paths they were found by (a link is not replaced by its target)
             root = Path(os.path.abspath(pattern_root(given)))
             roots += [root] if root == root.resolve() else [root, root.resolve()]
-            files = _sorted_paths({os.path.abspath(p) for p in glob(given, recursive=True)
-                                   if not os.path.isdir(p)})
+            try:
+                files = _sorted_paths({os.path.abspath(p) for p in glob(given, recursive=True)
+                                       if not os.path.isdir(p)})
+            except RecursionError:      # glob's '**' recurses a level a folder
+                raise UserError(f"{given}: the folders under {root} nest too deep for a "
+                                "pattern; name the folder instead") from None
             if any(not _inside(p, root) for p in files):
                 raise UserError(f"{given}: the pattern matches files outside {root}; name "
                                 "their folder instead")
@@ -184,12 +189,15 @@ def is_inside(path: Path, folder: Path) -> bool:
 
 def secret_file_outside(path: Path, out: Path, option: str, what: str) -> Path:
     """``path`` (given with ``option``), checked to be a file outside ``out``: ``what`` (a key,
-    a rename map) must never be shipped with the outputs."""
+    a rename map) must never be shipped with the outputs. One that exists must be a regular
+    file: reading a FIFO waits forever, and a device such as /dev/zero never ends."""
     if is_inside(path, out):
         raise UserError(f"{option} {path} is inside --out {out}: {what} must never be shipped "
                         "with the outputs; keep it outside that folder")
     if path.is_dir():
         raise UserError(f"{option} {path} is a folder, not a file")
+    if path.exists() and (reason := why_unreadable(path)) is not None:
+        raise UserError(f"{option} {path}: {reason}")
     return path
 
 def check_layout(units: list[Unit], roots: list[Path], out: Path, renaming: bool = False) -> None:
@@ -343,7 +351,7 @@ def read_documents(unit: Unit, data: bytes, input_format: str, warnings: list[st
         document, html = _decode_text(unit, data, warnings)
         return "html" if html else fmt, [document], False
     documents = read_corpus(unit.path, fmt)
-    several = fmt in ("i2b2-2006", "physionet") or zipfile.is_zipfile(unit.path)
+    several = fmt in ("i2b2-2006", "physionet") or zipfile.is_zipfile(io.BytesIO(data))
     if several and not unit.renamed:    # with --rename a file's notes are numbered, not named
         for doc in documents:
             if not _SAFE_NAME.fullmatch(doc.id):

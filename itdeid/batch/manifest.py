@@ -342,17 +342,36 @@ def entry_for(result: UnitResult, settings: Settings) -> dict:
 
 def remove_orphans(out: Path) -> int:
     """Delete the temporary files a killed run left in ``OUT`` (they may hold note text);
-    returns how many. Only called while holding the manifest lock."""
+    returns how many. Only called while holding the manifest lock. Walked with a stack, not
+    ``os.walk``, which recursed a level a folder: the outputs of a tree of some 1,000 nested
+    folders stopped every later run with a RecursionError."""
     removed = 0
-    for folder, _, names in os.walk(out):
-        for name in names:
-            if name.startswith(".") and name.endswith(TEMP_SUFFIX):
+    folders = [str(out)]
+    while folders:
+        folder = folders.pop()
+        try:
+            with os.scandir(folder) as entries:
+                found = [(entry.path, entry.name, _is_real_folder(entry)) for entry in entries]
+        except OSError:
+            continue            # a folder that cannot be listed holds nothing this run wrote
+        for path, name, is_folder in found:
+            if is_folder:
+                folders.append(path)
+            elif name.startswith(".") and name.endswith(TEMP_SUFFIX):
                 try:
-                    os.unlink(os.path.join(folder, name))
+                    os.unlink(path)
                     removed += 1
                 except OSError:
                     pass        # left for a later run; it is hidden and never read
     return removed
+
+
+def _is_real_folder(entry: os.DirEntry) -> bool:
+    """Whether a folder entry is a folder itself, not a link to one (as ``os.walk`` walks)."""
+    try:
+        return entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
 
 
 def patient_tag(unit: Unit, settings: Settings) -> str | None:

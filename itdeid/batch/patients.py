@@ -20,12 +20,14 @@ records only a keyed fingerprint of it (:func:`patient_fingerprint`), never the 
 from __future__ import annotations
 
 import csv
+import io
 import re
 from dataclasses import dataclass, replace
 
 from itdeid.batch.files import fingerprint
 from itdeid.batch.inputs import Unit
-from itdeid.errors import UserError
+from itdeid.errors import FormatError, UserError
+from itdeid.formats.files import open_regular
 
 
 @dataclass(frozen=True)
@@ -54,9 +56,10 @@ def _compile(pattern: str) -> re.Pattern:
 
 def _read_map(path) -> dict[str, tuple[str, int]]:
     """{relative path: (patient, line)}; a path written './dir/x.txt' or 'dir\\x.txt' is
-    'dir/x.txt', as the output tree names it."""
+    'dir/x.txt', as the output tree names it. Opened only once it is known to be a regular
+    file (a FIFO waited forever)."""
     try:
-        with open(path, newline="", encoding="utf-8-sig") as handle:
+        with io.TextIOWrapper(open_regular(path), newline="", encoding="utf-8-sig") as handle:
             reader = csv.DictReader(handle)
             if not reader.fieldnames or not {"path", "patient"} <= set(reader.fieldnames):
                 raise UserError(f"--patient-map {path}: expected a header with the columns "
@@ -74,6 +77,8 @@ def _read_map(path) -> dict[str, tuple[str, int]]:
                     raise UserError(f"--patient-map {path}:{reader.line_num}: a second patient "
                                     "for a path already mapped")
             return found
+    except FormatError as error:
+        raise UserError(f"--patient-map {error}") from None
     except OSError as error:
         raise UserError(f"--patient-map {path}: cannot read: {error.strerror}") from None
     except (csv.Error, UnicodeDecodeError):

@@ -19,7 +19,10 @@ is reused by reruns, so they draw the same surrogates. A key file inside ``OUT``
 manifest holds only a fingerprint of the key. Deleting the key makes the folder's outputs
 impossible to continue with the same surrogates, or to check the digests and input folders
 the manifest recorded: a rerun is refused until ``--force``. A key shorter than :data:`MIN_KEY_BYTES` is refused:
-every one-byte key was tried against a surrogate output in under a second.
+every one-byte key was tried against a surrogate output in under a second. So is a key file
+longer than :data:`MAX_KEY_BYTES`, or anything that is not a regular file (a FIFO, /dev/zero),
+unread: a note or an archive passed as the key by mistake was read whole, and a device that
+never ends ran the process out of memory.
 """
 from __future__ import annotations
 
@@ -31,13 +34,17 @@ from pathlib import Path
 from itdeid import __version__
 from itdeid.batch.files import fingerprint, folder_sha256, make_private_folders
 from itdeid.batch.inputs import secret_file_outside
-from itdeid.errors import UserError
+from itdeid.errors import FormatError, UserError
+from itdeid.formats.files import open_regular
 from itdeid.surrogate import SURROGATE_SCHEME
 
 #: The key file an older itdeid kept inside ``OUT``; a folder that still holds one is refused.
 OLD_KEY_NAME = ".itdeid-surrogate-key"
 #: The shortest key accepted (128 bits).
 MIN_KEY_BYTES = 16
+#: The longest key file accepted: itdeid writes 32 bytes, and a key written out as hex or
+#: base64 text is still far below this; a longer file is no key.
+MAX_KEY_BYTES = 1024
 #: Suffix of the default key file, beside ``OUT``: ``deid/`` -> ``deid.itdeid-key``.
 KEY_SUFFIX = ".itdeid-key"
 #: Output formats that are not de-identified text, and what of the original each holds.
@@ -127,11 +134,8 @@ def load_or_create_key(path: Path) -> tuple[bytes, bool]:
         finally:
             os.unlink(temporary)
         if created:
-            return path.read_bytes(), True
-    try:
-        key = path.read_bytes()
-    except OSError as error:
-        raise UserError(f"{path}: cannot read the key: {error.strerror}") from None
+            return _read_key(path), True
+    key = _read_key(path)
     if not key:
         raise UserError(f"{path}: the key file is empty")
     if len(key) < MIN_KEY_BYTES:
@@ -139,6 +143,24 @@ def load_or_create_key(path: Path) -> tuple[bytes, bool]:
                         f"trying them all; use at least {MIN_KEY_BYTES} random bytes (itdeid "
                         "writes 32 where no key file is given: head -c 32 /dev/urandom > FILE)")
     return key, False
+
+
+def _read_key(path: Path) -> bytes:
+    """The bytes of the key file ``path``: a regular file of at most :data:`MAX_KEY_BYTES`,
+    checked before it is opened and read no further than that, so a wrong file costs nothing."""
+    try:
+        with open_regular(path) as handle:
+            size = os.fstat(handle.fileno()).st_size
+            key = handle.read(MAX_KEY_BYTES + 1) if size <= MAX_KEY_BYTES else b""
+    except FormatError as error:
+        raise UserError(f"{error} (a key is a file of {MIN_KEY_BYTES} to {MAX_KEY_BYTES} "
+                        "bytes)") from None
+    except OSError as error:
+        raise UserError(f"{path}: cannot read the key: {error.strerror}") from None
+    if size > MAX_KEY_BYTES or len(key) > MAX_KEY_BYTES:
+        raise UserError(f"{path}: more than {MAX_KEY_BYTES} bytes, so not a key (a key is a file "
+                        f"of {MIN_KEY_BYTES} to {MAX_KEY_BYTES} bytes); is it the right file?")
+    return key
 
 
 def key_fingerprint(key: bytes) -> str:

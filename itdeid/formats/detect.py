@@ -11,9 +11,9 @@ from pathlib import Path
 
 from itdeid.errors import FormatError
 from itdeid.formats.decoding import BYTE_ORDER_MARKS
-from itdeid.formats.files import walk_folder, why_unreadable
+from itdeid.formats.files import open_regular, walk_folder, why_unreadable
 from itdeid.formats.text import has_magic
-from itdeid.formats.zips import open_zip, zip_xml_names
+from itdeid.formats.zips import check_member_names, is_zip, open_zip, zip_xml_names
 
 
 _XML_ROOT = re.compile(rb"\s*(?:<\?.*?\?>\s*|<!--.*?-->\s*|<!DOCTYPE[^\[>]*(?:\[.*?\]\s*)?>\s*)*"
@@ -39,9 +39,9 @@ def _xml_root(head: bytes) -> str | None:
 def _sniffed_root(path: Path) -> str | None:
     """The root element of the XML file ``path`` (None when unreadable or not XML)."""
     try:
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:
             return _xml_root(handle.read(_SNIFF_BYTES))
-    except OSError:
+    except (OSError, FormatError):
         return None
 
 
@@ -84,7 +84,7 @@ def detect_format(path) -> str:
                 return "text"
             raise FormatError(path, "no such file or folder")
         raise FormatError(path, why_unreadable(path) or "not a file")
-    return _file_format(path, zipfile.is_zipfile(path))
+    return _file_format(path, is_zip(path))
 
 
 def detect_file_format(path, data: bytes) -> str:
@@ -102,6 +102,7 @@ def _file_format(path: Path, is_zip: bool, head: bytes | None = None) -> str:
     ``head`` (read here when None)."""
     if is_zip:
         with open_zip(path) as archive:
+            check_member_names(archive, path)
             names = zip_xml_names(archive)
             if not names:
                 raise FormatError(path, "no XML file in the zip archive (itdeid reads a .zip of "
@@ -113,7 +114,7 @@ def _file_format(path: Path, is_zip: bool, head: bytes | None = None) -> str:
                     EOFError) as error:
                 raise FormatError(path, f"cannot read the zip archive ({error})") from None
     elif head is None:
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:
             head = handle.read(_SNIFF_BYTES)
     root = _xml_root(head)
     if root == "ROOT":

@@ -13,6 +13,11 @@ Every file found is either read or refused with its reason; nothing is dropped w
 - A dangling link (its target missing, or a loop of links), and anything that is not a regular
   file (a FIFO, a socket, a device), is returned too, and :func:`read_bytes` refuses it with its
   reason without opening it (opening a FIFO would wait for a writer forever).
+
+Every reader of an input opens it through :func:`open_regular` (whole, in :func:`read_bytes`;
+a zip archive or the first bytes of a file, elsewhere): its type is checked before it is
+opened, and checked again on the open file, so a FIFO put in its place meanwhile is refused
+too rather than waited on.
 """
 from __future__ import annotations
 
@@ -40,11 +45,7 @@ def walk_paths(root) -> list[str]:
     found: list[str] = []
     # The real folders of the tree count as walked from the start, so a link to one of them is
     # refused whichever of the two sorts first, and its files keep their real paths.
-    walked = {os.path.realpath(root)}
-    for folder, subfolders, _ in os.walk(root):
-        subfolders[:] = [name for name in subfolders if not name.startswith(".")
-                         and not os.path.islink(os.path.join(folder, name))]
-        walked.update(os.path.realpath(os.path.join(folder, name)) for name in subfolders)
+    walked = _real_folders(root)
     # Depth first in name order, with a stack rather than recursion (a tree may be deep):
     # (path, whether to walk it as a folder).
     stack: list[tuple[str, bool]] = [(root, True)]
@@ -71,6 +72,36 @@ def walk_paths(root) -> list[str]:
             children.append((path, walk))
         stack += reversed(children)
     return found
+
+
+def _real_folders(root: str) -> set[str]:
+    """The resolved paths of ``root`` and of every non-hidden folder under it reached without a
+    link. Walked with a stack, not recursion (``os.walk`` recursed a level a folder: some 1,000
+    nested folders stopped the run with a RecursionError), and a folder's resolved path is its
+    parent's joined with its name (resolving each anew cost a system call per level)."""
+    real = os.path.realpath(root)
+    found = {real}
+    stack = [(root, real)]
+    while stack:
+        folder, real = stack.pop()
+        try:
+            with os.scandir(folder) as entries:
+                names = [entry.name for entry in entries
+                         if not entry.name.startswith(".") and _is_real_folder(entry)]
+        except OSError:
+            continue                    # the walk reports it as a folder it cannot list
+        for name in names:
+            found.add(os.path.join(real, name))
+            stack.append((os.path.join(folder, name), os.path.join(real, name)))
+    return found
+
+
+def _is_real_folder(entry: os.DirEntry) -> bool:
+    """Whether a folder entry is a folder itself, not a link to one."""
+    try:
+        return entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
 
 
 def _is_folder(entry: os.DirEntry) -> bool:
@@ -109,19 +140,49 @@ def _refusal(path: Path) -> str | None:
         return ("a link to a folder that was already read (a cycle of links, or a second link "
                 "to one folder); its files are read once, under their first path")
     if not stat.S_ISREG(info.st_mode):
-        what = next((name for test, name in _KINDS if test(info.st_mode)), "a special file")
-        return f"{what}, not a regular file; not read"
+        return _not_regular(info.st_mode)
     return None
+
+
+def _not_regular(mode: int) -> str:
+    """Why a file of ``mode`` (not a regular file) is not read."""
+    what = next((name for test, name in _KINDS if test(mode)), "a special file")
+    return f"{what}, not a regular file; not read"
+
+
+def open_regular(path):
+    """The regular file ``path`` opened for reading in binary; anything else (see the module
+    docstring) is a :class:`FormatError` naming the file and the reason, and is never opened.
+    The type is checked before the open, and again on the open file: the open itself does not
+    wait (``O_NONBLOCK``), so a FIFO put in the file's place between the two is refused, not
+    waited on for a writer that never comes."""
+    refusal = _refusal(Path(path))
+    if refusal is not None:
+        raise FormatError(path, refusal)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    try:
+        descriptor = os.open(path, flags)
+    except OSError as error:
+        raise FormatError(path, f"cannot read: {error.strerror}") from None
+    try:
+        mode = os.fstat(descriptor).st_mode
+        if stat.S_ISDIR(mode):
+            raise FormatError(path, "a folder, not a file")
+        if not stat.S_ISREG(mode):
+            raise FormatError(path, _not_regular(mode))
+        if flags & getattr(os, "O_NONBLOCK", 0):
+            os.set_blocking(descriptor, True)
+        return os.fdopen(descriptor, "rb")
+    except BaseException:
+        os.close(descriptor)
+        raise
 
 
 def read_bytes(path) -> bytes:
     """The bytes of the regular file ``path``; anything else (see the module docstring) or a
     read error is a :class:`FormatError` naming the file and the reason."""
-    refusal = _refusal(Path(path))
-    if refusal is not None:
-        raise FormatError(path, refusal)
-    try:
-        with open(path, "rb") as handle:
+    with open_regular(path) as handle:
+        try:
             return handle.read()
-    except OSError as error:
-        raise FormatError(path, f"cannot read: {error.strerror}") from None
+        except OSError as error:
+            raise FormatError(path, f"cannot read: {error.strerror}") from None

@@ -6,7 +6,6 @@ tag of the 2006 training file is repaired with a warning, so the release reads a
 from __future__ import annotations
 
 import logging
-import zipfile
 from pathlib import Path
 
 from itdeid.document import PHI_CLASSES, Document, Span
@@ -15,7 +14,7 @@ from itdeid.formats.common import atomic_write, check_spans, line_of, not_one_of
 from itdeid.formats.detect import xml_files
 from itdeid.formats.files import read_bytes
 from itdeid.formats.safe_xml import XmlHandler, attribute, check_xml_text, escape_text, parse_xml
-from itdeid.formats.zips import zip_xml
+from itdeid.formats.zips import is_zip, zip_xml
 
 logger = logging.getLogger("itdeid.formats")
 
@@ -103,7 +102,7 @@ def read_i2b2_2006(path) -> list[Document]:
     """
     if Path(path).is_dir():       # a folder of such files: what itdeid deid --format xml writes
         return unique([doc for file in xml_files(path) for doc in read_i2b2_2006(file)], path)
-    if zipfile.is_zipfile(path):
+    if is_zip(path):
         members = zip_xml(path)
         if len(members) != 1:
             raise FormatError(path, f"expected one XML file in the zip archive, found {len(members)}")

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import logging
 import re
-import zipfile
 from pathlib import Path
 
 from itdeid.document import PHI_CLASSES, Document, Span
@@ -40,7 +39,7 @@ from itdeid.formats.common import (atomic_write, check_spans, clean_spans, corpu
 from itdeid.formats.detect import is_xml
 from itdeid.formats.files import read_bytes, walk_folder
 from itdeid.formats.safe_xml import XmlHandler, attribute, cdata, check_xml_text, parse_xml
-from itdeid.formats.zips import zip_xml
+from itdeid.formats.zips import is_zip, zip_xml
 
 logger = logging.getLogger("itdeid.formats")
 
@@ -238,7 +237,7 @@ def read_i2b2_2014(path) -> list[Document]:
         if skipped:
             logger.warning("%s: skipped %d files that are not *.xml", path, skipped)
         sources = [(str(p), read_bytes(p)) for p in files]
-    elif zipfile.is_zipfile(path):
+    elif is_zip(path):
         sources = zip_xml(path)
     else:
         sources = [(str(path), read_bytes(path))]
