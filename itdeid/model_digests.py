@@ -47,11 +47,13 @@ def write(folder) -> Path:
 
 def check(folder) -> None:
     """Refuse (:class:`UserError`, naming the file) a model folder whose ``SHA256SUMS`` lists a
-    file that is missing or differs; a folder without the list passes. The list is read as
+    file that is missing or differs; a folder without the list passes. A listed file over the
+    size cap of a model file is refused before it is read
+    (:func:`itdeid.model_files.check_size`). The list is read as
     ``sha256sum -c`` reads it (blank and ``#`` lines skipped, digests in either case, a
     byte-order mark or CRLF line ends allowed), and a JSON file whose only change is CRLF line
     ends (git's autocrlf, a Windows editor) is the same model and passes."""
-    from itdeid.model_files import model_part
+    from itdeid.model_files import check_size, model_part
     folder = Path(folder)
     listed = folder / FILE
     if not os.path.lexists(listed):
@@ -76,6 +78,7 @@ def check(folder) -> None:
         if not path.is_file():
             raise UserError(f"{path}: listed in {FILE} but missing; the model folder is incomplete "
                             "(copy the whole folder again)")
+        check_size(path)
         if not _matches(path, match.group(1).lower()):
             raise UserError(f"{path}: differs from its digest in {FILE}; the model folder is "
                             "damaged or mixed with another model's files (copy the whole folder "

@@ -79,8 +79,12 @@ def model_fingerprint(folder: Path) -> str:
     """sha256 of the model's own files (names and contents, :func:`itdeid.model_out.model_files`),
     so a retrained or edited model redoes the inputs, while a moved one does not, nor one whose
     card was rescored or beside which another file appeared."""
+    from itdeid.model_files import check_size
     from itdeid.model_out import model_files
-    return folder_sha256(folder, model_files(folder))
+    files = model_files(folder)
+    for path in files:      # an oversized file is refused before any of it is read
+        check_size(path)
+    return folder_sha256(folder, files)
 
 
 def default_key_path(out: Path) -> Path:
