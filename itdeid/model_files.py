@@ -105,6 +105,36 @@ def read_json_file(path: Path, limit: int = MAX_STATE_BYTES):
         raise UserError(f"{path}: cannot read ({error.strerror or type(error).__name__})") from None
 
 
+def threshold_described(folder, given: float | None = None) -> str:
+    """The P(PHI) threshold a run tags at, for its closing summary: ``given`` (``--threshold``),
+    else the one the model in ``folder`` learned, read from its state files without building the
+    model (a batch's parent process says it while its workers load the model): '0.1023 (the
+    model's own)', the several of a system's member models, or none for a model that tags each
+    token's most probable class. A file that cannot be read is left out here: loading the model
+    refuses it."""
+    if given is not None:
+        return f"{given:g} (--threshold)"
+    folder = Path(folder)
+    if (folder / "ensemble.json").is_file():
+        paths = [folder / "ensemble.json"]
+    elif (folder / "deidentifier.json").is_file():
+        paths = sorted(folder.glob("itr*-*/model.json"))
+    else:
+        paths = [folder / "model.json"]
+    found = set()
+    for path in paths:
+        try:
+            state = read_json_file(path)
+        except UserError:
+            continue
+        value = state.get("threshold") if isinstance(state, dict) else None
+        if is_finite_number(value):
+            found.add(float(value))
+    if not found:
+        return "none, each token's most probable class (the model's own)"
+    return ", ".join(f"{value:.4g}" for value in sorted(found)) + " (the model's own)"
+
+
 def read_model_state(folder, filename: str, kind: str, fmt: int, what: str, entries) -> dict:
     """The JSON state file ``filename`` of a model folder, checked to be a ``kind`` of format
     ``fmt`` holding no entry but ``entries``; every problem is a :class:`UserError` naming the

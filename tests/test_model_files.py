@@ -337,6 +337,40 @@ def test_a_folder_that_differs_from_its_digests_is_refused_naming_the_file(saved
         load_model(folder)
 
 
+@pytest.mark.parametrize("command", ["deid", "tag"])
+def test_the_summary_names_the_model_its_digests_and_threshold_and_warns_without_digests(
+        saved_ensemble, tmp_path, capsys, command):
+    """Deleting SHA256SUMS turned the check off without a word, and an edited threshold then
+    ran silently."""
+    folder = _with_digests(saved_ensemble, tmp_path)
+    listed = len((folder / "SHA256SUMS").read_text().splitlines())
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.txt").write_text("Seen by Dr. Walker on 3/4/2003 .\n")
+
+    def run(out: str):
+        argv = (["deid", str(notes), "--out", str(tmp_path / out), "--model", str(folder),
+                 "--workers", "1"] if command == "deid" else
+                ["tag", str(folder), str(notes / "a.txt"), "--out", str(tmp_path / f"{out}.jsonl")])
+        assert main(argv) == 0
+        return capsys.readouterr()
+
+    learned = json.loads((folder / "ensemble.json").read_text())["threshold"]
+    shown = run("checked")
+    assert (f"model: {folder} (checked: {listed} files match SHA256SUMS); threshold "
+            f"{learned:.4g} (the model's own)") in shown.out.splitlines()
+    assert "SHA256SUMS" not in shown.err
+    (folder / "SHA256SUMS").unlink()
+    state = json.loads((folder / "ensemble.json").read_text())
+    state["threshold"] = 0.9999
+    (folder / "ensemble.json").write_text(json.dumps(state))
+    shown = run("unchecked")
+    assert (f"model: {folder} (NOT checked: no SHA256SUMS); threshold 0.9999 (the model's own)"
+            in shown.out.splitlines())
+    warnings = [line for line in shown.err.splitlines() if "no SHA256SUMS" in line]
+    assert len(warnings) == 1 and "warning" in warnings[0] and str(folder) in warnings[0]
+
+
 def test_digests_are_read_as_sha256sum_reads_them(saved_ensemble, tmp_path):
     """A trailing blank line, upper-case digests, a byte-order mark or a comment (each passing
     sha256sum -c), and JSON converted to CRLF line ends (git autocrlf) were refused; an empty

@@ -59,6 +59,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
+from itdeid import model_digests
 from itdeid.batch.files import make_private_folders
 from itdeid.batch.engines import (ENGINES, chunk_files, import_distributed, run_dask, run_inline,
                                   run_pool)
@@ -67,6 +68,7 @@ from itdeid.batch.inputs import (INPUT_FORMATS, InputFailed, Unit, check_layout,
                                  unique_units, without_itdeid_files, without_span_files)
 from itdeid.batch.manifest import (MANIFEST_NAME, Manifest, entry_for, other_root, remove_orphans,
                                    up_to_date, write_result)
+from itdeid.model_files import threshold_described
 from itdeid.outputs import FORMATS
 from itdeid.progress import Progress
 from itdeid.batch.unit import UnitResult, process_unit
@@ -119,6 +121,11 @@ class BatchSummary:
     grouping: Grouping | None = None
     #: notes of multi-note files whose ids look like PHI, written under them (no ``--rename``)
     named_notes: int = 0
+    #: the model folder, what its digests check found and the threshold it tagged at, for the
+    #: summary (a model whose digests were deleted and threshold edited ran without a word)
+    model: Path | None = None
+    digests: str = ""
+    threshold: str = ""
 
     @property
     def no_phi_warning(self) -> str | None:
@@ -250,6 +257,9 @@ def deidentify(inputs: Iterable[str], out, model=None, fmt: str = DEFAULT_FORMAT
         report(f"warning: --vote {vote} is ignored: {model_dir} is not an iterative-system model "
                "(itdeid train --system), the only kind that votes")
         vote = None
+    matched = model_digests.check(model_dir)       # a damaged copy is refused before any worker starts
+    if matched is None:
+        report(f"warning: {model_digests.not_checked(model_dir)}")
     model_sha256 = model_fingerprint(model_dir)
     workers = min(workers or os.cpu_count() or 1, len(units))
     if engine == "dask":
@@ -301,6 +311,8 @@ def deidentify(inputs: Iterable[str], out, model=None, fmt: str = DEFAULT_FORMAT
     summary = _run(units, out, settings, manifest, force, strict, workers, engine, scheduler,
                    tagger, progress, report)
     summary.key_file, summary.rename_map, summary.grouping = where_key, where_map, grouping
+    summary.model, summary.digests = model_dir, model_digests.described(matched)
+    summary.threshold = threshold_described(model_dir, threshold)
     return summary
 
 

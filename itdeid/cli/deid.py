@@ -106,6 +106,8 @@ def print_summary(summary) -> None:
           f"({summary.notes_per_second:.3g} notes/s, {rate:.0f} tokens/s)")
     counts = ", ".join(f"{c} {summary.phi[c]}" for c in PHI_CLASSES if summary.phi[c])
     print(f"PHI spans: {sum(summary.phi.values())}" + (f" ({counts})" if counts else ""))
+    if summary.model is not None:
+        print(f"model: {summary.model} ({summary.digests}); threshold {summary.threshold}")
     print(f"manifest: {summary.out / MANIFEST_NAME}")
     if summary.no_phi_warning:
         print(f"warning: {summary.no_phi_warning}")
