@@ -89,6 +89,9 @@ DEFAULT_FORMAT = "redact"
 #: A run that finds no PHI at all in this many notes (with text) warns: real notes nearly
 #: always hold some, so the model is probably wrong (or not the one meant).
 NO_PHI_WARNING_NOTES = 20
+#: A run that tags for fewer seconds than this after start-up (loading the model) gives no
+#: speed: over a few notes the rate says more about the clock than about the tagger.
+MIN_RATE_SECONDS = 5.0
 
 
 def _stderr(message: str) -> None:
@@ -113,7 +116,10 @@ class BatchSummary:
     documents: int = 0
     tokens: int = 0
     phi: Counter = field(default_factory=Counter)
+    #: the whole run's seconds, and those after start-up: from when the first chunk of notes
+    #: began to be tagged, its model loaded, to the end
     seconds: float = 0.0
+    tagging_seconds: float = 0.0
     stopped: bool = False
     left_out: int = 0
     key_file: Path | None = None
@@ -146,6 +152,16 @@ class BatchSummary:
     @property
     def notes_per_second(self) -> float:
         return self.documents / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def speed(self) -> str | None:
+        """Tokens and notes a second after start-up, for a run that tagged for
+        :data:`MIN_RATE_SECONDS` or more after it; else None (a short run's rate, with the
+        model's loading in it, was a small fraction of the tagger's speed)."""
+        if self.tagging_seconds <= 0 or self.tagging_seconds < MIN_RATE_SECONDS:
+            return None
+        return (f"{self.tokens / self.tagging_seconds:,.0f} tokens/s, "
+                f"{self.documents / self.tagging_seconds:,.3g} notes/s")
 
     @property
     def ok(self) -> bool:
@@ -212,6 +228,7 @@ def deidentify(inputs: Iterable[str], out, model=None, fmt: str = DEFAULT_FORMAT
     ids and offsets, never note text. Usage problems (bad options, a missing input or model, a
     refused layout or folder) raise :class:`UserError` before any input is processed.
     """
+    began = time.perf_counter()
     inputs = list(inputs)
     _check_options(fmt, input_format, vote, workers, engine, scheduler)
     if threshold is not None and not (isinstance(threshold, (int, float)) and 0 < threshold <= 1):
@@ -311,6 +328,7 @@ def deidentify(inputs: Iterable[str], out, model=None, fmt: str = DEFAULT_FORMAT
     summary = _run(units, out, settings, manifest, force, strict, workers, engine, scheduler,
                    tagger, progress, report)
     summary.key_file, summary.rename_map, summary.grouping = where_key, where_map, grouping
+    summary.seconds = time.perf_counter() - began        # the model's loading included
     summary.model, summary.digests = model_dir, model_digests.described(matched)
     summary.threshold = threshold_described(model_dir, threshold)
     return summary
@@ -379,7 +397,7 @@ def _run(units, out, settings, manifest, force, strict, workers, engine, schedul
     sizes = {unit.path: _size(unit) for unit in units}
     shown = Progress(sum(sizes.values()), "itdeid deid", unit="B", items=len(units),
                      item_name="files", enabled=progress)
-    started = time.perf_counter()
+    first_tagged = None
 
     def todo() -> Iterator[Unit]:
         for unit in units:
@@ -406,6 +424,8 @@ def _run(units, out, settings, manifest, force, strict, workers, engine, schedul
     ended, not_compacted = False, None
     try:
         for result in results:
+            if result.started is not None:
+                first_tagged = min(first_tagged or result.started, result.started)
             _finish(result, out, settings, manifest, inputs, owners, summary, report)
             shown.done(sizes[result.unit.path])
             if strict and summary.failed:
@@ -420,7 +440,8 @@ def _run(units, out, settings, manifest, force, strict, workers, engine, schedul
         else:
             manifest.close()
     summary.left_out = summary.files - summary.done - summary.skipped - len(summary.failed)
-    summary.seconds = time.perf_counter() - started
+    if first_tagged is not None:
+        summary.tagging_seconds = max(0.0, time.time() - first_tagged)
     if summary.no_phi_warning:
         report(f"warning: {summary.no_phi_warning}")
     if summary.named_notes:

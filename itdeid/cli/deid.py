@@ -101,9 +101,12 @@ def print_summary(summary) -> None:
           + (f", {summary.empty} empty" if summary.empty else "")
           + (f", {summary.left_out} not started (--strict)" if summary.left_out else "")
           + f" of {summary.files}; outputs ({summary.fmt}) in {summary.out}")
-    rate = summary.tokens / summary.seconds if summary.seconds > 0 else 0.0
-    print(f"{summary.documents} notes, {summary.tokens} tokens in {summary.seconds:.1f} s "
-          f"({summary.notes_per_second:.3g} notes/s, {rate:.0f} tokens/s)")
+    # a speed only after start-up (loading the model takes seconds), and only for a run long
+    # enough to give one: the time alone for a few notes
+    speed = summary.speed
+    print(f"{summary.documents} notes, {summary.tokens} tokens in {summary.seconds:.1f} s"
+          + (f"; after start-up {summary.tagging_seconds:.1f} s, {speed}" if speed else
+             " (start-up included; too short a run to measure a speed)"))
     counts = ", ".join(f"{c} {summary.phi[c]}" for c in PHI_CLASSES if summary.phi[c])
     print(f"PHI spans: {sum(summary.phi.values())}" + (f" ({counts})" if counts else ""))
     if summary.model is not None:
