@@ -817,7 +817,7 @@ def test_the_manifest_holds_no_plain_hash_of_a_note(tmp_path, model_dir, capsys)
     notes = write_notes(tmp_path / "in", 2)
     out = tmp_path / "out"
     assert deid(tmp_path / "in", "--out", out, model=model_dir) == 0
-    assert "keys the manifest's digests" in capsys.readouterr().err
+    assert "without it the manifest could confirm a guess" in capsys.readouterr().err
     key_file = tmp_path / "out.itdeid-key"
     assert len(key_file.read_bytes()) == 32 and (key_file.stat().st_mode & 0o777) == 0o600
     text = (out / MANIFEST).read_text()
@@ -979,7 +979,7 @@ def test_rename_changes_no_surrogate_and_needs_the_same_folder_settings(tmp_path
     # a folder of original names is not continued with hashed ones (or back)
     assert deid(tmp_path / "in", "--out", tmp_path / "plain", *common, "--rename",
                 model=model_dir) == 2
-    assert "--rename: False before, True now" in capsys.readouterr().err
+    assert "--rename: off before, on now" in capsys.readouterr().err
     assert deid(tmp_path / "in", "--out", tmp_path / "o", "--rename", "--rename-map",
                 tmp_path / "o" / "map.csv", model=model_dir) == 2
     assert "inside --out" in capsys.readouterr().err
@@ -1320,7 +1320,30 @@ def test_a_surrogate_folder_begun_with_another_stand_in_scheme_is_not_resumed(tm
     (tmp_path / "in" / "n0.txt").write_text("Seen by Dr. Quimby on 3/7/2019.")   # redo one input
     capsys.readouterr()
     assert deid(tmp_path / "in", "--out", out, "--format", "surrogate", model=model_dir) == 2
-    assert "surrogate scheme" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "how surrogates are drawn: this itdeid draws them otherwise" in err
+    assert "SURROGATE_SCHEME" not in err and "itdeid.surrogate" not in err and "None" not in err
+
+
+def test_messages_say_what_happened_and_what_to_do_in_plain_words(tmp_path, model_dir, capsys):
+    """Messages named module paths and constants ('surrogate scheme
+    (itdeid.surrogate.SURROGATE_SCHEME): None before, 7 now') and jargon ('keys the manifest's
+    digests of the inputs, which unkeyed would confirm guesses')."""
+    internal = re.compile(r"\bitdeid\.[a-z_]+|[A-Z]{2,}_[A-Z_]+|\bunkeyed\b|\bdigests?\b|"
+                          r"\bNone\b|\bTrue\b|\bFalse\b|\bissue [A-Z]\b")
+    write_notes(tmp_path / "in", 2)
+    assert deid(tmp_path / "in", "--out", tmp_path / "out", model=model_dir) == 0
+    err = capsys.readouterr().err
+    assert "wrote a new secret key" in err and "recognise the inputs already done" in err
+    assert not internal.search(err.replace("SHA256SUMS", "")), err
+    assert deid(tmp_path / "in", "--out", tmp_path / "out", "--rename", model=model_dir) == 2
+    err = capsys.readouterr().err
+    assert "--rename: off before, on now" in err and not internal.search(err.replace("SHA256SUMS", ""))
+    for command in ("deid", "train", "tag"):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        shown = capsys.readouterr().out     # its metavars (MAX_DEPTH) are the options' own
+        assert not re.search(r"\bitdeid\.[a-z_]+|\bissue [A-Z]\b|\bunkeyed\b", shown), shown
 
 
 def test_a_unit_whose_second_output_cannot_be_written_keeps_none(tmp_path, monkeypatch):

@@ -312,10 +312,10 @@ def deidentify(inputs: Iterable[str], out, model=None, fmt: str = DEFAULT_FORMAT
                "it secret and never ship it with the outputs (it undoes the date shifts and "
                "confirms guessed file names); reruns read it to give the same outputs.")
     elif created:
-        report(f"note: wrote a new secret key to {where_key} (mode 0600), outside --out: it keys "
-               "the manifest's digests of the inputs, which unkeyed would confirm guesses of a "
-               "note's text. Never ship it with the outputs; reruns read it to skip the inputs "
-               "already done.")
+        report(f"note: wrote a new secret key to {where_key} (mode 0600), outside --out: "
+               "reruns read it to recognise the inputs already done, and without it the "
+               "manifest could confirm a guess of a note's text. Keep it secret and never ship "
+               "it with the outputs.")
     else:
         if keyed:
             report(f"note: using the secret key {where_key}; never ship it with the outputs")

@@ -182,7 +182,16 @@ class Settings:
 _SETTING_NAMES = {"format": "--format", "input_format": "--input-format", "model": "--model",
                   "vote": "--vote", "key": "key", "rename": "--rename",
                   "threshold": "--threshold",
-                  "itdeid": "itdeid version", "surrogates": "surrogate scheme (itdeid.surrogate.SURROGATE_SCHEME)"}
+                  "itdeid": "itdeid version", "surrogates": "how surrogates are drawn"}
+
+
+def _shown(value) -> str:
+    """A setting's value as a user gives it: on or off for a switch, none where it is unset."""
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return str(value)
 
 
 def differences(old: dict, new: dict) -> list[str]:
@@ -198,8 +207,11 @@ def differences(old: dict, new: dict) -> list[str]:
         if name in ("model", "key"):
             found.append(f"{label}: " + ("none before" if was is None else "none now"
                                          if now is None else "another one"))
+        elif name == "surrogates":      # a number that means nothing to a user
+            found.append(f"{label}: this itdeid draws them otherwise than the one that wrote "
+                         "those outputs")
         else:
-            found.append(f"{label}: {was} before, {now} now")
+            found.append(f"{label}: {_shown(was)} before, {_shown(now)} now")
     return found
 
 

@@ -60,9 +60,9 @@ def add_parser(subparsers):
     p.add_argument("--key-file", "--surrogate-key-file", dest="key_file", default=None,
                    metavar="F",
                    help="the folder's secret key, outside --out; created (mode 0600, 32 random "
-                        "bytes) if missing; it keys --format surrogate, --rename and, in every "
-                        "format, the manifest's digests of the inputs (default: DIR.itdeid-key "
-                        "beside --out DIR)")
+                        "bytes) if missing. It draws the --format surrogate stand-ins and the "
+                        "--rename names, and in every format lets reruns recognise the inputs "
+                        "already done; keep it secret (default: DIR.itdeid-key beside --out DIR)")
     p.add_argument("--rename", action="store_true",
                    help="name outputs by a keyed hash of the input's relative path, for trees "
                         "whose file or folder names hold PHI (names, MRNs, dates): no original "
