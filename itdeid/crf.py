@@ -252,7 +252,8 @@ class CRFModel(BaseEstimator):
     def load(cls, folder) -> "CRFModel":
         sklearn_crfsuite = _crfsuite()
         folder = Path(folder)
-        state = read_model_state(folder, "crf.json", "CRFModel", FORMAT, "a CRF model folder")
+        state = read_model_state(folder, "crf.json", "CRFModel", FORMAT, "a CRF model folder",
+                                 ("kind", "format", "itdeid_version", "params"))
         path = folder / "crf.json"
         with damaged(path):
             model = cls(**checked_params(path, state["params"], cls))

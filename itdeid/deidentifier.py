@@ -254,7 +254,8 @@ class Deidentifier(BaseEstimator):
         :class:`UserError` naming the file."""
         folder = Path(folder)
         state = read_model_state(folder, "deidentifier.json", "Deidentifier", FORMAT,
-                                 "a Deidentifier model folder")
+                                 "a Deidentifier model folder",
+                                 ("kind", "format", "itdeid_version", "params", "headings"))
         path = folder / "deidentifier.json"
         with damaged(path):
             model = cls(**checked_params(path, state["params"], cls))

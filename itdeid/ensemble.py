@@ -586,7 +586,10 @@ class InnerEnsemble(BaseEstimator):
         """The ensemble saved in ``folder``; a damaged or tampered folder is a one-line
         :class:`UserError` naming the file, and nothing in it can run code."""
         folder = Path(folder)
-        state = read_model_state(folder, STATE_FILE, "InnerEnsemble", FORMAT, "an ensemble model folder")
+        state = read_model_state(folder, STATE_FILE, "InnerEnsemble", FORMAT, "an ensemble model folder",
+                                 ("format", "itdeid_version", "kind", "feature_format", "params",
+                                  "threshold", "members", "stage", "punctuation_left_out",
+                                  "place_endings_left_out"))
         path = folder / STATE_FILE
         check_feature_format(path, state)
         with damaged(path):

@@ -48,7 +48,8 @@ import numpy as np
 
 from itdeid.document import LABELS
 from itdeid.errors import UserError
-from itdeid.model_files import checked_params, is_finite_number, model_part, read_json_file
+from itdeid.model_files import (check_entries, check_size, checked_params, is_finite_number, model_part,
+                                read_json_file)
 from itdeid.plain_trees import PlainTrees
 
 LEARNERS = ("xgboost", "adaboost", "tree", "majority")
@@ -245,6 +246,8 @@ class Learner:
         its file from ``folder``; ``n_features`` is the width of the model's feature matrix.
         Its classes include non-PHI (0), but for a two-step learner's class model (``typer``),
         which has PHI classes only. Every problem is a :class:`UserError` naming the file."""
+        check_entries(Path(folder) / "model.json", meta,
+                      ("params", "classes", "detector", "typer", "prior", "file"), "a learner's entry")
         learner = cls(**checked_params(Path(folder) / "model.json", meta["params"], cls))
         classes = meta["classes"]
         if (not isinstance(classes, list) or not classes or classes != sorted(set(classes))
@@ -273,7 +276,7 @@ class Learner:
             logistic = learner.two_step and len(learner.classes_) == 2
             learner.estimator_ = _load_booster(path, len(learner.classes_), n_features, logistic)
         else:
-            trees = PlainTrees.from_json(read_json_file(path, MAX_LEARNER_BYTES), path)
+            trees = PlainTrees.from_json(read_json_file(path), path)
             if trees.n_classes != len(learner.classes_) or trees.n_features != n_features:
                 raise UserError(f"{path}: trees of {trees.n_classes} classes over {trees.n_features} "
                                 f"features, but the model has {len(learner.classes_)} and {n_features}")
@@ -328,8 +331,9 @@ XGBOOST_FILES = ("learner.ubj.gz", "learner.ubj")
 #: Every learner file name ``model.json`` may give.
 KNOWN_FILES = frozenset(LEARNER_FILES.values()) | frozenset(XGBOOST_FILES)
 #: The most bytes a compressed learner file may unpack to (a file that unpacks to more is damaged
-#: or hostile, not a model: issue F's resource limits).
-MAX_LEARNER_BYTES = 1 << 30
+#: or hostile, not a model: issue F's resource limits). The shipped ones unpack to under 1 MB;
+#: every worker process would hold what one unpacks to.
+MAX_LEARNER_BYTES = 1 << 28
 
 
 def learner_path(folder: Path, name) -> Path:
@@ -376,6 +380,10 @@ def _load_booster(path: Path, n_classes: int, n_features: int, logistic: bool = 
     second of two classes); a truncated or foreign file is a UserError."""
     import xgboost
     booster = xgboost.Booster()
+    try:
+        check_size(path)        # before xgboost or the gzip reader reads any of it
+    except OSError as error:
+        raise UserError(f"{path}: cannot read ({error.strerror or type(error).__name__})") from None
     try:
         booster.load_model(_unpacked(path) if path.suffix == ".gz" else str(path))
         width = booster.num_features()

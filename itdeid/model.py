@@ -43,12 +43,16 @@ from itdeid.lexicon import MIN_COUNT, Lexicon
 from itdeid.resubstitute import resubstituted
 from itdeid.operating_point import check_threshold, decide, loaded_threshold, threshold_for_recall
 from itdeid.feature_format import FEATURE_FORMAT, check_feature_format
-from itdeid.model_files import (checked_params, damaged, is_count, is_finite_number, model_part,
-                                read_model_state)
+from itdeid.model_files import (check_entries, checked_params, damaged, is_count, is_finite_number,
+                                model_part, read_model_state)
 from itdeid.model_out import check_kind
 from itdeid.triggers import TriggerLists
 
 MODEL_FORMAT = 1
+#: The entries ``save`` writes in ``model.json`` and in its ``extractor``; ``load`` refuses others.
+STATE_ENTRIES = ("format", "itdeid_version", "kind", "feature_format", "params", "extractor",
+                 "feature_names", "threshold", "learner", "context_learner")
+EXTRACTOR_ENTRIES = ("triggers", "suffixes", "headings", "nonphi", "case_counts", "lexicon")
 #: The subfolder of a model folder holding the second model of ``context_pass``.
 CONTEXT_FOLDER = "context"
 PREVIOUS = ("gold", "oof", "none")
@@ -543,7 +547,8 @@ class TokenModel(BaseEstimator):
         """The model saved in ``folder``; a damaged or tampered folder is a one-line
         :class:`UserError` naming the file, and nothing in it can run code."""
         folder = Path(folder)
-        state = read_model_state(folder, "model.json", "TokenModel", MODEL_FORMAT, "a model folder")
+        state = read_model_state(folder, "model.json", "TokenModel", MODEL_FORMAT, "a model folder",
+                                 STATE_ENTRIES)
         path = folder / "model.json"
         check_feature_format(path, state)
         with damaged(path):
@@ -551,6 +556,12 @@ class TokenModel(BaseEstimator):
             model.check_params()
             ex = model._new_extractor()
             saved = state["extractor"]
+            check_entries(path, saved, EXTRACTOR_ENTRIES, "'extractor'")
+            check_entries(path, saved["case_counts"], ("capitalized", "lower", "initial"),
+                          "'extractor.case_counts'")
+            check_entries(path, saved["triggers"], ("variant", "min_count", "min_gain", "top_k",
+                                                    "left", "right"), "'extractor.triggers'")
+            check_entries(path, saved.get("lexicon"), ("tokens", "table"), "'extractor.lexicon'")
             ex.triggers_ = TriggerLists.from_dict(saved["triggers"])
             if ex.triggers_.variant != model.trigger:
                 raise ValueError(f"params.trigger {model.trigger!r} is not the saved triggers' "

@@ -11,7 +11,9 @@ a copy with ``sha256sum -c SHA256SUMS`` before moving it), and :func:`check` rea
 against it before the model is built. ``MODEL_CARD.md`` is documentation, rescored by
 ``experiments/card_scores.py``, and is left out. A folder without the file (saved through the
 Python API's ``save``, or by an older itdeid) is loaded as before: the digests are for finding
-damage, not a seal against someone who can rewrite the folder.
+damage, not a seal against someone who can rewrite the folder. But deleting the file turns the
+check off, so the commands warn of a folder without it (:func:`not_checked`) and name what was
+checked in their closing summary (:func:`described`).
 """
 from __future__ import annotations
 
@@ -45,17 +47,32 @@ def write(folder) -> Path:
     return path
 
 
-def check(folder) -> None:
+def described(matched: int | None) -> str:
+    """What :func:`check` found, for a run's summary: how many files matched, or that none was
+    checked."""
+    return f"NOT checked: no {FILE}" if matched is None else f"checked: {matched} files match {FILE}"
+
+
+def not_checked(folder) -> str:
+    """The warning for a model folder without ``SHA256SUMS``."""
+    return (f"{folder}: no {FILE}, so its files are not checked for damage or edits (an "
+            "edited threshold would go unnoticed); itdeid train writes one: use the whole "
+            "folder as itdeid train wrote it, or retrain")
+
+
+def check(folder) -> int | None:
     """Refuse (:class:`UserError`, naming the file) a model folder whose ``SHA256SUMS`` lists a
-    file that is missing or differs; a folder without the list passes. The list is read as
+    file that is missing or differs; a folder without the list passes. Returns how many files
+    matched, or None for a folder without the list. A listed file over the size cap of a model
+    file is refused before it is read (:func:`itdeid.model_files.check_size`). The list is read as
     ``sha256sum -c`` reads it (blank and ``#`` lines skipped, digests in either case, a
     byte-order mark or CRLF line ends allowed), and a JSON file whose only change is CRLF line
     ends (git's autocrlf, a Windows editor) is the same model and passes."""
-    from itdeid.model_files import model_part
+    from itdeid.model_files import check_size, model_part
     folder = Path(folder)
     listed = folder / FILE
     if not os.path.lexists(listed):
-        return
+        return None
     try:
         lines = listed.read_text(encoding="utf-8-sig").splitlines()
     except (OSError, UnicodeDecodeError) as error:
@@ -76,11 +93,13 @@ def check(folder) -> None:
         if not path.is_file():
             raise UserError(f"{path}: listed in {FILE} but missing; the model folder is incomplete "
                             "(copy the whole folder again)")
+        check_size(path)
         if not _matches(path, match.group(1).lower()):
             raise UserError(f"{path}: differs from its digest in {FILE}; the model folder is "
                             "damaged or mixed with another model's files (copy the whole folder "
                             "again, or retrain)")
     _check_all_listed(folder, names)
+    return len(names)
 
 
 def _check_all_listed(folder: Path, names: set[str]) -> None:

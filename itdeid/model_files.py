@@ -40,9 +40,40 @@ def is_finite_number(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
-#: The most bytes a model's JSON file may have (the shipped members' are about 0.6 MB): a bigger
-#: one is damaged or hostile, and reading it whole would take memory several times its size.
-MAX_STATE_BYTES = 1 << 28
+#: The most bytes any file of a model folder may have, checked before the file is read. The
+#: shipped model's largest file is about 0.6 MB, and a model trained on many more notes has files
+#: of a few MB; a bigger file is damaged or hostile, and every worker process that loads the
+#: model would hold it, JSON several times over while it is parsed.
+MAX_FILE_BYTES = 64 << 20
+#: The most bytes a model's JSON file may have: the cap on any model file.
+MAX_STATE_BYTES = MAX_FILE_BYTES
+
+
+def _amount(size: int) -> str:
+    return f"{size / (1 << 20):.1f} MiB" if size >= 1 << 20 else f"{size:,} bytes"
+
+
+def check_size(path: Path, limit: int = MAX_FILE_BYTES) -> None:
+    """Refuse (:class:`UserError`, one line naming the file, its size and the cap) a model file
+    of more than ``limit`` bytes, before anything of it is read."""
+    size = path.stat().st_size
+    if size > limit:
+        raise UserError(f"{path}: {_amount(size)}, over the {_amount(limit)} a model file may "
+                        "have; not a model file (damaged, or not written by itdeid train)")
+
+
+def check_entries(path, state, known, what: str = "the file") -> None:
+    """Refuse (:class:`UserError` naming the file) an entry of the JSON object ``state`` that
+    ``known`` does not name: itdeid never writes one, so it is damage or an edit, and a large
+    one would cost every worker process its memory for nothing."""
+    if not isinstance(state, dict):
+        return      # the loader says what is wrong with a value that is no object
+    unknown = sorted(set(state) - set(known))
+    if unknown:
+        more = f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""
+        raise UserError(f"{path}: unknown entry {unknown[0][:40]!r}{more} in {what}; "
+                        "not a model file itdeid wrote (damaged or edited): use the folder "
+                        "itdeid train wrote")
 
 
 def model_part(folder, name: str) -> Path:
@@ -60,8 +91,7 @@ def read_json_file(path: Path, limit: int = MAX_STATE_BYTES):
     """The JSON value in ``path`` (at most ``limit`` bytes), or a one-line :class:`UserError`
     naming it: unreadable, too big, not UTF-8, not JSON, or nested too deeply for the parser."""
     try:
-        if path.stat().st_size > limit:
-            raise UserError(f"{path}: larger than {limit >> 20} MiB; not a model file")
+        check_size(path, limit)
         with open(path, encoding="utf-8") as handle:
             text = handle.read(limit + 1)
         return json.loads(text)
@@ -75,10 +105,41 @@ def read_json_file(path: Path, limit: int = MAX_STATE_BYTES):
         raise UserError(f"{path}: cannot read ({error.strerror or type(error).__name__})") from None
 
 
-def read_model_state(folder, filename: str, kind: str, fmt: int, what: str) -> dict:
+def threshold_described(folder, given: float | None = None) -> str:
+    """The P(PHI) threshold a run tags at, for its closing summary: ``given`` (``--threshold``),
+    else the one the model in ``folder`` learned, read from its state files without building the
+    model (a batch's parent process says it while its workers load the model): '0.1023 (the
+    model's own)', the several of a system's member models, or none for a model that tags each
+    token's most probable class. A file that cannot be read is left out here: loading the model
+    refuses it."""
+    if given is not None:
+        return f"{given:g} (--threshold)"
+    folder = Path(folder)
+    if (folder / "ensemble.json").is_file():
+        paths = [folder / "ensemble.json"]
+    elif (folder / "deidentifier.json").is_file():
+        paths = sorted(folder.glob("itr*-*/model.json"))
+    else:
+        paths = [folder / "model.json"]
+    found = set()
+    for path in paths:
+        try:
+            state = read_json_file(path)
+        except UserError:
+            continue
+        value = state.get("threshold") if isinstance(state, dict) else None
+        if is_finite_number(value):
+            found.add(float(value))
+    if not found:
+        return "none, each token's most probable class (the model's own)"
+    return ", ".join(f"{value:.4g}" for value in sorted(found)) + " (the model's own)"
+
+
+def read_model_state(folder, filename: str, kind: str, fmt: int, what: str, entries) -> dict:
     """The JSON state file ``filename`` of a model folder, checked to be a ``kind`` of format
-    ``fmt``; every problem is a :class:`UserError` naming the file (and line), never a
-    traceback. ``what`` names the folder kind in the message ('a Deidentifier model folder')."""
+    ``fmt`` holding no entry but ``entries``; every problem is a :class:`UserError` naming the
+    file (and line), never a traceback. ``what`` names the folder kind in the message ('a
+    Deidentifier model folder')."""
     folder = Path(folder)
     if not os.path.lexists(folder):
         raise UserError(f"{folder}: no such folder")
@@ -99,6 +160,7 @@ def read_model_state(folder, filename: str, kind: str, fmt: int, what: str) -> d
         raise UserError(f"{path}: model format {state.get('kind')} v{state.get('format')} "
                         f"(written by itdeid {state.get('itdeid_version')}); this itdeid "
                         f"{__version__} reads {kind} v{fmt}")
+    check_entries(path, state, entries)
     return state
 
 

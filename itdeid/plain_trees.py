@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from itdeid.errors import UserError
+from itdeid.model_files import check_entries
 
 FORMAT = 1
 #: Per-node arrays of a tree as written to the file.
@@ -132,6 +133,7 @@ class PlainTrees:
 
         if not isinstance(data, dict) or data.get("kind") != "PlainTrees" or data.get("format") != FORMAT:
             raise bad(f"expected kind PlainTrees format {FORMAT}")
+        check_entries(path, data, ("kind", "format", "n_classes", "n_features", "weights", "trees"))
         n_classes, n_features = data.get("n_classes"), data.get("n_features")
         if not _is_int(n_classes) or n_classes < 2 or not _is_int(n_features) or n_features < 1:
             raise bad("n_classes and n_features must be integers")
@@ -152,6 +154,8 @@ class PlainTrees:
     def _checked_tree(row, n_classes: int, n_features: int, bad) -> PlainTree:
         if not isinstance(row, dict):
             raise bad("a tree is not an object")
+        if set(row) - {*NODE_ARRAYS, "value"}:
+            raise bad("a tree holds an unknown entry")
         ints = {}
         for name in ("children_left", "children_right", "feature"):
             values = row.get(name)

@@ -71,6 +71,12 @@ TOKEN_MODEL_DAMAGE = {
         {"1": [[[0, "dr"], 0.1]]}),
     "trigger gain NaN": lambda s: s["extractor"]["triggers"]["left"].update({"1": [[[-1, "dr"], float("nan")]]}),
     "trigger min_count NaN": lambda s: s["extractor"]["triggers"].update(min_count=float("nan")),
+    # entries itdeid never writes: each loaded, and a large one cost every worker its memory
+    "unknown entry": lambda s: s.update(padding="x" * 1000),
+    "unknown extractor entry": lambda s: s["extractor"].update(padding=["x"] * 1000),
+    "unknown case counts entry": lambda s: s["extractor"]["case_counts"].update(padding={}),
+    "unknown trigger lists entry": lambda s: s["extractor"]["triggers"].update(padding=1),
+    "unknown learner entry": lambda s: s["learner"].update(padding="x"),
 }
 
 
@@ -208,6 +214,7 @@ ENSEMBLE_DAMAGE = {
     "a member left out": lambda s: s.update(members=s["members"][1:]),
     "a member twice": lambda s: s.update(members=[s["members"][0]] * 2),
     "more members than trained": lambda s: s.update(members=[f"member-{k}" for k in range(40)]),
+    "unknown entry": lambda s: s.update(padding="x" * 1000),
 }
 
 
@@ -248,7 +255,8 @@ def test_model_state_files_are_read_within_limits(tmp_path):
     from itdeid.model_files import read_json_file
     path = tmp_path / "model.json"
     path.write_text('{"kind": "TokenModel"}')
-    with pytest.raises(UserError, match="model.json: larger than 0 MiB; not a model file"):
+    with pytest.raises(UserError, match="model.json: 22 bytes, over the 10 bytes a model file may "
+                                        "have; not a model file"):
         read_json_file(path, limit=10)
     path.write_bytes(b'{"kind": "\xff"}')
     with pytest.raises(UserError, match="model.json: cannot read \\(not UTF-8 text\\)"):
@@ -329,6 +337,40 @@ def test_a_folder_that_differs_from_its_digests_is_refused_naming_the_file(saved
         load_model(folder)
 
 
+@pytest.mark.parametrize("command", ["deid", "tag"])
+def test_the_summary_names_the_model_its_digests_and_threshold_and_warns_without_digests(
+        saved_ensemble, tmp_path, capsys, command):
+    """Deleting SHA256SUMS turned the check off without a word, and an edited threshold then
+    ran silently."""
+    folder = _with_digests(saved_ensemble, tmp_path)
+    listed = len((folder / "SHA256SUMS").read_text().splitlines())
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.txt").write_text("Seen by Dr. Walker on 3/4/2003 .\n")
+
+    def run(out: str):
+        argv = (["deid", str(notes), "--out", str(tmp_path / out), "--model", str(folder),
+                 "--workers", "1"] if command == "deid" else
+                ["tag", str(folder), str(notes / "a.txt"), "--out", str(tmp_path / f"{out}.jsonl")])
+        assert main(argv) == 0
+        return capsys.readouterr()
+
+    learned = json.loads((folder / "ensemble.json").read_text())["threshold"]
+    shown = run("checked")
+    assert (f"model: {folder} (checked: {listed} files match SHA256SUMS); threshold "
+            f"{learned:.4g} (the model's own)") in shown.out.splitlines()
+    assert "SHA256SUMS" not in shown.err
+    (folder / "SHA256SUMS").unlink()
+    state = json.loads((folder / "ensemble.json").read_text())
+    state["threshold"] = 0.9999
+    (folder / "ensemble.json").write_text(json.dumps(state))
+    shown = run("unchecked")
+    assert (f"model: {folder} (NOT checked: no SHA256SUMS); threshold 0.9999 (the model's own)"
+            in shown.out.splitlines())
+    warnings = [line for line in shown.err.splitlines() if "no SHA256SUMS" in line]
+    assert len(warnings) == 1 and "warning" in warnings[0] and str(folder) in warnings[0]
+
+
 def test_digests_are_read_as_sha256sum_reads_them(saved_ensemble, tmp_path):
     """A trailing blank line, upper-case digests, a byte-order mark or a comment (each passing
     sha256sum -c), and JSON converted to CRLF line ends (git autocrlf) were refused; an empty
@@ -357,3 +399,62 @@ def test_digests_are_read_as_sha256sum_reads_them(saved_ensemble, tmp_path):
             load_model(folder)
         if damage == "folder":
             listed.rmdir()
+
+
+def _default_copy(tmp_path):
+    """A copy of the shipped model folder without its SHA256SUMS (which would refuse an edit)."""
+    from itdeid.resources import default_model_dir
+    folder = tmp_path / "model"
+    shutil.copytree(default_model_dir(), folder)
+    (folder / "SHA256SUMS").unlink()
+    return folder
+
+
+def _deid_error(tmp_path, capsys, folder) -> str:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.txt").write_text("Seen by Dr. Walker on 3/4/2003 .\n")
+    argv = ["deid", str(notes), "--out", str(tmp_path / "out"), "--model", str(folder),
+            "--workers", "1"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    errors = [line for line in err.splitlines() if "error" in line]
+    assert "Traceback" not in err and len(errors) == 1
+    return errors[0]
+
+
+def test_deid_refuses_a_model_file_with_an_entry_itdeid_never_writes(tmp_path, capsys):
+    """A member's model.json padded with an unknown entry loaded, and every worker held it."""
+    folder = _default_copy(tmp_path)
+    member = folder / "member-2" / "model.json"
+    state = json.loads(member.read_text())
+    state["comment"] = "x" * 100_000
+    member.write_text(json.dumps(state))
+    line = _deid_error(tmp_path, capsys, folder)
+    assert f"{member}: unknown entry 'comment' in the file" in line and "xxx" not in line
+
+
+@pytest.mark.parametrize("name", ["member-0/model.json", "member-0/detector/learner.ubj.gz"])
+def test_deid_refuses_a_model_file_over_the_size_cap_before_reading_it(tmp_path, capsys,
+                                                                       monkeypatch, name):
+    """Model files were read up to 256 MiB each (the shipped ones are under 1 MB); the file
+    here is sparse, and opening it at all would fail the test."""
+    import builtins
+    import pathlib
+    folder = _default_copy(tmp_path)
+    path = folder / name
+    with open(path, "r+b") as handle:
+        handle.truncate(65 << 20)
+    real_open, real_read = builtins.open, pathlib.Path.read_bytes
+
+    def guarded_open(file, *args, **kwargs):
+        assert str(file) != str(path), "the oversized file was opened"
+        return real_open(file, *args, **kwargs)
+
+    def guarded_read(self):
+        assert self != path, "the oversized file was read"
+        return real_read(self)
+    monkeypatch.setattr(builtins, "open", guarded_open)
+    monkeypatch.setattr(pathlib.Path, "read_bytes", guarded_read)
+    line = _deid_error(tmp_path, capsys, folder)
+    assert f"{path}: 65.0 MiB, over the 64.0 MiB a model file may have" in line

@@ -59,6 +59,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
+from itdeid import model_digests
 from itdeid.batch.files import make_private_folders
 from itdeid.batch.engines import (ENGINES, chunk_files, import_distributed, run_dask, run_inline,
                                   run_pool)
@@ -67,6 +68,7 @@ from itdeid.batch.inputs import (INPUT_FORMATS, InputFailed, Unit, check_layout,
                                  unique_units, without_itdeid_files, without_span_files)
 from itdeid.batch.manifest import (MANIFEST_NAME, Manifest, entry_for, other_root, remove_orphans,
                                    up_to_date, write_result)
+from itdeid.model_files import threshold_described
 from itdeid.outputs import FORMATS
 from itdeid.progress import Progress
 from itdeid.batch.unit import UnitResult, process_unit
@@ -87,6 +89,9 @@ DEFAULT_FORMAT = "redact"
 #: A run that finds no PHI at all in this many notes (with text) warns: real notes nearly
 #: always hold some, so the model is probably wrong (or not the one meant).
 NO_PHI_WARNING_NOTES = 20
+#: A run that tags for fewer seconds than this after start-up (loading the model) gives no
+#: speed: over a few notes the rate says more about the clock than about the tagger.
+MIN_RATE_SECONDS = 5.0
 
 
 def _stderr(message: str) -> None:
@@ -111,7 +116,10 @@ class BatchSummary:
     documents: int = 0
     tokens: int = 0
     phi: Counter = field(default_factory=Counter)
+    #: the whole run's seconds, and those after start-up: from when the first chunk of notes
+    #: began to be tagged, its model loaded, to the end
     seconds: float = 0.0
+    tagging_seconds: float = 0.0
     stopped: bool = False
     left_out: int = 0
     key_file: Path | None = None
@@ -121,6 +129,11 @@ class BatchSummary:
     named_notes: int = 0
     #: text files that were HTML documents, converted to their text
     html: int = 0
+    #: the model folder, what its digests check found and the threshold it tagged at, for the
+    #: summary (a model whose digests were deleted and threshold edited ran without a word)
+    model: Path | None = None
+    digests: str = ""
+    threshold: str = ""
 
     @property
     def no_phi_warning(self) -> str | None:
@@ -141,6 +154,16 @@ class BatchSummary:
     @property
     def notes_per_second(self) -> float:
         return self.documents / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def speed(self) -> str | None:
+        """Tokens and notes a second after start-up, for a run that tagged for
+        :data:`MIN_RATE_SECONDS` or more after it; else None (a short run's rate, with the
+        model's loading in it, was a small fraction of the tagger's speed)."""
+        if self.tagging_seconds <= 0 or self.tagging_seconds < MIN_RATE_SECONDS:
+            return None
+        return (f"{self.tokens / self.tagging_seconds:,.0f} tokens/s, "
+                f"{self.documents / self.tagging_seconds:,.3g} notes/s")
 
     @property
     def ok(self) -> bool:
@@ -207,6 +230,7 @@ def deidentify(inputs: Iterable[str], out, model=None, fmt: str = DEFAULT_FORMAT
     ids and offsets, never note text. Usage problems (bad options, a missing input or model, a
     refused layout or folder) raise :class:`UserError` before any input is processed.
     """
+    began = time.perf_counter()
     inputs = list(inputs)
     _check_options(fmt, input_format, vote, workers, engine, scheduler)
     if threshold is not None and not (isinstance(threshold, (int, float)) and 0 < threshold <= 1):
@@ -252,6 +276,9 @@ def deidentify(inputs: Iterable[str], out, model=None, fmt: str = DEFAULT_FORMAT
         report(f"warning: --vote {vote} is ignored: {model_dir} is not an iterative-system model "
                "(itdeid train --system), the only kind that votes")
         vote = None
+    matched = model_digests.check(model_dir)       # a damaged copy is refused before any worker starts
+    if matched is None:
+        report(f"warning: {model_digests.not_checked(model_dir)}")
     model_sha256 = model_fingerprint(model_dir)
     workers = min(workers or os.cpu_count() or 1, len(units))
     if engine == "dask":
@@ -287,10 +314,10 @@ def deidentify(inputs: Iterable[str], out, model=None, fmt: str = DEFAULT_FORMAT
                "it secret and never ship it with the outputs (it undoes the date shifts and "
                "confirms guessed file names); reruns read it to give the same outputs.")
     elif created:
-        report(f"note: wrote a new secret key to {where_key} (mode 0600), outside --out: it keys "
-               "the manifest's digests of the inputs, which unkeyed would confirm guesses of a "
-               "note's text. Never ship it with the outputs; reruns read it to skip the inputs "
-               "already done.")
+        report(f"note: wrote a new secret key to {where_key} (mode 0600), outside --out: "
+               "reruns read it to recognise the inputs already done, and without it the "
+               "manifest could confirm a guess of a note's text. Keep it secret and never ship "
+               "it with the outputs.")
     else:
         if keyed:
             report(f"note: using the secret key {where_key}; never ship it with the outputs")
@@ -303,6 +330,9 @@ def deidentify(inputs: Iterable[str], out, model=None, fmt: str = DEFAULT_FORMAT
     summary = _run(units, out, settings, manifest, force, strict, workers, engine, scheduler,
                    tagger, progress, report)
     summary.key_file, summary.rename_map, summary.grouping = where_key, where_map, grouping
+    summary.seconds = time.perf_counter() - began        # the model's loading included
+    summary.model, summary.digests = model_dir, model_digests.described(matched)
+    summary.threshold = threshold_described(model_dir, threshold)
     return summary
 
 
@@ -369,7 +399,7 @@ def _run(units, out, settings, manifest, force, strict, workers, engine, schedul
     sizes = {unit.path: _size(unit) for unit in units}
     shown = Progress(sum(sizes.values()), "itdeid deid", unit="B", items=len(units),
                      item_name="files", enabled=progress)
-    started = time.perf_counter()
+    first_tagged = None
 
     def todo() -> Iterator[Unit]:
         for unit in units:
@@ -396,6 +426,8 @@ def _run(units, out, settings, manifest, force, strict, workers, engine, schedul
     ended, not_compacted = False, None
     try:
         for result in results:
+            if result.started is not None:
+                first_tagged = min(first_tagged or result.started, result.started)
             _finish(result, out, settings, manifest, inputs, owners, summary, report)
             shown.done(sizes[result.unit.path])
             if strict and summary.failed:
@@ -410,7 +442,8 @@ def _run(units, out, settings, manifest, force, strict, workers, engine, schedul
         else:
             manifest.close()
     summary.left_out = summary.files - summary.done - summary.skipped - len(summary.failed)
-    summary.seconds = time.perf_counter() - started
+    if first_tagged is not None:
+        summary.tagging_seconds = max(0.0, time.time() - first_tagged)
     if summary.no_phi_warning:
         report(f"warning: {summary.no_phi_warning}")
     if summary.named_notes:

@@ -86,8 +86,12 @@ def model_fingerprint(folder: Path) -> str:
     """sha256 of the model's own files (names and contents, :func:`itdeid.model_out.model_files`),
     so a retrained or edited model redoes the inputs, while a moved one does not, nor one whose
     card was rescored or beside which another file appeared."""
+    from itdeid.model_files import check_size
     from itdeid.model_out import model_files
-    return folder_sha256(folder, model_files(folder))
+    files = model_files(folder)
+    for path in files:      # an oversized file is refused before any of it is read
+        check_size(path)
+    return folder_sha256(folder, files)
 
 
 def default_key_path(out: Path) -> Path:
@@ -200,7 +204,16 @@ class Settings:
 _SETTING_NAMES = {"format": "--format", "input_format": "--input-format", "model": "--model",
                   "vote": "--vote", "key": "key", "rename": "--rename",
                   "threshold": "--threshold",
-                  "itdeid": "itdeid version", "surrogates": "surrogate scheme (itdeid.surrogate.SURROGATE_SCHEME)"}
+                  "itdeid": "itdeid version", "surrogates": "how surrogates are drawn"}
+
+
+def _shown(value) -> str:
+    """A setting's value as a user gives it: on or off for a switch, none where it is unset."""
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return str(value)
 
 
 def differences(old: dict, new: dict) -> list[str]:
@@ -216,8 +229,11 @@ def differences(old: dict, new: dict) -> list[str]:
         if name in ("model", "key"):
             found.append(f"{label}: " + ("none before" if was is None else "none now"
                                          if now is None else "another one"))
+        elif name == "surrogates":      # a number that means nothing to a user
+            found.append(f"{label}: this itdeid draws them otherwise than the one that wrote "
+                         "those outputs")
         else:
-            found.append(f"{label}: {was} before, {now} now")
+            found.append(f"{label}: {_shown(was)} before, {_shown(now)} now")
     return found
 
 

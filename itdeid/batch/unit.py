@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 import traceback
 from collections import Counter
 from contextlib import contextmanager
@@ -47,6 +48,9 @@ class UnitResult:
     named_notes: int = 0
     warnings: list[str] = field(default_factory=list)
     error: str | None = None
+    #: when (``time.time()``) the process that tagged it, its model loaded, began its chunk:
+    #: the run's speed is measured from the first, after start-up (None: never tagged)
+    started: float | None = None
 
 
 class _Warnings(logging.Handler):
@@ -193,7 +197,8 @@ def process_units(units: list[Unit], settings: Settings, model, surrogates,
     far, as tagging moves through their notes (a file's bytes in the share of its characters
     tagged), for a progress bar that moves within a long file.
     """
-    results = [UnitResult(unit) for unit in units]
+    began = time.time()
+    results = [UnitResult(unit, started=began) for unit in units]
     loaded: list[tuple[UnitResult, list[Document], bool]] = []
     for result in results:
         read: dict = {}

@@ -63,9 +63,9 @@ def add_parser(subparsers):
     p.add_argument("--key-file", "--surrogate-key-file", dest="key_file", default=None,
                    metavar="F",
                    help="the folder's secret key, outside --out; created (mode 0600, 32 random "
-                        "bytes) if missing; it keys --format surrogate, --rename and, in every "
-                        "format, the manifest's digests of the inputs (default: DIR.itdeid-key "
-                        "beside --out DIR)")
+                        "bytes) if missing. It draws the --format surrogate stand-ins and the "
+                        "--rename names, and in every format lets reruns recognise the inputs "
+                        "already done; keep it secret (default: DIR.itdeid-key beside --out DIR)")
     p.add_argument("--rename", action="store_true",
                    help="name outputs by a keyed hash of the input's relative path, for trees "
                         "whose file or folder names hold PHI (names, MRNs, dates): no original "
@@ -104,11 +104,16 @@ def print_summary(summary) -> None:
           + (f", {summary.empty} empty" if summary.empty else "")
           + (f", {summary.left_out} not started (--strict)" if summary.left_out else "")
           + f" of {summary.files}; outputs ({summary.fmt}) in {summary.out}")
-    rate = summary.tokens / summary.seconds if summary.seconds > 0 else 0.0
-    print(f"{summary.documents} notes, {summary.tokens} tokens in {summary.seconds:.1f} s "
-          f"({summary.notes_per_second:.3g} notes/s, {rate:.0f} tokens/s)")
+    # a speed only after start-up (loading the model takes seconds), and only for a run long
+    # enough to give one: the time alone for a few notes
+    speed = summary.speed
+    print(f"{summary.documents} notes, {summary.tokens} tokens in {summary.seconds:.1f} s"
+          + (f"; after start-up {summary.tagging_seconds:.1f} s, {speed}" if speed else
+             " (start-up included; too short a run to measure a speed)"))
     counts = ", ".join(f"{c} {summary.phi[c]}" for c in PHI_CLASSES if summary.phi[c])
     print(f"PHI spans: {sum(summary.phi.values())}" + (f" ({counts})" if counts else ""))
+    if summary.model is not None:
+        print(f"model: {summary.model} ({summary.digests}); threshold {summary.threshold}")
     print(f"manifest: {summary.out / MANIFEST_NAME}")
     if summary.no_phi_warning:
         print(f"warning: {summary.no_phi_warning}")

@@ -5,14 +5,18 @@ Notes are tagged a bounded number of characters at a time, a long note in pieces
 """
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
+from itdeid import model_digests
 from itdeid.document import Document
-from itdeid.errors import UserError
+from itdeid.errors import UserError, printable
 from itdeid.formats import read_corpus, write_corpus
 from itdeid import load_model
+from itdeid.model_files import threshold_described
 from itdeid.pieces import tag_documents
 from itdeid.progress import Progress
+from itdeid.resources import model_folder
 from itdeid.warm_start import starting, warm_up
 
 
@@ -59,6 +63,12 @@ def run(args):
         if args.threshold is not None:
             set_threshold(model, args.threshold)
         warm_up(model)
+    # load_model checked the digests; checked again for the summary, and a warning where the
+    # folder has none (deleting SHA256SUMS turned the check off without a word)
+    folder = model_folder(args.model)
+    matched = model_digests.check(folder)
+    if matched is None:
+        print(printable(f"itdeid tag: warning: {model_digests.not_checked(folder)}"), file=sys.stderr)
     documents = read_corpus(args.input, args.input_format)
     shown = Progress(sum(len(d.text) for d in documents), "itdeid tag", unit="char")
     try:
@@ -70,3 +80,5 @@ def run(args):
     write_corpus(out_docs, args.out, fmt)
     n = sum(len(s) for s in predicted)
     print(f"tagged {len(documents)} documents: {n} PHI spans written to {args.out} ({fmt})")
+    print(f"model: {folder} ({model_digests.described(matched)}); threshold "
+          f"{threshold_described(folder, args.threshold)}")

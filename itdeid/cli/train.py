@@ -90,45 +90,44 @@ def add_parser(subparsers):
                    help="with --members: tag a capitalized word standing alone between two PHI "
                         "tokens on one line with them, a state after a tagged place ('Portland, "
                         "ME'), the surname of a 'Surname, First' field and a name's trailing "
-                        "initial (itdeid.name_gaps; default: on)")
+                        "initial (default: on)")
     p.add_argument("--subject-names", action=argparse.BooleanOptionalAction, default=RECIPE["subject_names"],
                    help="with --members: tag a census surname right after 'pt' or 'patient' that "
                         "the training notes never use as ordinary text as PATIENT ('Pt Murphy "
-                        "resting'), and capitalized words after a title ('Mr. Brown', 'Dr. Bell'; "
-                        "itdeid.subject_names; default: on)")
+                        "resting'), and capitalized words after a title ('Mr. Brown', 'Dr. Bell') "
+                        "(default: on)")
     p.add_argument("--context-pass", action=argparse.BooleanOptionalAction, default=RECIPE["context_pass"],
                    help="stack a second stage that reads the first stage's probabilities of the "
                         "neighbours and of the note's other occurrences of a word: over the "
-                        "ensemble's mean with --members (itdeid.ensemble), over the token model "
-                        "with --members 0 (itdeid.context_pass, then without --resubstitutions; "
-                        "default: on)")
+                        "ensemble's mean with --members, over the token model with --members 0 "
+                        "(then without --resubstitutions; default: on)")
     p.add_argument("--features", choices=FEATURE_SETS, default="recall",
-                   help="feature groups: 'recall' (default), the paper's plus issue G's casing, "
-                        "census, lexicon, spelling and measure groups (itdeid.featurize), or 'paper'")
+                   help="feature groups: 'recall' (default), the paper's plus the casing, census, "
+                        "lexicon, spelling and measure groups, or 'paper'")
     p.add_argument("--resubstitutions", type=int, default=None,
                    help="also train on this many copies of each note with PHI, its PHI replaced "
-                        "by fresh stand-ins (itdeid.resubstitute; default: "
+                        "by fresh stand-ins (default: "
                         f"{MEMBER['resubstitutions']}, 0 with --system or --members 0 --context-pass). Not with "
                         "--system iterations (the trusted-phrase group)")
     p.add_argument("--members", type=int, default=None,
                    help="keep the K models of the inner split (grouped by patient) as the model "
                         "and tag by the mean of their probabilities, the threshold from their "
-                        "out-of-fold probabilities (itdeid.ensemble; 0: one model; default: "
+                        "out-of-fold probabilities (0: one model; default: "
                         f"{RECIPE['members']}, 0 with --system)")
     p.add_argument("--draws", type=int, default=RECIPE["draws"], metavar="D",
                    help="with --members: train the ensemble (members and context stage) D times "
-                        "with other random draws and tag by the mean (itdeid.ensemble; "
-                        f"default: {RECIPE['draws']})")
+                        "with other random draws and tag by the mean "
+                        f"(default: {RECIPE['draws']})")
     p.add_argument("--two-step", action=argparse.BooleanOptionalAction, default=None,
                    help="learners that say PHI or not with a two-class model and name the class "
                         "with a second one, asked only where P(PHI) may pass a threshold: about a "
-                        "ninth of the trees (itdeid.learners; default: "
+                        "ninth of the trees (default: "
                         f"{'on' if MEMBER['two_step'] else 'off'} for the recipe's ensemble, off "
                         "with --members 0 or --system, the paper's nine-class learners)")
     p.add_argument("--synthetic", type=int, default=None, metavar="N",
-                   help="also train on N synthetic records (itdeid.synth, drawn with --seed), "
+                   help="also train on N synthetic records (drawn with --seed), "
                         "the threshold still chosen on CORPUS's notes alone: synthetic PHI is "
-                        "easier than real PHI (issue H). Needs --members (default: "
+                        "easier than real PHI. Needs --members (default: "
                         f"{RECIPE['synthetic']} for the recipe's ensemble, 0 with --members 0 or --system)")
     p.add_argument("--synthetic-nursing", type=float, default=RECIPE["synthetic_nursing"], metavar="F",
                    help="share of the synthetic records written as ICU nursing notes "
@@ -141,17 +140,17 @@ def add_parser(subparsers):
     p.add_argument("--stage-refit", action=argparse.BooleanOptionalAction, default=RECIPE["stage_refit"],
                    help="tag with one context-stage model refitted on all the inner folds' rows "
                         "instead of the mean of one a fold: a fifth of the stage's trees a token "
-                        f"(itdeid.ensemble; default: {'on' if RECIPE['stage_refit'] else 'off'})")
+                        f"(default: {'on' if RECIPE['stage_refit'] else 'off'})")
     p.add_argument("--screen", type=float, default=None, metavar="S",
                    help="with --members: tag in a cascade, member 0 judging every token and the "
                         "other members and the stage only tokens near one it gives P(PHI) >= S "
-                        f"(itdeid.ensemble; default: {RECIPE['screen']}, or 0 with --previous other "
+                        f"(default: {RECIPE['screen']}, or 0 with --previous other "
                         "than none; 0: every token judged by all)")
     p.add_argument("--screen-rounds", type=int, default=None, metavar="N",
                    help="with a screen: member 0 judges every token first by its first N boosting "
                         "rounds, and gives all its trees only to the tokens those rate at a tenth of "
                         "the screen or more: faster, and in 10-fold CV on PhysioNet 100 rounds lost "
-                        "one PHI instance in a thousand (itdeid.ensemble; default: "
+                        "one PHI instance in a thousand (default: "
                         f"{RECIPE['screen_rounds'] or 0}, all its trees on every token)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     s = p.add_argument_group("the iterative system (--system)")
@@ -165,7 +164,7 @@ def add_parser(subparsers):
                    help="pool trusted and standardized phrases per document or per patient")
     r = p.add_argument_group("a committed recipe (--preset)")
     r.add_argument("--preset", choices=PRESETS, default=None,
-                   help="train a recipe of itdeid.presets instead of CORPUS (default: the model "
+                   help="train a named recipe instead of CORPUS (default: the model "
                         "shipped in the package, the recipe on the PhysioNet split); writes "
                         "MODEL_CARD.md beside it")
     r.add_argument("--physionet", default=None,
