@@ -25,6 +25,7 @@ import hashlib
 import math
 import sys
 import time
+from types import SimpleNamespace
 from dataclasses import replace
 from pathlib import Path
 
@@ -43,13 +44,11 @@ from itdeid.featurize import GROUPS, tokenize_document  # noqa: E402
 from itdeid.folds import group_folds  # noqa: E402
 from itdeid.formats import read_corpus, write_jsonl_spans  # noqa: E402
 from itdeid.ensemble import SCREEN_REACH, InnerEnsemble  # noqa: E402
-from itdeid.model import TokenModel, with_identifiers  # noqa: E402
+from itdeid.model import TokenModel  # noqa: E402
 from itdeid.lexicon import Lexicon  # noqa: E402
-from itdeid.name_gaps import join_gaps  # noqa: E402
-from itdeid.note_slips import clear_note_slips  # noqa: E402
-from itdeid.subject_names import tag_named_subjects  # noqa: E402
-from itdeid.phrase_punctuation import left_out as punctuation_left_out, split_at_marks  # noqa: E402
-from itdeid.place_endings import left_out as endings_left_out, untag_endings  # noqa: E402
+from itdeid.pipeline import run_passes  # noqa: E402
+from itdeid.phrase_punctuation import left_out as punctuation_left_out  # noqa: E402
+from itdeid.place_endings import left_out as endings_left_out  # noqa: E402
 from itdeid.operating_point import MIN_THRESHOLD, decide  # noqa: E402
 from itdeid.recipe import RECIPE  # noqa: E402
 from itdeid.report import code_version, corpus_digest, header, markdown_table  # noqa: E402
@@ -624,23 +623,18 @@ def after_decisions(name: str, test, codes, train) -> list:
     (:meth:`itdeid.ensemble.InnerEnsemble.predict_tokenized`); ``train``: the fold's training
     notes, whose vocabulary and gold conventions those steps read."""
     row = ROWS[name]
-    if row.get("join_gaps"):
-        codes = [join_gaps(td, c) for td, c in zip(test, codes)]
-    # the words the fold's training notes use as ordinary text, counted once for the steps that
+    # the words the fold's training notes use as ordinary text, counted once for the passes that
     # read them (the members' lexicons hold those of four fifths of them each; their union, all)
     lexicon = Lexicon.count(train) if row.get("subject_names") or row.get("identifiers") else None
-    if row.get("subject_names"):
-        codes = [tag_named_subjects(td, c, lexicon.table.__contains__) for td, c in zip(test, codes)]
-    if row.get("identifiers"):
-        codes = with_identifiers(test, codes)
-        # slips of those words (the recipe reads the most any member saw; here all of them)
-        codes = [clear_note_slips(td, c, lexicon.seen) for td, c in zip(test, codes)]
+    # what the recipe's ensemble offers the passes, from this fold's training notes
+    model = SimpleNamespace(join_gaps=row.get("join_gaps", False), subject_names=row.get("subject_names", False),
+                            identifiers=row.get("identifiers", False), ALWAYS_PASSES=("joining_words",))
+    if lexicon is not None:
+        model.known_word, model.seen_count = lexicon.table.__contains__, lexicon.seen
     if row.get("punctuation"):   # the marks the fold's training gold leaves out of phrases
-        pairs = punctuation_left_out(train)
-        codes = [split_at_marks(td, c, pairs) for td, c in zip(test, codes)]
-        endings = endings_left_out(train)   # and the words it leaves out after a place's name
-        codes = [untag_endings(td, c, endings) for td, c in zip(test, codes)]
-    return codes
+        model.punctuation_left_out_ = punctuation_left_out(train)
+        model.place_endings_left_out_ = endings_left_out(train)   # and the words after a place's name
+    return run_passes(model, test, codes)
 
 
 def row_scores(name, tokenized, assignment, cache: Path, folds):

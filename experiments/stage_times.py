@@ -82,7 +82,7 @@ def instrument() -> None:
         groups._STATIC_GROUPS[group] = _wrapped_group(columns, f"note-only group {group}")
     _timed(xgboost.Booster, "inplace_predict", "trees (xgboost predict)")
     _timed(ensemble, "batch_stacked_columns", "stage columns")
-    _timed(ensemble, "with_identifiers", "identifier templates")
+    _timed(ensemble, "run_passes", "the passes")
 
 
 def time_collections() -> None:

@@ -32,7 +32,8 @@ from itdeid.document import LABELS  # noqa: E402
 from itdeid.evaluate import evaluate  # noqa: E402
 from itdeid.featurize import GROUPS, RECALL_GROUPS, tokenize_document  # noqa: E402
 from itdeid.formats import read_corpus  # noqa: E402
-from itdeid.model import TokenModel, with_identifiers  # noqa: E402
+from itdeid.model import TokenModel  # noqa: E402
+from itdeid.pipeline import run_passes  # noqa: E402
 from itdeid.operating_point import decide  # noqa: E402
 from itdeid.report import header, markdown_table  # noqa: E402
 from itdeid.spans import labels_to_spans  # noqa: E402
@@ -53,8 +54,7 @@ def score(model: TokenModel, docs, probabilities, threshold) -> dict:
     """Scores on the tokenized ``docs`` of ``model``'s ``probabilities`` decided at
     ``threshold`` (None: argmax)."""
     codes = [decide(p, threshold) for p in probabilities]
-    if model.identifiers:
-        codes = with_identifiers(docs, codes)
+    codes = run_passes(model, docs, codes)
     spans = {td.document.id: labels_to_spans(td.document.text, td.tokens, [LABELS[c] for c in cc])
              for td, cc in zip(docs, codes)}
     s = evaluate([td.document for td in docs], spans)

@@ -39,8 +39,8 @@ from itdeid.featurize import GROUPS, TokenizedDocument, tokenize_documents
 from itdeid.folds import inner_split
 from itdeid.iterate import harvest as harvest_phrases
 from itdeid.iterate import trusted_columns, unambiguous_headings
-from itdeid.model import (NotFittedError, TokenModel, check_count, labels_in_documents, predict_spans,
-                          with_identifiers)
+from itdeid.model import NotFittedError, TokenModel, check_count, labels_in_documents, predict_spans
+from itdeid.pipeline import run_passes
 from itdeid.model_files import checked_params, damaged, is_finite_number, model_part, read_model_state
 from itdeid.model_out import check_kind
 from itdeid.standardize import predicted_phrases, standardize
@@ -226,8 +226,7 @@ class Deidentifier(BaseEstimator):
         return f"ITR{self.iterations}_VOTE" + ("_STD" if self.standardize else "")
 
     def predict_tokenized(self, docs: Sequence[TokenizedDocument]) -> list[np.ndarray]:
-        codes = self.predict_stages(docs)[self.final_stage()]
-        return with_identifiers(docs, codes) if self.identifiers else codes
+        return run_passes(self, docs, self.predict_stages(docs)[self.final_stage()])
 
     def predict(self, documents: Sequence[Document]) -> list[list[Span]]:
         """Predicted PHI spans of each document (gold spans, if any, are ignored)."""

@@ -57,14 +57,10 @@ from itdeid.feature_format import FEATURE_FORMAT, check_feature_format
 from itdeid.model_files import checked_params, damaged, model_part, read_model_state
 from itdeid.model_out import check_kind
 from itdeid.learners import N_LABELS, Learner
-from itdeid.name_gaps import join_gaps
-from itdeid.phrase_punctuation import check_pairs, left_out as punctuation_left_out, split_at_marks
-from itdeid.place_endings import check_kinds, left_out as endings_left_out, untag_endings
-from itdeid.note_slips import clear_note_slips
-from itdeid.spans import joining_words
-from itdeid.subject_names import tag_named_subjects
-from itdeid.model import (NotFittedError, TokenModel, check_count, labels_in_documents, predict_spans,
-                          with_identifiers)
+from itdeid.phrase_punctuation import check_pairs, left_out as punctuation_left_out
+from itdeid.place_endings import check_kinds, left_out as endings_left_out
+from itdeid.model import NotFittedError, TokenModel, check_count, labels_in_documents, predict_spans
+from itdeid.pipeline import run_passes
 from itdeid.operating_point import check_threshold, decide, loaded_threshold, threshold_for_recall
 from itdeid.token_batch import TokenBatch
 
@@ -117,20 +113,6 @@ def _whole_number(name: str, value, least: int) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
         raise ParameterError(f"{name} must be a whole number of at least {least}, got {value!r}")
     return int(value)
-
-
-def _without_joining_words(td: TokenizedDocument, codes: np.ndarray) -> np.ndarray:
-    """``codes`` with a tagged function word between two classes untagged ('at' of 'on March 3
-    at Mercy Hospital', which the trees typed HOSPITAL with the name after it):
-    :func:`itdeid.spans.joining_words`."""
-    if not np.any(codes):
-        return codes
-    cleared = joining_words(td.tokens, codes.tolist(), 0)
-    if not cleared:
-        return codes
-    codes = np.array(codes, copy=True)
-    codes[cleared] = 0
-    return codes
 
 
 class InnerEnsemble(BaseEstimator):
@@ -220,6 +202,8 @@ class InnerEnsemble(BaseEstimator):
     #: Parameters free to change after fit (:mod:`itdeid.fitted_params`): a threshold or screen
     #: over the learned ones, the templates and joining gaps, which act when the model tags, and
     #: the members' threads and device, which only training reads.
+    #: Pass groups of :mod:`itdeid.pipeline` the ensemble runs whatever its switches say.
+    ALWAYS_PASSES = ("joining_words",)
     RUNTIME_PARAMS = ("threshold", "screen", "screen_rounds", "screen_reach", "identifiers", "join_gaps",
                       "subject_names", "n_jobs", "device")
 
@@ -508,22 +492,7 @@ class InnerEnsemble(BaseEstimator):
     def predict_tokenized(self, docs: Sequence[TokenizedDocument], trusted=None) -> list[np.ndarray]:
         """Per document, the label codes decided at the operating point."""
         threshold = self.operating_threshold()
-        codes = [decide(p, threshold) for p in self.predict_proba_tokenized(docs)]
-        if self.join_gaps:
-            codes = [join_gaps(td, c) for td, c in zip(docs, codes)]
-        if self.subject_names:
-            known = self.known_word
-            codes = [tag_named_subjects(td, c, known) for td, c in zip(docs, codes)]
-        if self.identifiers:
-            codes = with_identifiers(docs, codes)
-            codes = [clear_note_slips(td, c, self.seen_count) for td, c in zip(docs, codes)]
-        pairs = getattr(self, "punctuation_left_out_", ())
-        if pairs:
-            codes = [split_at_marks(td, c, pairs) for td, c in zip(docs, codes)]
-        endings = getattr(self, "place_endings_left_out_", ())
-        if endings:
-            codes = [untag_endings(td, c, endings) for td, c in zip(docs, codes)]
-        return [_without_joining_words(td, c) for td, c in zip(docs, codes)]
+        return run_passes(self, docs, [decide(p, threshold) for p in self.predict_proba_tokenized(docs)])
 
     def seen_count(self, word: str) -> int:
         """How often a member saw ``word`` (lower case) as ordinary text in training, the most of

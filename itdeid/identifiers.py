@@ -7,7 +7,7 @@ address, a number after 'MRN:', 'policy #', 'licence', 'VIN', 'serial', a full d
 over 89). A model trained on nursing notes has rarely or never seen an e-mail address or a VIN,
 so it cannot learn to tag one, and the regular-expression *features* (features/regex.json) only
 inform trees that have seen them. So the templates of ``features/identifiers.json`` are applied
-after the model (:func:`apply_identifiers`): a token overlapping a template's match gets the
+after the model (the ``identifiers`` group of :mod:`itdeid.pipeline`): a token overlapping a template's match gets the
 template's class (for a name template, only one the model left as non-PHI). The templates are written for precision (the
 ambiguous shapes, '5/10', '2-3', bare years, ages under 90, are left to the model), and each
 kind maps onto an i2b2 2006 class as the 2014 corpus's subtypes do (e-mail, URL, IP, SSN,
@@ -30,18 +30,10 @@ from functools import lru_cache
 import numpy as np
 
 from itdeid.document import LABELS, Span
-from itdeid.clinical_terms import clinical_term_tokens, medicine_run_tokens
-from itdeid.everyday_words import everyday_run_tokens, everyday_word_tokens
-from itdeid.regions import lone_region_tokens
-from itdeid.lone_letters import lone_letter_tokens
-from itdeid.name_trailers import name_trailer_tokens
-from itdeid.drug_names import drug_tokens
-from itdeid.eponyms import eponym_tokens
 from itdeid.guarded import Template, lowered_ascii, may_match_ids
 from itdeid.prefilter import which_may_match
 from itdeid.match_starts import LONG_TEXT
 from itdeid.model_text import model_text, to_note
-from itdeid.propagation import propagate_in_note
 from itdeid.resources import load_json
 
 LABEL_CODE = {label: i for i, label in enumerate(LABELS)}
@@ -159,51 +151,48 @@ def _tagged_lines(text: str, read, starts: np.ndarray, codes: np.ndarray) -> lis
     return sorted(lines.items())
 
 
-def apply_identifiers(text: str, starts: np.ndarray, ends: np.ndarray, codes: np.ndarray) -> np.ndarray:
-    """Label codes of tokens (character ``starts``/``ends``) with every template match added:
-    a token overlapping a match takes the match's class, for a fixed-shape kind even where the
-    model gave it another (the house number of '42 Beacon Street' typed DATE came out of the
-    surrogates as a date shifted by a year, '41 Beacon Street'; in 10-fold CV on PhysioNet the
-    typed 8-way F of the recipe's decisions rose from 68.02 to 68.09); a name template's class
-    (a guess: a name in Han letters) is given to non-PHI tokens only, the model's
-    PATIENT-or-DOCTOR kept. The tokens wholly inside a match's label ('MRN', 'SSN', 'Tel',
-    'aged' before the number) are not PHI: the model, which has seen few such labels, took
-    'MRN' for a patient's name and 'SSN' for a doctor's. A label never takes a token some
-    match's PHI part overlaps. Before all that, the tokens a 'plain' template's part overlaps
-    (:func:`plain_spans`: 'at 2000', a clock time the model took for a year) lose the model's
-    tag; then a rare word tagged once is tagged wherever the note writes it
-    (:mod:`itdeid.propagation`), and tagged eponyms before what they name ('Quinton cath': :mod:`itdeid.eponyms`)
-    and tagged drug names and care terms standing alone ('Ofloxacin': :mod:`itdeid.drug_names`;
-    'PERMACATH', 'VF': :mod:`itdeid.clinical_terms`), or two or three of them together
-    ('Trazodone HCL'), and an ordinary word tagged at a name's end ('SON DAVID CALLS':
-    :mod:`itdeid.name_trailers`), and everyday English words standing alone, or two or three
-    together, where the case says nothing ('TILT', 'SCALP HAIRLINE' in a line of capitals:
-    :mod:`itdeid.everyday_words`), and a state or a country standing alone ('lives in California':
-    :mod:`itdeid.regions`), and a single letter with no tag near it ('PTCA to L circ':
-    :mod:`itdeid.lone_letters`)."""
-    codes = np.array(codes, copy=True)
-    read = _read(text)
-    if codes.any():   # every step before the templates clears a tag (or repeats one)
-        for start, end, _kind in plain_matches(text, read, _tagged_lines(text, read, starts, codes)):
-            codes[np.searchsorted(ends, start, side="right"):np.searchsorted(starts, end, side="left")] = 0
-        codes = propagate_in_note(text, starts, ends, codes)
-        for lo, hi in eponym_tokens(text, starts, ends, codes):
-            codes[lo:hi] = 0
-        codes[drug_tokens(text, starts, ends, codes)] = 0
-        codes[clinical_term_tokens(text, starts, ends, codes)] = 0
-        codes[medicine_run_tokens(text, starts, ends, codes)] = 0
-        # a name's ordinary last word first: what it leaves alone the everyday rules then judge
-        # ('wife reveals deteriorating': 'deteriorating', then 'reveals')
-        codes[name_trailer_tokens(text, starts, ends, codes)] = 0
-        codes[everyday_word_tokens(text, starts, ends, codes)] = 0
-        codes[everyday_run_tokens(text, starts, ends, codes)] = 0
-        codes[lone_region_tokens(text, starts, ends, codes)] = 0
-        codes[lone_letter_tokens(text, starts, ends, codes)] = 0
-    matches = _template_matches(text, read)
+def _cached_read(text: str, cache: dict | None):
+    """:func:`_read` of ``text``, kept in ``cache`` (a note's passes share one)."""
+    if cache is None:
+        return _read(text)
+    if "identifier read" not in cache:
+        cache["identifier read"] = _read(text)
+    return cache["identifier read"]
+
+
+def clear_plain_shapes(text: str, starts: np.ndarray, ends: np.ndarray, codes: np.ndarray,
+                       cache: dict | None = None) -> np.ndarray:
+    """``codes`` (changed in place) with the tag of every token a 'plain' template's part
+    overlaps cleared (:func:`plain_matches`: 'at 2000', a clock time the trees took for a year;
+    the surrogates then moved the time as a year)."""
+    read = _cached_read(text, cache)
+    for start, end, _kind in plain_matches(text, read, _tagged_lines(text, read, starts, codes)):
+        codes[np.searchsorted(ends, start, side="right"):np.searchsorted(starts, end, side="left")] = 0
+    return codes
+
+
+def identifier_matches(text: str, cache: dict | None = None) -> list[tuple[Span, str, tuple[int, int] | None]]:
+    """Every identifier template's matches in ``text``: (PHI span, kind, label span or None)."""
+    return _template_matches(text, _cached_read(text, cache))
+
+
+def untag_identifier_labels(starts: np.ndarray, ends: np.ndarray, codes: np.ndarray, matches) -> np.ndarray:
+    """``codes`` (changed in place) with the tokens wholly inside a match's label ('MRN', 'SSN',
+    'Tel', 'aged' before the number) untagged: the model, which has seen few such labels, took
+    'MRN' for a patient's name and 'SSN' for a doctor's."""
     for _span, _kind, label in matches:
         if label is not None:
             codes[np.searchsorted(starts, label[0], side="left"):
                   np.searchsorted(ends, label[1], side="right")] = 0
+    return codes
+
+
+def tag_identifiers(starts: np.ndarray, ends: np.ndarray, codes: np.ndarray, matches) -> np.ndarray:
+    """``codes`` (changed in place) where a token overlapping a match takes the match's class,
+    for a fixed-shape kind even where the model gave it another (a house number typed DATE came
+    out of the surrogates as a shifted date); a name template's class (a guess: a name in Han
+    letters) is given to non-PHI tokens only, the model's PATIENT-or-DOCTOR kept. A label never
+    takes a token some match's PHI part overlaps, since this runs after the labels are cleared."""
     for span, _kind, _label in matches:
         lo = np.searchsorted(ends, span.start, side="right")
         hi = np.searchsorted(starts, span.end, side="left")

@@ -36,7 +36,7 @@ from itdeid.featurize import (GROUPS, CaseCounts, FeatureExtractor, TokenizedDoc
                               check_groups, note_spans, set_previous, token_offsets, tokenize_document,
                               tokenize_documents)
 from itdeid import fitted_params
-from itdeid.identifiers import apply_identifiers
+from itdeid.pipeline import run_passes
 from itdeid.folds import inner_split
 from itdeid.learners import Learner
 from itdeid.lexicon import MIN_COUNT, Lexicon
@@ -87,11 +87,6 @@ def labels_in_documents(y) -> None:
 class NotFittedError(UserError, sklearn.exceptions.NotFittedError):
     """The model is used before ``fit`` (or ``load``): scikit-learn's NotFittedError too, so
     ``except sklearn.exceptions.NotFittedError`` catches it."""
-
-
-def with_identifiers(docs: Sequence[TokenizedDocument], codes: Sequence[np.ndarray]) -> list[np.ndarray]:
-    """Each document's label codes with the fixed-shape identifier templates applied."""
-    return [apply_identifiers(td.document.text, *token_offsets(td), c) for td, c in zip(docs, codes)]
 
 
 def _lengths(docs: Sequence[TokenizedDocument]) -> np.ndarray:
@@ -507,7 +502,7 @@ class TokenModel(BaseEstimator):
         model's operating point."""
         threshold = self.operating_threshold()
         codes = [decide(p, threshold) for p in self.predict_proba_tokenized(docs, trusted)]
-        return with_identifiers(docs, codes) if self.identifiers else codes
+        return run_passes(self, docs, codes)
 
     def predict(self, documents: Sequence[Document]) -> list[list[Span]]:
         """Predicted PHI spans of each document (gold spans, if any, are ignored)."""

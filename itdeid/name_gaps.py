@@ -392,16 +392,3 @@ def untag_name_separators(td: TokenizedDocument, codes: np.ndarray) -> np.ndarra
             out = codes.copy() if out is None else out
             out[i] = 0
     return codes if out is None else out
-
-
-def join_gaps(td: TokenizedDocument, codes: np.ndarray) -> np.ndarray:
-    """The rules of this module, as the recipe applies them (``join_gaps``). Each joins tokens
-    to a tag, so a note with none (most notes) is returned as it is, without the eight passes
-    (issue I)."""
-    if not np.any(codes):
-        return codes
-    codes = join_state_after_place(td, join_name_gaps(td, codes))
-    codes = join_initial_after_name(td, join_surname_before_name(td, codes))
-    codes = join_initial_before_name(td, codes)
-    codes = join_place_name_words(td, join_saint_names(td, join_possessive_start(td, codes)))
-    return untag_name_separators(td, one_class_a_name(td, join_hyphenated_names(td, codes)))

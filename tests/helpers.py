@@ -81,7 +81,7 @@ def cleared_by(rule, text: str, tagged, code: int) -> tuple[list[str], list[str]
 
     from itdeid.featurize import tokenize_document
     from itdeid.featurize.tokenized import token_offsets
-    from itdeid.identifiers import apply_identifiers
+    from itdeid.pipeline import apply_identifiers
     td = tokenize_document(Document("n", text, []), gold=False)
     codes = np.array([code if t.text in tagged else 0 for t in td.tokens], dtype=np.int64)
     starts, ends = token_offsets(td)

@@ -6,7 +6,7 @@ from itdeid.clinical_terms import clinical_term_tokens, clinical_terms, medicine
 from itdeid.document import Document
 from itdeid.featurize import tokenize_document
 from itdeid.featurize.tokenized import token_offsets
-from itdeid.identifiers import apply_identifiers
+from itdeid.pipeline import apply_identifiers
 from itdeid.tokens import tokenize
 from itdeid.word_lists import census_names, gazetteer_sets
 

@@ -6,7 +6,7 @@ import pytest
 
 from itdeid.document import LABELS
 from itdeid.drug_names import drug_names, drug_tokens
-from itdeid.identifiers import apply_identifiers
+from itdeid.pipeline import apply_identifiers
 from itdeid.tokens import tokenize
 from itdeid.word_lists import census_names, gazetteer_sets
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from itdeid.document import LABELS
-from itdeid.identifiers import apply_identifiers
+from itdeid.pipeline import apply_identifiers
 from itdeid.tokens import tokenize
 
 DOCTOR = LABELS.index("DOCTOR")

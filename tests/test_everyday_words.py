@@ -6,7 +6,7 @@ from itdeid.document import Document
 from itdeid.everyday_words import everyday_run_tokens, everyday_word_tokens
 from itdeid.featurize import tokenize_document
 from itdeid.featurize.tokenized import token_offsets
-from itdeid.identifiers import apply_identifiers
+from itdeid.pipeline import apply_identifiers
 
 from helpers import cleared_by
 

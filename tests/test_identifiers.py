@@ -114,7 +114,8 @@ def test_a_phone_number_glued_to_its_label_by_a_hyphen_is_found_whole():
 def test_a_fixed_shape_template_gives_its_class_where_the_model_gave_another():
     """The house number of '42 Beacon Street' typed DATE by the model kept its class, and the
     surrogates wrote it back shifted like a year, '41 Beacon Street'."""
-    from itdeid.identifiers import LABEL_CODE, apply_identifiers
+    from itdeid.identifiers import LABEL_CODE
+    from itdeid.pipeline import apply_identifiers
     from itdeid.tokens import tokenize
     text = "Lives at 42 Beacon Street . Dr. \u738b\u4f1f saw her ."
     tokens = tokenize(text)
@@ -134,7 +135,8 @@ def test_a_label_before_an_identifier_is_not_phi():
     for a name, and 'SSN' for a doctor's. A template's label is cleared; the state before a ZIP
     code (LOCATION in some gold, not in other) keeps the model's reading; a label inside
     another match's PHI ('ext' of a phone number with its extension) stays PHI."""
-    from itdeid.identifiers import LABEL_CODE, apply_identifiers
+    from itdeid.identifiers import LABEL_CODE
+    from itdeid.pipeline import apply_identifiers
     from itdeid.tokens import tokenize
     text = "MRN: 4452198 , SSN 123-45-6789 , Boston , MA 02115 , Tel 617-555-0134 ext. 22"
     tokens = tokenize(text)
@@ -261,7 +263,7 @@ NOT_PLAIN = ["MI 1992; CABG 1957, 1971", "since 2006", "in march of 2022", "from
 def test_plain_templates_clear_clock_times_and_a_misspelt_relation(text, word):
     """The model typed 'at 2000' DATE (a year), 'BP 75/40' DATE and 'NEICE' a name; the tokens
     lose the tag."""
-    from itdeid.identifiers import apply_identifiers
+    from itdeid.pipeline import apply_identifiers
     start = len("ZED\n") + text.index(word)
     text = "ZED\n" + text      # a tagged word of its own line that no rule clears, kept beside
     codes = apply_identifiers(text, np.array([0, start]), np.array([3, start + len(word)]),
@@ -285,7 +287,7 @@ def test_plain_templates_clear_no_phi_of_the_corpus():
     template (a couple's ages 'age 91/93' look like a fraction, and the age template, applied
     after, keeps them)."""
     from itdeid.featurize import token_offsets, tokenize_documents
-    from itdeid.identifiers import apply_identifiers
+    from itdeid.pipeline import apply_identifiers
     docs, _kinds = hipaa_corpus()
     lost = []
     for td in tokenize_documents(docs, gold=True):

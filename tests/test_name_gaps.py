@@ -50,7 +50,8 @@ def test_short_and_empty_notes():
 def test_a_state_after_a_tagged_place_and_a_comma_is_the_place_s():
     """The shipped model tagged 'Portland' and left 'ME' of 'Portland, ME' in the sample letter
     (issue J's demo): with the town, the state narrows the place to one."""
-    from itdeid.name_gaps import join_gaps, join_state_after_place
+    from itdeid.name_gaps import join_state_after_place
+    from itdeid.pipeline import join_gaps
     LOC = LABELS.index("LOCATION")
     for text, expected in (("Pinewood Practice\nPortland, ME\n", ["Portland", "ME"]),
                            ("moved to Salem, Oregon last year", ["Salem", "Oregon"])):
@@ -95,7 +96,7 @@ def test_a_state_after_a_tagged_place_and_a_comma_is_the_place_s():
 def test_a_surname_before_its_name_and_a_trailing_initial_join_the_name(text, tagged, joined):
     """A black-box probe of headers (session 28): 'PCP: Hall, Norman' lost the surname where it
     is an English word (39 of 42 headers), and 'NWOSU, ADAEZE C' its initial."""
-    from itdeid.name_gaps import join_gaps
+    from itdeid.pipeline import join_gaps
     td, codes = _codes(text, tagged)
     out = join_gaps(td, codes)
     assert [t.text for t, c in zip(td.tokens, out) if c] == joined
@@ -123,7 +124,7 @@ def test_and_between_two_hospital_words_joins_them():
 def test_a_hyphen_inside_a_name_is_the_name_s():
     """The model tagged 'Mary' and 'Kate' PATIENT and the hyphen DOCTOR: the name came out as two
     spans, and its surrogates differed from those of 'Mary-Kate' as one span elsewhere."""
-    from itdeid.name_gaps import join_gaps
+    from itdeid.pipeline import join_gaps
     for text, tagged, expected in (
             ("Mary-Kate Olsen seen", {"Mary": "PATIENT", "-": "DOCTOR", "Kate": "PATIENT"}, "PATIENT"),
             ("Mary-Kate Olsen seen", {"Mary": "PATIENT", "Kate": "PATIENT"}, "PATIENT"),
@@ -137,7 +138,7 @@ def test_a_hyphen_inside_a_name_is_the_name_s():
 def test_a_state_or_country_in_capitals_or_typed_a_name_and_a_possessive_start_join_the_place():
     """A black-box probe (session 28): 'REVERE, MASSACHUSETTS' left the state, 'Lagos, Nigeria'
     came out as 'Surname, First', and "Children's Hospital" as "'s Hospital"."""
-    from itdeid.name_gaps import join_gaps
+    from itdeid.pipeline import join_gaps
     for text, tagged, joined in (
             ("LIVES IN REVERE, MASSACHUSETTS WITH SON", {"REVERE": "LOCATION"}, {"MASSACHUSETTS": "LOCATION"}),
             ("moved from Lagos, Nigeria in 2001", {"Lagos": "LOCATION", "Nigeria": "DOCTOR"}, {"Nigeria": "LOCATION"}),
@@ -154,7 +155,7 @@ def test_the_words_of_one_name_take_the_class_of_its_first_word():
     """Out of fold the recipe typed 'LISA' PATIENT after 'DAUGHTER' and 'ROSSETTI' DOCTOR: one
     person in two classes, and two surrogates. The first word, next to what says whose name it
     is, gives the class; a comma, a line break or a word between keep two names apart."""
-    from itdeid.name_gaps import join_gaps
+    from itdeid.pipeline import join_gaps
     for text, tagged, joined in (
             ("TAKEN HOME BY DAUGHTER LISA ROSSETTI.", {"LISA": "PATIENT", "ROSSETTI": "DOCTOR"},
              {"ROSSETTI": "PATIENT"}),
@@ -177,7 +178,7 @@ def test_the_words_of_a_place_s_name_after_it_join_the_place():
     Memorial': the released note named the hospital by what was left. A facility word ('Calvert
     Hospital', which the PhysioNet gold leaves out), a word in another case, a word after a name
     or after a comma is left as the model tagged it."""
-    from itdeid.name_gaps import join_gaps
+    from itdeid.pipeline import join_gaps
     for text, tagged, joined in (
             ("FAMILY REPORTS THAT AT UNION MEMORIAL, HER SKIN", {"UNION": "LOCATION"}, {"MEMORIAL": "LOCATION"}),
             ("ready to go to Sacred Heart Memorial tomorrow", {"Sacred": "HOSPITAL"},
@@ -201,7 +202,7 @@ def test_the_name_after_a_saint_s_title_tagged_a_place_is_the_place_s():
     """Out of fold the recipe typed 'St' LOCATION and 'Agnes' DOCTOR: the full stop between fell
     out of both spans. A saint's name after a place's 'St' is the place's; a name after 'St'
     the model left untagged, or after another word, is left alone."""
-    from itdeid.name_gaps import join_gaps
+    from itdeid.pipeline import join_gaps
     for text, tagged, joined in (
             ("Was accepted by St. Agnes but cannot", {"St": "LOCATION", ".": "DOCTOR", "Agnes": "DOCTOR"},
              {".": "LOCATION", "Agnes": "LOCATION"}),
@@ -219,7 +220,7 @@ def test_the_name_after_a_saint_s_title_tagged_a_place_is_the_place_s():
 def test_and_or_of_beside_a_person_s_name_is_no_part_of_it():
     """Out of fold the recipe tagged 'AND' between two surnames after 'DRS': a person's name
     holds no 'and', 'or' or 'of'; between two HOSPITAL tokens they stay ('Brigham and Women's')."""
-    from itdeid.name_gaps import join_gaps
+    from itdeid.pipeline import join_gaps
     for text, tagged, joined in (
             ("DRS JOSEPH AND ROBBINSON AWARE", {"JOSEPH": "DOCTOR", "AND": "DOCTOR", "ROBBINSON": "DOCTOR"},
              {"AND": "NONE"}),

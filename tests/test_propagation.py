@@ -2,7 +2,7 @@
 import numpy as np
 
 from itdeid.document import LABELS
-from itdeid.identifiers import apply_identifiers
+from itdeid.pipeline import apply_identifiers
 from itdeid.propagation import propagate_in_note
 from itdeid.tokens import tokenize
 

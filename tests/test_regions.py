@@ -5,7 +5,7 @@ import pytest
 from itdeid.document import LABELS, Document
 from itdeid.featurize import tokenize_document
 from itdeid.featurize.tokenized import token_offsets
-from itdeid.identifiers import apply_identifiers
+from itdeid.pipeline import apply_identifiers
 from itdeid.regions import lone_region_tokens
 
 LOC = LABELS.index("LOCATION")

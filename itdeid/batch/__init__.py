@@ -69,6 +69,7 @@ from itdeid.batch.inputs import (INPUT_FORMATS, InputFailed, Unit, check_layout,
 from itdeid.batch.manifest import (MANIFEST_NAME, Manifest, entry_for, other_root, remove_orphans,
                                    up_to_date, write_result)
 from itdeid.model_files import threshold_described
+from itdeid.pipeline import check_skip
 from itdeid.outputs import FORMATS
 from itdeid.progress import Progress
 from itdeid.batch.unit import UnitResult, process_unit
@@ -214,7 +215,7 @@ def deidentify(inputs: Iterable[str], out, model=None, fmt: str = DEFAULT_FORMAT
                engine: str = "local", scheduler: str | None = None, force: bool = False,
                strict: bool = False, key_file=None, rename: bool = False, rename_map=None,
                patient_regex: str | None = None, patient_map=None, threshold: float | None = None,
-               progress: bool = True,
+               skip_passes: Iterable[str] = (), progress: bool = True,
                report: Callable[[str], None] = _stderr) -> BatchSummary:
     """De-identify every input file into ``out`` (see the module docstring for the layout,
     the manifest, bad input and parallelism, and the modules it points to); returns what was
@@ -224,6 +225,8 @@ def deidentify(inputs: Iterable[str], out, model=None, fmt: str = DEFAULT_FORMAT
     :mod:`itdeid.batch.settings`): the surrogates and ``rename`` are keyed by it, and in every
     format the manifest's digests of the inputs. ``force`` redoes every input, and starts a
     folder written under other settings afresh (else it is refused).
+
+    ``skip_passes`` turns passes or pass groups of :mod:`itdeid.pipeline` off by name.
 
     ``progress`` shows progress on stderr (:mod:`itdeid.progress`). ``report`` receives every
     message for the user (warnings, failures, notes; stderr by default): they name files, note
@@ -235,6 +238,10 @@ def deidentify(inputs: Iterable[str], out, model=None, fmt: str = DEFAULT_FORMAT
     _check_options(fmt, input_format, vote, workers, engine, scheduler)
     if threshold is not None and not (isinstance(threshold, (int, float)) and 0 < threshold <= 1):
         raise UserError(f"--threshold must be in (0, 1], got {threshold}")
+    try:
+        skip_passes = tuple(sorted(check_skip(skip_passes)))
+    except ValueError as error:
+        raise UserError(f"--skip-pass: {error}") from None
     out = Path(out).resolve()
     model_dir = resolve_model_dir(model)
     units, roots = expand_inputs(inputs)
@@ -295,7 +302,7 @@ def deidentify(inputs: Iterable[str], out, model=None, fmt: str = DEFAULT_FORMAT
         _check_key_present(manifest, where_key, force, out)
         key, created = load_or_create_key(where_key)
         settings = Settings(str(model_dir), model_sha256, fmt, input_format, vote,
-                            key if keyed else None, rename, threshold, digest_key=key)
+                            key if keyed else None, rename, threshold, skip_passes, digest_key=key)
         _check_same_settings(manifest, settings, force, out, report)
         if rename:
             units = renamed(units, key)

@@ -185,6 +185,8 @@ class Settings:
     key: bytes | None = field(default=None, repr=False)
     rename: bool = False
     threshold: float | None = None
+    #: Passes or pass groups turned off by name (:mod:`itdeid.pipeline`)
+    skip_passes: tuple[str, ...] = ()
     #: The folder's key, which keys the manifest's digests of the inputs in every format (the
     #: outputs depend on it only where ``key`` is set too).
     digest_key: bytes = field(default=b"", repr=False)
@@ -196,6 +198,7 @@ class Settings:
                 "model": self.model_sha256, "vote": self.vote,
                 "key": key_fingerprint(self.digest_key) if self.digest_key else None,
                 "rename": self.rename, "threshold": self.threshold, "itdeid": __version__,
+                "skip_passes": ",".join(sorted(self.skip_passes)) or None,
                 # stand-ins of one patient must come from one scheme across resumed runs
                 "surrogates": SURROGATE_SCHEME if self.fmt == "surrogate" else None}
 
@@ -203,7 +206,7 @@ class Settings:
 #: How :func:`differences` names each setting.
 _SETTING_NAMES = {"format": "--format", "input_format": "--input-format", "model": "--model",
                   "vote": "--vote", "key": "key", "rename": "--rename",
-                  "threshold": "--threshold",
+                  "threshold": "--threshold", "skip_passes": "--skip-pass",
                   "itdeid": "itdeid version", "surrogates": "how surrogates are drawn"}
 
 
@@ -258,6 +261,8 @@ def _warm_tagger(settings: Settings):
         model.set_params(vote=settings.vote)._check()
     if settings.threshold is not None:
         set_threshold(model, settings.threshold)
+    if settings.skip_passes:
+        model.skip_passes = tuple(settings.skip_passes)
     surrogates = Surrogates(settings.key) if settings.fmt == "surrogate" else None
     warm_up(model)
     return model, surrogates

@@ -49,6 +49,9 @@ def add_parser(subparsers):
                    help="tag a token as PHI when P(PHI) reaches P (0-1] instead of at the "
                         "model's own operating point: lower finds more PHI and redacts more "
                         "ordinary words")
+    p.add_argument("--skip-pass", metavar="NAME", action="append", default=[],
+                   help="turn off a pass or group of passes after the model by name, to see what "
+                        "it does (repeatable; 'itdeid pipeline' lists them)")
     p.add_argument("--workers", type=int, default=None, metavar="N",
                    help="parallel worker processes (default: all cores; 1: in this process)")
     p.add_argument("--engine", choices=ENGINES, default="local",
@@ -91,7 +94,8 @@ def run(args) -> int:
                          engine=args.engine, scheduler=args.scheduler, force=args.force,
                          strict=args.strict, key_file=args.key_file, rename=args.rename,
                          rename_map=args.rename_map, patient_regex=args.patient_regex,
-                         patient_map=args.patient_map, threshold=args.threshold)
+                         patient_map=args.patient_map, threshold=args.threshold,
+                         skip_passes=args.skip_pass)
     print_summary(summary)
     return 0 if summary.ok else 1
 
