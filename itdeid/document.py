@@ -17,6 +17,8 @@ PHI_CLASSES: tuple[str, ...] = (
 NON_PHI = "NONE"
 #: All nine token labels, non-PHI first.
 LABELS: tuple[str, ...] = (NON_PHI,) + PHI_CLASSES
+#: Each label's code: its index in :data:`LABELS` (0 is non-PHI).
+LABEL_CODE: dict[str, int] = {label: i for i, label in enumerate(LABELS)}
 
 
 @dataclass(frozen=True, order=True)

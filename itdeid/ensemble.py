@@ -61,7 +61,8 @@ from itdeid.phrase_punctuation import check_pairs, left_out as punctuation_left_
 from itdeid.place_endings import check_kinds, left_out as endings_left_out
 from itdeid.model import NotFittedError, TokenModel, check_count, labels_in_documents, predict_spans
 from itdeid.pipeline import run_passes
-from itdeid.operating_point import check_threshold, decide, loaded_threshold, threshold_for_recall
+from itdeid.operating_point import (check_threshold, decide, loaded_threshold, operating_threshold,
+                                    threshold_for_recall)
 from itdeid.token_batch import TokenBatch
 
 logger = logging.getLogger(__name__)
@@ -483,11 +484,7 @@ class InnerEnsemble(BaseEstimator):
             stages.append(stage_labels(p_phi, mean))
         return np.split(np.mean(means, axis=0), cuts), np.split(np.mean(stages, axis=0), cuts)
 
-    def operating_threshold(self) -> float | None:
-        """``threshold`` if given, else the learned ``threshold_`` (None: argmax)."""
-        if self.threshold is not None:
-            return check_threshold(self.threshold)
-        return getattr(self, "threshold_", None)
+    operating_threshold = operating_threshold
 
     def predict_tokenized(self, docs: Sequence[TokenizedDocument], trusted=None) -> list[np.ndarray]:
         """Per document, the label codes decided at the operating point."""

@@ -29,14 +29,13 @@ from functools import lru_cache
 
 import numpy as np
 
-from itdeid.document import LABELS, Span
+from itdeid.document import LABEL_CODE, Span
 from itdeid.guarded import Template, lowered_ascii, may_match_ids
 from itdeid.prefilter import which_may_match
 from itdeid.match_starts import LONG_TEXT
 from itdeid.model_text import model_text, to_note
 from itdeid.resources import load_json
 
-LABEL_CODE = {label: i for i, label in enumerate(LABELS)}
 #: Template classes that are a guess about whose name it is: the model's name class stands.
 _NAME_CLASSES = ("PATIENT", "DOCTOR")
 

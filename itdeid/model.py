@@ -41,7 +41,8 @@ from itdeid.folds import inner_split
 from itdeid.learners import Learner
 from itdeid.lexicon import MIN_COUNT, Lexicon
 from itdeid.resubstitute import resubstituted
-from itdeid.operating_point import check_threshold, decide, loaded_threshold, threshold_for_recall
+from itdeid.operating_point import (check_threshold, decide, loaded_threshold, operating_threshold,
+                                    threshold_for_recall)
 from itdeid.feature_format import FEATURE_FORMAT, check_feature_format
 from itdeid.model_files import (check_entries, checked_params, damaged, is_count, is_finite_number,
                                 model_part, read_model_state)
@@ -490,12 +491,7 @@ class TokenModel(BaseEstimator):
         second = self.context_learner_.predict_proba(stack_context(X, docs, first))
         return first, _per_document(second, _lengths(docs))
 
-    def operating_threshold(self) -> float | None:
-        """The P(PHI) threshold tagging uses: ``threshold`` if given, else the learned
-        ``threshold_`` (None: argmax)."""
-        if self.threshold is not None:
-            return check_threshold(self.threshold)
-        return getattr(self, "threshold_", None)
+    operating_threshold = operating_threshold
 
     def predict_tokenized(self, docs: Sequence[TokenizedDocument], trusted=None) -> list[np.ndarray]:
         """Per document, the predicted label codes (indices into ``LABELS``), decided at the

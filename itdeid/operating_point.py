@@ -64,6 +64,14 @@ def threshold_for_recall(proba: np.ndarray, labels: np.ndarray, target: float) -
     return float(np.clip(raw, MIN_THRESHOLD, MAX_THRESHOLD))
 
 
+def operating_threshold(model) -> float | None:
+    """The P(PHI) threshold a model tags at: its ``threshold`` if given, else the learned
+    ``threshold_`` (None: the most probable class). Every model's ``operating_threshold``."""
+    if model.threshold is not None:
+        return check_threshold(model.threshold)
+    return getattr(model, "threshold_", None)
+
+
 def check_threshold(value, name: str = "threshold") -> float | None:
     """``value`` as a threshold (None: argmax), or a ValueError naming the parameter ``name``
     (a target recall is checked the same way) and saying what is allowed."""

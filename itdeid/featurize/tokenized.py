@@ -13,13 +13,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from itdeid.document import LABELS, Document, Span
+from itdeid.document import LABEL_CODE, LABELS, Document, Span
 from itdeid.model_text import model_text, to_model, to_note
 from itdeid.spans import labels_to_spans, token_labels
 from itdeid.structure import Structure, analyze
 from itdeid.tokens import Token, token_bounds, tokenize
 
-LABEL_CODE = {label: i for i, label in enumerate(LABELS)}
 
 
 @dataclass
