@@ -135,7 +135,7 @@ def _place_endings(note: Note, codes: np.ndarray) -> np.ndarray:
 #: Every pass, in the order it runs, in its group.
 PASSES: tuple[Group, ...] = (
     Group("name_gaps", "complete names and places the trees left in pieces", (
-        Pass("capitalized_gaps", "a capitalized word between two tags on a line joins the name",
+        Pass("capitalized_gaps", "a capitalized word alone between two tags on a line (or 'and', '&', 'of' between two HOSPITAL tags) takes the class of the tag after it",
              _on_td(name_gaps.join_name_gaps)),
         Pass("state_after_place", "a state or country after a tagged place and a comma is the place's",
              _on_td(name_gaps.join_state_after_place)),
@@ -151,15 +151,15 @@ PASSES: tuple[Group, ...] = (
              _on_td(name_gaps.join_saint_names)),
         Pass("place_name_words", "the words of hospitals' names after a tagged place join it",
              _on_td(name_gaps.join_place_name_words)),
-        Pass("hyphenated_names", "both halves of a hyphenated name are tagged",
+        Pass("hyphenated_names", "the hyphen between two halves of a name of one class takes that class",
              _on_td(name_gaps.join_hyphenated_names)),
         Pass("one_class_a_name", "the tokens of one name take one class",
              _on_td(name_gaps.one_class_a_name)),
-        Pass("name_separators", "'and', 'or' and 'of' beside a person's name lose the tag",
+        Pass("name_separators", "'and', 'or', 'of' and '&' beside a person's name lose the tag",
              _on_td(name_gaps.untag_name_separators)),
     ), when_tagged=True),
-    Group("named_subjects", "names the notes give the patient", (
-        Pass("named_subjects", "a census surname after 'pt' or a title is a name",
+    Group("named_subjects", "names after 'pt' or a title", (
+        Pass("named_subjects", "a census surname after 'pt', or a capitalized name after a title ('Mr. Brown' PATIENT, 'Dr. Okonkwo' DOCTOR), is a name",
              _named_subjects),
     )),
     Group("tag_review", "tags on what is never PHI are cleared; a rare tagged word is tagged "
@@ -181,7 +181,7 @@ PASSES: tuple[Group, ...] = (
              _tokens(everyday_word_tokens)),
         Pass("everyday_runs", "two or three everyday words together lose the tag",
              _tokens(everyday_run_tokens)),
-        Pass("regions", "a state or country standing alone loses the tag", _tokens(lone_region_tokens)),
+        Pass("regions", "a state or country standing alone loses its LOCATION tag", _tokens(lone_region_tokens)),
         Pass("lone_letters", "a single letter with no tag near it loses the tag",
              _tokens(lone_letter_tokens)),
     ), when_tagged=True),
