@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -68,11 +69,16 @@ def deid(corpus: Path, fmt: str, out: Path, key: Path, model: str, workers: int)
 
 
 def digests(args) -> list[tuple[str, str, int, str]]:
-    corpora = [("samples", SAMPLES)]
-    if (Path(args.physionet) / "id.text").is_file():
-        corpora.append(("physionet-split", Path(args.physionet)))
     rows = []
     with tempfile.TemporaryDirectory() as scratch:
+        # a note's surrogate patient is keyed by its file's full path when nothing else says whose
+        # it is: the samples are copied to one fixed path, so checkouts in other folders agree
+        samples = Path(tempfile.gettempdir()) / "itdeid-output-digests" / "samples"
+        shutil.rmtree(samples.parent, ignore_errors=True)
+        shutil.copytree(SAMPLES, samples)
+        corpora = [("samples", samples)]
+        if (Path(args.physionet) / "id.text").is_file():
+            corpora.append(("physionet-split", Path(args.physionet)))
         key = Path(scratch) / "fixed.itdeid-key"
         key.write_bytes(FIXED_KEY)
         key.chmod(0o600)
