@@ -40,7 +40,7 @@ from itdeid.folds import inner_split
 from itdeid.iterate import harvest as harvest_phrases
 from itdeid.iterate import trusted_columns, unambiguous_headings
 from itdeid.model import NotFittedError, TokenModel, check_count, labels_in_documents, predict_spans
-from itdeid.pipeline import run_passes
+from itdeid.pipeline import check_skip_passes, run_passes, saved_params
 from itdeid.model_files import checked_params, damaged, is_finite_number, model_part, read_model_state
 from itdeid.model_out import check_kind
 from itdeid.standardize import predicted_phrases, standardize
@@ -82,13 +82,14 @@ class Deidentifier(BaseEstimator):
     #: Parameters free to change after fit (:mod:`itdeid.fitted_params`): those that act when the
     #: model tags (the vote rule, ``itdeid deid --vote``; standardization; the templates), and the
     #: members' threads and device in ``model_params``, which only training reads.
-    RUNTIME_PARAMS = ("vote", "standardize", "identifiers", "n_jobs", "device")
+    RUNTIME_PARAMS = ("vote", "standardize", "identifiers", "skip_passes", "n_jobs", "device")
 
     def __init__(self, triggers: Sequence[str] = ("token", "phrase", "ngram"), iterations: int = 2,
                  vote: str = "two_of_three", standardize: bool = True, spread: str = "document",
                  harvest: str = "oof", entropy_threshold: float = 0.1, min_heading_tokens: int = 5,
                  trust_triggers: bool = False, inner_folds: int = 2, groups: Sequence[str] = GROUPS,
-                 model_params: dict | None = None, random_state: int = 0, identifiers: bool = False):
+                 model_params: dict | None = None, random_state: int = 0, identifiers: bool = False,
+                 skip_passes: tuple[str, ...] = ()):
         self.triggers = triggers
         self.iterations = iterations
         self.vote = vote
@@ -103,8 +104,10 @@ class Deidentifier(BaseEstimator):
         self.model_params = model_params
         self.random_state = random_state
         self.identifiers = identifiers
+        self.skip_passes = skip_passes
 
     def _check(self):
+        check_skip_passes(self.skip_passes)
         if self.vote not in RULES:
             raise ValueError(f"vote must be one of {', '.join(RULES)}, got {self.vote!r}")
         if self.harvest not in HARVEST:
@@ -238,7 +241,7 @@ class Deidentifier(BaseEstimator):
         self._check_fitted()
         fitted_params.check_unchanged(self)
         folder = check_kind(folder, "deidentifier.json")
-        params = self.get_params()
+        params = saved_params(self, self.get_params())
         params["triggers"], params["groups"] = list(self.triggers), list(self.groups)
         for iteration, models in enumerate(self.models_):
             for trigger, model in zip(self.triggers, models):

@@ -60,7 +60,7 @@ from itdeid.learners import N_LABELS, Learner
 from itdeid.phrase_punctuation import check_pairs, left_out as punctuation_left_out
 from itdeid.place_endings import check_kinds, left_out as endings_left_out
 from itdeid.model import NotFittedError, TokenModel, check_count, labels_in_documents, predict_spans
-from itdeid.pipeline import run_passes
+from itdeid.pipeline import check_skip_passes, run_passes, saved_params
 from itdeid.operating_point import (check_threshold, decide, loaded_threshold, operating_threshold,
                                     threshold_for_recall)
 from itdeid.token_batch import TokenBatch
@@ -200,20 +200,20 @@ class InnerEnsemble(BaseEstimator):
         P(PHI) of the members' mean alone (so experiments can blend at another weight).
     """
 
-    #: Parameters free to change after fit (:mod:`itdeid.fitted_params`): a threshold or screen
-    #: over the learned ones, the templates and joining gaps, which act when the model tags, and
-    #: the members' threads and device, which only training reads.
     #: Pass groups of :mod:`itdeid.pipeline` the ensemble runs whatever its switches say.
     ALWAYS_PASSES = ("joining_words",)
+    #: Parameters free to change after fit (:mod:`itdeid.fitted_params`): a threshold or screen
+    #: over the learned ones, the passes, which act when the model tags, and the members'
+    #: threads and device, which only training reads.
     RUNTIME_PARAMS = ("threshold", "screen", "screen_rounds", "screen_reach", "identifiers", "join_gaps",
-                      "subject_names", "n_jobs", "device")
+                      "subject_names", "skip_passes", "n_jobs", "device")
 
     def __init__(self, base: TokenModel | None = None, folds: int = 5,
                  target_recall: float | None = 0.95, threshold: float | None = None,
                  identifiers: bool = True, context_pass: bool = False, context_weight: float = 0.5,
                  stage_refit: bool = False, screen: float | None = None, draws: int = 1,
                  join_gaps: bool = True, subject_names: bool = True, screen_rounds: int | None = None,
-                 screen_reach: int | None = None):
+                 screen_reach: int | None = None, skip_passes: tuple[str, ...] = ()):
         self.base = base
         self.folds = folds
         self.draws = draws
@@ -228,6 +228,7 @@ class InnerEnsemble(BaseEstimator):
         self.screen_reach = screen_reach
         self.join_gaps = join_gaps
         self.subject_names = subject_names
+        self.skip_passes = skip_passes
 
     def _member(self, f: int, draw: int = 0) -> TokenModel:
         """Inner fold ``f``'s member of draw ``draw``: seed ``random_state + f + draw * folds``,
@@ -249,6 +250,7 @@ class InnerEnsemble(BaseEstimator):
         if not isinstance(base, TokenModel):
             raise ParameterError(f"base must be a TokenModel or None, got {type(base).__name__}")
         base.check_params()
+        check_skip_passes(self.skip_passes)
         check_count("folds", self.folds, 2)
         if self.target_recall is not None:
             check_threshold(self.target_recall, "target_recall")
@@ -539,7 +541,7 @@ class InnerEnsemble(BaseEstimator):
         for k, learner in enumerate(getattr(self, "stage_", [])):
             (folder / f"{STAGE_PREFIX}{k}").mkdir(exist_ok=True)
             stage.append(learner.save(folder / f"{STAGE_PREFIX}{k}"))
-        params = {k: v for k, v in self.get_params(deep=False).items() if k != "base"}
+        params = saved_params(self, {k: v for k, v in self.get_params(deep=False).items() if k != "base"})
         state = {"format": FORMAT, "itdeid_version": __version__, "kind": "InnerEnsemble",
                  "feature_format": FEATURE_FORMAT, "params": params, "threshold": self.threshold_,
                  "members": names, "stage": stage,

@@ -36,7 +36,7 @@ from itdeid.featurize import (GROUPS, CaseCounts, FeatureExtractor, TokenizedDoc
                               check_groups, note_spans, set_previous, token_offsets, tokenize_document,
                               tokenize_documents)
 from itdeid import fitted_params
-from itdeid.pipeline import run_passes
+from itdeid.pipeline import check_skip_passes, run_passes, saved_params
 from itdeid.folds import inner_split
 from itdeid.learners import Learner
 from itdeid.lexicon import MIN_COUNT, Lexicon
@@ -266,7 +266,7 @@ class TokenModel(BaseEstimator):
     #: Parameters free to change after fit (:mod:`itdeid.fitted_params`): a threshold over the
     #: learned one and the identifier templates, which act when the model tags, and the threads
     #: and device, which only training reads.
-    RUNTIME_PARAMS = ("n_jobs", "device", "threshold", "identifiers")
+    RUNTIME_PARAMS = ("n_jobs", "device", "threshold", "identifiers", "skip_passes")
 
     def __init__(self, trigger: str = "token", learner: str = "xgboost", groups: Sequence[str] = GROUPS,
                  window: int = 2, previous: str = "oof", inner_folds: int = 3,
@@ -279,7 +279,7 @@ class TokenModel(BaseEstimator):
                  context_weight: float = 0.5, lexicon_min_count: int = MIN_COUNT, two_step: bool = False,
                  common_names: float = 0.0, subsample: float | None = None, phi_weight: float = 1.0,
                  typer_estimators: int | None = None, typer_learning_rate: float | None = None,
-                 recase: float = 0.0):
+                 recase: float = 0.0, skip_passes: tuple[str, ...] = ()):
         self.trigger = trigger
         self.learner = learner
         self.groups = groups
@@ -310,6 +310,7 @@ class TokenModel(BaseEstimator):
         self.typer_estimators = typer_estimators
         self.typer_learning_rate = typer_learning_rate
         self.recase = recase
+        self.skip_passes = skip_passes
 
     # -- training ---------------------------------------------------------------------------
     def _new_extractor(self) -> FeatureExtractor:
@@ -510,7 +511,7 @@ class TokenModel(BaseEstimator):
         self._check_fitted()
         fitted_params.check_unchanged(self)
         folder = check_kind(folder, "model.json")
-        params = self.get_params()
+        params = saved_params(self, self.get_params())
         params["groups"] = list(params["groups"])
         ex = self.extractor_
         state = {
@@ -592,6 +593,7 @@ class TokenModel(BaseEstimator):
         naming the parameter."""
         if self.previous not in PREVIOUS:
             raise ParameterError(f"previous must be one of {', '.join(PREVIOUS)}, got {self.previous!r}")
+        check_skip_passes(self.skip_passes)
         check_count("window", self.window, 0)
         check_count("inner_folds", self.inner_folds, 2)
         for name in ("n_estimators", "max_depth"):      # None: the learner's own default

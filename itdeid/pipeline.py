@@ -230,6 +230,28 @@ def check_skip(names: Iterable[str]) -> frozenset[str]:
     return names
 
 
+def check_skip_passes(value) -> None:
+    """A model's ``skip_passes``, checked: a list or tuple of known pass or group names (a
+    :class:`~itdeid.errors.ParameterError` naming the parameter)."""
+    from itdeid.errors import ParameterError
+    if not isinstance(value, (list, tuple)) or not all(isinstance(name, str) for name in value):
+        raise ParameterError(f"skip_passes must be a list of pass names, got {value!r}")
+    try:
+        check_skip(value)
+    except ValueError as error:
+        raise ParameterError(f"skip_passes must name passes of the pipeline: {error}") from None
+
+
+def saved_params(model, params: dict) -> dict:
+    """``params`` as a model file keeps them: ``skip_passes`` only where some pass is off, so a
+    model that skips none is written as before the parameter existed (and loads the same)."""
+    if not params.get("skip_passes"):
+        params.pop("skip_passes", None)
+    else:
+        params["skip_passes"] = list(params["skip_passes"])
+    return params
+
+
 def passes_on(model) -> frozenset[str]:
     """The groups ``model`` runs: those its switches turn on, those it learned lists for, and
     those its class always runs (``ALWAYS_PASSES``)."""
@@ -251,8 +273,10 @@ def passes_on(model) -> frozenset[str]:
 
 
 def switches(model, skip: Iterable[str] = ()) -> list[tuple[Group, Pass, bool]]:
-    """(group, pass, whether it runs) for every pass, in order, for ``model`` with ``skip`` off."""
-    on, skip = passes_on(model), check_skip(skip)
+    """(group, pass, whether it runs) for every pass, in order, for ``model`` with ``skip`` and
+    the model's own ``skip_passes`` off."""
+    on = passes_on(model)
+    skip = check_skip(skip) | check_skip(getattr(model, "skip_passes", None) or ())
     return [(group, p, group.name in on and group.name not in skip and p.name not in skip)
             for group in PASSES for p in group.passes]
 

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from itdeid.cli import main
-from itdeid.pipeline import PASSES, check_skip, describe, group_names, pass_names
+from itdeid.pipeline import PASSES, check_skip, describe, group_names, pass_names, switches
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
@@ -43,3 +43,27 @@ def test_the_shipped_model_runs_every_pass_and_a_skipped_one_shows_off(capsys):
     out = capsys.readouterr().out
     assert out.count("[on]  ") == len(pass_names()) - 1
     assert "[off] regions:" in out
+
+
+def test_a_model_keeps_the_passes_it_was_trained_to_skip_and_writes_none_otherwise(tmp_path):
+    import json
+
+    from helpers import tiny_corpus
+    from itdeid.deidentifier import load_model
+    from itdeid.model import TokenModel
+    docs = tiny_corpus(20)
+    TokenModel(n_estimators=3, n_jobs=1, identifiers=True, skip_passes=("plain_shapes",)).fit(docs).save(tmp_path / "a")
+    TokenModel(n_estimators=3, n_jobs=1, identifiers=True).fit(docs).save(tmp_path / "b")
+    assert json.loads((tmp_path / "a" / "model.json").read_text())["params"]["skip_passes"] == ["plain_shapes"]
+    assert "skip_passes" not in json.loads((tmp_path / "b" / "model.json").read_text())["params"]
+    loaded = load_model(tmp_path / "a")
+    assert loaded.skip_passes == ("plain_shapes",)
+    state = [(p.name, on) for _, p, on in switches(loaded)]
+    assert ("plain_shapes", False) in state and ("propagation", True) in state
+
+
+def test_train_refuses_an_unknown_pass_before_reading_the_corpus(tmp_path, capsys):
+    assert main(["train", str(tmp_path / "no-corpus"), "--out", str(tmp_path / "m"),
+                 "--skip-pass", "no_such_pass"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--skip-pass" in err and "no_such_pass" in err

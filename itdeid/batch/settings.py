@@ -261,8 +261,8 @@ def _warm_tagger(settings: Settings):
         model.set_params(vote=settings.vote)._check()
     if settings.threshold is not None:
         set_threshold(model, settings.threshold)
-    if settings.skip_passes:
-        model.skip_passes = tuple(settings.skip_passes)
+    if settings.skip_passes:      # the run's passes off, beside those the model turns off
+        model.skip_passes = tuple(sorted(set(getattr(model, "skip_passes", ())) | set(settings.skip_passes)))
     surrogates = Surrogates(settings.key) if settings.fmt == "surrogate" else None
     warm_up(model)
     return model, surrogates

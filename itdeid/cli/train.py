@@ -17,6 +17,7 @@ from itdeid.featurize import GROUPS, RECALL_GROUPS
 from itdeid.model import PREVIOUS, TokenModel
 from itdeid.model_out import check_out, replacing
 from itdeid.operating_point import MAX_THRESHOLD, MIN_THRESHOLD
+from itdeid.pipeline import check_skip
 from itdeid.presets import PRESETS, train_preset
 from itdeid.recipe import MEMBER, RECIPE
 from itdeid.synth import supplement
@@ -86,6 +87,9 @@ def add_parser(subparsers):
                         "a fixed shape's class over the model's, a name's only where the model "
                         "said non-PHI, and a label before a number ('MRN:') never PHI "
                         "(default: on)")
+    p.add_argument("--skip-pass", metavar="NAME", action="append", default=[],
+                   help="a pass or group of passes after the model that the trained model leaves "
+                        "off, by name (repeatable; 'itdeid pipeline' lists them; kept in the model)")
     p.add_argument("--join-gaps", action=argparse.BooleanOptionalAction, default=RECIPE["join_gaps"],
                    help="with --members: tag a capitalized word standing alone between two PHI "
                         "tokens on one line with them, a state after a tagged place ('Portland, "
@@ -288,13 +292,18 @@ def run(args):
         TokenModel(trigger=args.trigger, groups=groups, **params).check_params()
     except ParameterError as error:
         raise UserError(f"--{error.parameter.replace('_', '-')}: {error}") from None
+    try:
+        check_skip(args.skip_pass)
+    except ValueError as error:
+        raise UserError(f"--skip-pass: {error}") from None
+    skip = tuple(sorted(set(args.skip_pass)))
     if args.system:
         if args.resubstitutions and args.iterations:
             raise UserError("--resubstitutions needs --iterations 0 with --system: the iterations' "
                             "trusted-phrase features have no values for re-substituted copies")
         model = Deidentifier(iterations=args.iterations, vote=args.vote, harvest=args.harvest,
                              spread=args.spread, model_params=params, random_state=args.seed,
-                             identifiers=args.identifiers, groups=groups)
+                             identifiers=args.identifiers, groups=groups, skip_passes=skip)
     elif args.members:
         base = TokenModel(trigger=args.trigger, random_state=args.seed, groups=groups,
                           **dict(params, target_recall=None))
@@ -316,10 +325,10 @@ def run(args):
                               identifiers=args.identifiers, context_pass=args.context_pass,
                               stage_refit=args.stage_refit, screen=args.screen or None,
                               screen_rounds=args.screen_rounds or None, draws=args.draws, join_gaps=args.join_gaps,
-                              subject_names=args.subject_names)
+                              subject_names=args.subject_names, skip_passes=skip)
     else:
         model = TokenModel(trigger=args.trigger, random_state=args.seed, identifiers=args.identifiers,
-                           groups=groups, **params)
+                           groups=groups, skip_passes=skip, **params)
     documents = read_annotated_corpus(args.corpus, args.format)
     start = time.perf_counter()
     real = len(documents)
