@@ -19,8 +19,8 @@ of two, split into feature rows and trees. Notes ``--skip`` to ``--skip + --note
 corpus are used, so a model trained on the first ``--skip`` notes is scored on notes it did not
 see. Nothing here changes a model. Since session 14 the screen is in the library
 (``InnerEnsemble(screen=S)``, the recipe's default 0.001), chosen by levers.py's 10-fold rows
-``..._REFIT_SCREEN1E5/1E4/1E3_OOF`` (experiments/README, issue I, session 14) rather than by this
-one split.
+``..._REFIT_SCREEN1E5/1E4/1E3_OOF`` (experiments/NOTEBOOK.md, issue I, session 14) rather than
+by this one split.
 """
 from __future__ import annotations
 

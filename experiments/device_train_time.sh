@@ -4,7 +4,7 @@
 # build, beside the same fits on that machine's CPU cores.
 #
 # The GPU machine has no registry and takes at most 64 MiB of files a call, so this script only
-# unpacks what the caller brings (made on the developer's machine, see experiments/README.md,
+# unpacks what the caller brings (made on the developer's machine, see experiments/NOTEBOOK.md,
 # "Training on a GPU"):
 #   .whl/xgb-sm90.tar.xz       xgboost-cu13 3.2.0 with only the sm_90 (H100/H200) kernels kept
 #   .whl/wordfreq-slim.tar.xz  wordfreq and its needs, with only the word lists itdeid reads

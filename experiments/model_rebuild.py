@@ -9,7 +9,7 @@ but the card, which holds the date) with the shipped folder's (``itdeid/models/d
 user who retrains gets the model the project ships, or this file says which parts differ.
 
 The trees depend on xgboost's build as well as its version (the plain wheel and ``xgboost-cpu``
-grew slightly different trees from the same data, experiments/README.md, session 17), so the
+grew slightly different trees from the same data, experiments/NOTEBOOK.md, session 17), so the
 file names the distribution that trained.
 """
 from __future__ import annotations
