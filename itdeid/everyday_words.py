@@ -2,23 +2,23 @@
 
 The trees read a capital as a hint of a name or a place. In a line written all in capitals, or
 in a lower-case word, that hint is gone, and at a high-recall operating point the model tags
-ordinary words standing where names stand ('ENCOURAGED TO TILT ON SIDE', 'URINE ORANGE',
-'transfer to sink for PM care'): the note loses a clinical fact, and the surrogates write a
+ordinary words standing where names stand ('HELPED TO TILT IN CHAIR', 'DRAIN ORANGE',
+'walked to sink for AM care'): the note loses a clinical fact, and the surrogates write a
 stranger's name into it. A name written so is still a name, and the rule keeps every word a
 name or a place could be: it clears a tagged token only when
 
 - it stands alone (the tokens either side untagged), and no title comes before it, nor any other
-  word that announces a name (a relation, a role, 'per': 'MRS. HOPE', 'WIFE PEACE'), nor an
-  initial ('Q. LANDER RRT'), unless the word is an inflection of a common word ('wife reveals',
-  'PATIENT PANICED'; session 38);
+  word that announces a name (a relation, a role, 'per': 'MRS. MERCY', 'WIFE GRACE'), nor an
+  initial ('T. BRAMBLE RRT'), unless the word is an inflection of a common word ('wife worries',
+  'PATIENT STARTLED');
 - it is a word of four letters or more, lower case, or upper case on a line with no lower-case
   letter; or a title-case everyday word (not a misspelling) that begins a line or a sentence
-  ('Manual lavage with NS', 'Administer racemic epi'), where English capitalizes any word (any
+  ('Gentle suction with NS', 'Administer nebulized saline'), where English capitalizes any word (any
   other title-case word in mixed text is left to the model, which reads its capital);
 - English uses it often (wordfreq's Zipf frequency :data:`MIN_ZIPF` or more), or it is a rare
   word of five letters or more one edit from a common word that is no name or place word (a
-  nurse's slip: 'AWATING', 'PRIAMRY', 'strech'; :mod:`itdeid.spelling`) or a common word with an
-  English ending ('COHERENTLY', 'PANICED': :func:`_inflection`);
+  nurse's slip: 'MONITERED', 'SECONDRY', 'sleping'; :mod:`itdeid.spelling`) or a common word with an
+  English ending ('CALMLY', 'STARTLED': :func:`_inflection`);
 - it is no first name or surname of the shipped lists or borne by one in twenty thousand people
   or more in the census ('WALKER', 'Rose', 'WINTER'; the census lists hold 'Door' and 'Moment'
   as rarer surnames), no word of a listed city, state, country or world place ('Orange',
@@ -27,25 +27,24 @@ name or a place could be: it clears a tagged token only when
 - a rarer census first name or a name of another country (faker's non-US locales:
   'GARETH', 'Zara', 'SPELA') is cleared only where English uses the word ten times in a million
   or more (:data:`NAME_WORD_ZIPF`: 'COMFORT', 'LINE'), and is never a misspelling ('DELEZE', one
-  edit from 'delete'). Session 39 found the rule, judged on 400 synthetic records whose names no
-  rule had seen (``experiments/identifier_templates.py``), clearing 35 gold name tokens tagged
-  alone, 'GARETH', 'Zara', 'DELEZE' and 'Luigi' among them; 19 after this, rare census surnames
+  edit from 'delete'). Without this bar, on synthetic records whose names no rule had seen
+  (``experiments/identifier_templates.py``), the rule cleared gold name tokens tagged alone
+  ('GARETH', 'Zara', 'DELEZE', 'Luigi'); with it a few are still cleared: rare census surnames
   that are English words ('BLACKSTONE', 'Garb') and the synthetic records' everyday words used
   as surnames ('MOOD', 'CABLE'). At a sentence's start, where prose names the patient ('Assad is
   a 60-year-old librarian'), every census name needs that bar.
 
 A run of two or three such words tagged together, apart by spaces alone, is cleared whole on the
-same conditions, each word meeting them and the run standing alone ('FLUSHED AT SCALP HAIRLINE',
-'after riding stationary bicycle'): no gold run of the split or of 300 synthetic records meets
-them, and out of fold it took back 13 more false-alarm tokens (session 34).
+same conditions, each word meeting them and the run standing alone ('REDDENED AT ELBOW CREASE',
+'after using incentive spirometer'): no gold run of the training notes or of the synthetic
+records meets them, and such runs are false alarms.
 
-What is left are everyday words no list knows as a common name. Out of fold on the PhysioNet
-split (the recipe's fold caches of c8138af, with the rules before it) the rule took back 61
-false-alarm spans ('WHEELCHAIR', 'DOOR', 'LIFESTYLE', 'sink', 'wallet') and no gold PHI; a first
-version without the month condition cleared 'march' and 'sept' of two dates; misspellings took
-back 18 more, and none that is a misspelt name or place ('HRBOR'); words at a sentence's start
-10 more (experiments/README.md, session 33). The rule was written after reading those false
-alarms, so the split's gain flatters it.
+What is left are everyday words no list knows as a common name. In cross-validation the rule
+takes back false alarms ('WHEELCHAIR', 'DOOR', 'LIFESTYLE', 'sink', 'wallet') and no gold PHI;
+the month condition is there because without it the rule cleared the month of a date ('march',
+'sept'); a misspelling is cleared, but never a misspelt name or place ('HRBOR'). The scores are in
+experiments/README.md; the rule was written after reading those false alarms, so the gain
+measured on that corpus flatters it.
 """
 from __future__ import annotations
 
@@ -107,7 +106,7 @@ def hospital_words() -> frozenset[str]:
 
 @lru_cache(maxsize=1)
 def any_name_words() -> frozenset[str]:
-    """Every census first name and surname however rare ('Mendes', 0.002 % of the people), the
+    """Every census first name and surname however rare ('Mendes'), the
     names of other countries (:func:`itdeid.word_lists.world_names`: 'Gareth', 'Spela') and
     :func:`name_or_place_words`: what a word formed like an ordinary one may still be."""
     first, last = census_names()
@@ -152,7 +151,7 @@ _MARKS = " \t.:,-"
 def _announced(text: str, start: int) -> bool:
     """Whether the word before offset ``start`` (past spaces and marks) announces a name: a
     title, a relation, a role or a verb of :func:`itdeid.casing.announcers` ('WIFE PEACE',
-    'PER STORY'), or is an initial with its full stop ('Q. LANDER RRT')."""
+    'PER STORY'), or is an initial with its full stop ('T. BRAMBLE RRT')."""
     end = start
     while end > 0 and text[end - 1] in _MARKS:
         end -= 1

@@ -2,7 +2,7 @@
 
 Every regular-expression template of features/ (regex.json, measures.json, clock_times.json,
 identifiers.json) is matched over the whole text of every note, about eighty passes a note, and
-together they were a quarter of the tagging time (issue I). Most templates begin with a
+together they were a quarter of the tagging time. Most templates begin with a
 lookbehind, ``(?<![\\w./])\\d+...``, so that a number is not matched inside another. Python's
 ``re`` engine cannot skip ahead over such a pattern: it has no literal or character set to look
 for, so at every position of the note it runs the lookbehind, which succeeds almost everywhere,
@@ -36,8 +36,7 @@ or after the end of the last one kept), the same spans at a third to half the ti
 digit-led templates. A template guarded by letters keeps the lookahead form: letters are
 everywhere, and there the lookbehind costs more than it saves; unless every match begins with
 the same word of two or more letters ('to', 'serial'), which its skipping form then consumes,
-since ``re`` looks for a word it must begin with by a fast search of its own (issue I, session
-44).
+since ``re`` looks for a word it must begin with by a fast search of its own .
 
 A case-insensitive template (most of them) pays for it at every branch: ``re`` rejects an
 alternative at a glance only when it begins with a plain literal, and under IGNORECASE its
@@ -48,7 +47,7 @@ the template compiled without IGNORECASE, over the lower-cased note. Lowering an
 keeps every offset, and a pattern that names no capital letter and never turns IGNORECASE off
 inside matches there exactly what it matches case-insensitively in the text: the same offsets,
 and the case-insensitive templates that qualify took 0.29 s over the split's notes instead of
-0.40 s (issue I, session 35). ``finditer`` keeps the pattern as compiled: its matches hand out the note's own text.
+0.40 s. ``finditer`` keeps the pattern as compiled: its matches hand out the note's own text.
 
 In a long text (a piece of a long note) :meth:`Template.matches` runs the pattern only at the
 offsets where :mod:`itdeid.match_starts` says a match can begin, the same matches again. A
@@ -152,7 +151,7 @@ def skipping_form(pattern: str, flags: int = 0) -> re.Pattern | None:
     reference to a numbered group (the form's own group comes first), or a global inline flag.
     A pattern whose every match begins with the same word of two or more characters ('to',
     'age') consumes that word instead, whatever its letters: ``re`` then looks for the word
-    in C, where a letter guard left it to try every position (issue I, session 44)."""
+    in C, where a letter guard left it to try every position."""
     if re.search(r"\\[1-9]|\(\?\(", pattern):
         return None
     lead = "" if flags & re.IGNORECASE else _literal_lead(sre_parse.parse(pattern, flags))
@@ -429,7 +428,7 @@ def may_match(templates: Sequence[Template], text: str) -> list[int]:
     """The positions in ``templates`` of those that may match in ``text`` by the prefilter's
     scan of it (:func:`itdeid.prefilter.which_may_match`); the others would find nothing. A
     note asked some 130 templates one by one, most of them to hear no, a few Python calls each
-    (issue I, session 42)."""
+   ."""
     return prefilter.which_may_match(text, may_match_ids(templates))
 
 

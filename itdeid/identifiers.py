@@ -137,7 +137,7 @@ def _tagged_lines(text: str, read, starts: np.ndarray, codes: np.ndarray) -> lis
     """(start, end) of each line of ``text`` that holds a tagged token (``codes`` non-zero at
     token ``starts``), in order: a plain template's match clears only the tags it touches, so
     :func:`plain_matches` need not scan the other lines (a third of a tagged note's characters
-    on the PhysioNet split hold its tags; issue I, session 44). None (scan it all) for a long
+    on the PhysioNet split hold its tags). None (scan it all) for a long
     text, which its own path scans (:mod:`itdeid.match_starts`), or one read with offsets moved."""
     if read[1] is not None or len(text) >= LONG_TEXT:
         return None

@@ -5,17 +5,17 @@ The names a model misses on real notes are often not American: Polish, Irish, It
 Vietnamese, Filipino surnames and first names that no US list holds, and that English
 frequency calls rare, exactly like a misspelling or a drug name. Such a word is often an
 ordinary word or a common name in its own language, and wordfreq (already the frequency group's
-source) lists the words of many languages, public and small. Session 21's ceiling study
+source) lists the words of many languages, public and small. A ceiling study
 (experiments/ceiling.py, results/g-levers/ceiling.md) found that correcting the recipe's
 ranking with this evidence leaned towards a gain in both runs of the recipe, so it is a group on
 trial here, measured by experiments/levers.py before it joins any preset.
 
 Per word, :func:`language_values` gives the highest Zipf frequency it has among
 :data:`LANGUAGES` and in how many of them it occurs. Nothing in it comes from training notes.
-The table of all languages' words (786,825 of them) is built once a process, on first use: about
-2.5 s and 230 MiB in a local reading, so the group would need a compact form before it joined a
-preset. Measured in session 22 (experiments/README.md, "Other languages' words"), it ranked PHI
-within a reseed's spread of the recipe and was left out.
+The table of all languages' words (hundreds of thousands of them) is built once a process, on first use,
+which takes seconds and hundreds of MiB, so the group would need a compact form before it joined
+a preset. Measured in cross-validation (experiments/README.md, "Other languages' words"), it
+ranked PHI within a reseed's spread of the recipe and was left out.
 """
 from __future__ import annotations
 

@@ -19,13 +19,12 @@ With ``two_step``, a learner says PHI or not first and which PHI class second: a
 over every token (one tree a boosting round, where a nine-class model grows nine), and a model
 over the PHI tokens alone that names the class, asked only for tokens whose P(PHI) reaches
 :data:`TYPE_FLOOR`. Most tokens of a note are plainly ordinary text, so tagging grows about a
-ninth of the trees, and training too (issue I); whether the PHI-or-not ranking holds is measured
-in issue G's folds (experiments/levers.py, rows ``*_TWO_STEP``). The class model may grow fewer
+ninth of the trees, and training too; whether the PHI-or-not ranking holds is measured
+in cross-validation folds (experiments/levers.py, rows ``*_TWO_STEP``). The class model may grow fewer
 trees than the PHI-or-not model (``typer_estimators``, ``typer_learning_rate``): naming the class
 of a token known to be PHI is the easy half (the regex, trigger and name-list columns say most
 of it), yet with eight classes it grows eight trees a round, and asked of every token that one
-member scores above :data:`TYPE_FLOOR` it was about a third of the recipe's tree time (issue I,
-session 19).
+member scores above :data:`TYPE_FLOOR` it took a large share of the recipe's tree time.
 
 Model files are data only, and nothing in them runs code when loaded: xgboost's own UBJSON
 format for ``xgboost`` (gzip-compressed, unpacked to at most :data:`MAX_LEARNER_BYTES`), the
@@ -227,7 +226,7 @@ class Learner:
             meta["prior"] = self.prior_.tolist()
         elif self.name == "xgboost":
             # UBJSON compressed: a depth-4 booster's node arrays shrink about sixfold, which keeps
-            # the shipped ensemble (five members' class models) small (issue J); mtime 0, so the
+            # the shipped ensemble (five members' class models) small; mtime 0, so the
             # same model gives the same bytes
             raw = self.estimator_.get_booster().save_raw("ubj")
             (folder / LEARNER_FILES["xgboost"]).write_bytes(gzip.compress(raw, compresslevel=6, mtime=0))
@@ -326,12 +325,12 @@ def _subfolder(folder: Path, name: str) -> Path:
 
 #: The learner file each kind writes.
 LEARNER_FILES = {"xgboost": "learner.ubj.gz", "trees": "learner.json"}
-#: xgboost files read: compressed UBJSON, and plain UBJSON as written before session 17.
+#: xgboost files read: compressed UBJSON, and plain UBJSON as older model files hold.
 XGBOOST_FILES = ("learner.ubj.gz", "learner.ubj")
 #: Every learner file name ``model.json`` may give.
 KNOWN_FILES = frozenset(LEARNER_FILES.values()) | frozenset(XGBOOST_FILES)
 #: The most bytes a compressed learner file may unpack to (a file that unpacks to more is damaged
-#: or hostile, not a model: issue F's resource limits). The shipped ones unpack to under 1 MB;
+#: or hostile, not a model). The shipped ones unpack to under 1 MB;
 #: every worker process would hold what one unpacks to.
 MAX_LEARNER_BYTES = 1 << 28
 
@@ -340,7 +339,7 @@ def learner_path(folder: Path, name) -> Path:
     """``folder / name`` when ``name`` is a learner file name and the file is inside ``folder``.
 
     ``model.json`` is as untrusted as any input: a name such as ``../../x`` or a link leading
-    out of the folder is refused, and so are the skops files of itdeid before issue F (skops
+    out of the folder is refused, and so are skops files (skops
     can name code to run).
     """
     folder = Path(folder)

@@ -1,4 +1,5 @@
-"""What the training notes teach about their words, kept under issue F's rule.
+"""What the training notes teach about their words, kept under the privacy rule
+(model files keep nothing learned from a PHI occurrence).
 
 The trees see a word through its shape, its general-English frequency and a few lists; they do
 not know the notes' own vocabulary, which the CRF peer learns word by word (and so beats every
@@ -13,7 +14,7 @@ never names in nursing notes; 'called', 'wife' and 'per' are often followed by a
   filtered trigger lists.
 
 Only words with an ordinary occurrence are kept, and only statistics of those occurrences, so
-a word that was only ever PHI (a patient's surname) is in no model file (issue F). Neighbours
+a word that was only ever PHI (a patient's surname) is in no model file. Neighbours
 are the nearest word within two tokens, skipping punctuation ('Dr . Smith').
 
 Used on its own training notes, a count would leak their labels: a word seen only as PHI has

@@ -16,7 +16,7 @@ nor an end anchor. Then
 
 :func:`keeps_to_line` reads that off the parsed pattern, and says no where it is unsure (a
 back-reference, a class it does not know). 69 of the 78 plain templates keep to a line, 96 %
-of their scanning time on the split (issue I, session 44); the rest scan the whole note.
+of their scanning time on the split; the rest scan the whole note.
 """
 from __future__ import annotations
 

@@ -1,14 +1,14 @@
 """A single letter tagged with no other tag near it is no name: 'PTCA to L circ', 'C/O pain'.
 
-Nursing notes abbreviate with single letters: a side ('L circ', 'placed in L sephalic'), a
+Nursing notes abbreviate with single letters: a side ('L circ', 'placed in L basilic'), a
 rhythm's first letter ('a run of V-Tach'), a lead ('III, F, V2-6'), the C of 'C/O' and the B of
 'B.M.'. At a high-recall operating point the trees tag some of them as names or places. A letter
 is PHI as a person's initial, and an initial stands next to the rest of the name: in the
-PhysioNet gold every single-letter PHI token has another PHI token within two tokens ('Q.
-LANDER RRT', 'LANDER, Q'), and so has every one of 300 synthetic records (session 34). So after
+PhysioNet gold every single-letter PHI token has another PHI token within two tokens ('T.
+BRAMBLE RRT', 'BRAMBLE, T'), and so has every synthetic record. So after
 the decisions a tagged single letter with no other tagged token within :data:`REACH` tokens
-either side, and no title before it ('Dr. K' is left to the model), loses its tag. Out of fold on
-the split it took back about a dozen false alarms and no gold PHI.
+either side, and no title before it ('Dr. K' is left to the model), loses its tag: in cross-validation
+this takes back false alarms and no gold PHI.
 """
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 A long note is tagged in pieces of half a million characters (:mod:`itdeid.pieces`), and there
 the per-note skipping of :mod:`itdeid.prefilter` has nothing to skip: some match of almost every
 template can be somewhere in a piece, so Python's ``re`` scanned each piece once a template, about
-a third of the tagging time of a 20 MB note (issue I, session 33: a profile of a 1 MB synthetic
+a third of the tagging time of a 20 MB note (a profile of a large synthetic
 note). Most of a piece holds no match of a given template, yet ``re`` steps through every
 position of it.
 

@@ -67,8 +67,8 @@ def predict_spans(model, documents: Sequence[Document]) -> list[list[Span]]:
 
 def predict_counted(model, documents: Sequence[Document]) -> tuple[list[list[Span]], list[int]]:
     """:func:`predict_spans`, and how many tokens the model read in each document: what a batch
-    reports, from the tokens tagging made (counting them again was 2 % of a batch of short
-    notes, issue I)."""
+    reports, from the tokens tagging made (counting them again would cost a noticeable share of a
+    batch of short notes)."""
     fitted_params.check_unchanged(model)
     docs = tokenize_documents(documents, gold=False)
     return ([note_spans(td, codes) for td, codes in zip(docs, model.predict_tokenized(docs))],
@@ -214,26 +214,26 @@ class TokenModel(BaseEstimator):
         lists of about 700 first names and 1,000 surnames) instead of the 1990 census lists,
         drawn uniformly, whose names are mostly rare words. Real names are often common words
         ('Mark', 'Page'): 42 % of the PhysioNet gold's name words have a Zipf frequency of 3.5
-        or more, against 7 % of the census stand-ins' (issue G, session 17).
+        or more, against 7 % of the census stand-ins'.
     recase : float, default 0.0
         Share of the copies written in the other casing: upper case for a mostly lower-case
         note, lower case for a mostly upper-case one (:func:`itdeid.resubstitute.recased`), so
-        the trees see each name's context in a note whose capitals say nothing (issue G,
-        session 20: within chance of the recipe, which leaves it at 0).
+        the trees see each name's context in a note whose capitals say nothing (it ranked PHI within chance of the recipe,
+        which leaves it at 0).
     subsample : float or None, default None
         Share of the training rows each boosting round of an xgboost learner draws (its
         ``subsample``; None: all rows). Trees grown on other draws err differently, so the
-        members of an ensemble average out more of each other's errors (issue G, session 18).
+        members of an ensemble average out more of each other's errors.
     phi_weight : float, default 1.0
         Weight of each PHI token in training the PHI-or-not decision, against 1 for ordinary
         text (a two-step learner's class model weighs its PHI tokens alike). Real notes hold
         under 1 % PHI, and the operating point lies where recall is 0.95: more weight on the
         PHI makes the trees spend their splits on the PHI that looks ordinary rather than on
-        the ordinary text that is easy (issue G, session 18).
+        the ordinary text that is easy.
     typer_estimators, typer_learning_rate : int and float or None, default None
         Trees and learning rate of a ``two_step`` learner's class model (None: those of the
         PHI-or-not model, ``n_estimators`` and ``learning_rate``). Naming the class of a PHI
-        token is the easy half, and eight classes grow eight trees a round (issue I, session 19).
+        token is the easy half, and eight classes grow eight trees a round.
     context_pass : bool, default False
         Stack a second model on this one (:mod:`itdeid.context_pass`): it reads the first
         pass's label probabilities of the token, of the three tokens each side and of the
@@ -338,7 +338,7 @@ class TokenModel(BaseEstimator):
         if any(td.labels is None for td in docs):
             raise UserError("training documents need gold labels")
         if not any(td.labels.any() for td in docs):
-            # a model of no PHI would also keep every word as ordinary text (issue F)
+            # a model of no PHI would also keep every word as ordinary text
             raise UserError("the training documents hold no gold PHI: nothing to learn PHI from")
         previous_labels, self.threshold_, self.context_learner_ = None, None, None
         copies: list[TokenizedDocument] = []

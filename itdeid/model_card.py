@@ -1,7 +1,7 @@
 """MODEL_CARD.md, written by the command that trains a preset, never by hand.
 
-A model card that someone edits drifts from the model (issue J: the old card quoted numbers of
-other models and settings). So :func:`write_model_card` writes every line from what the run
+A model card that someone edits drifts from the model (a hand-edited card can quote the numbers
+of other models and settings). So :func:`write_model_card` writes every line from what the run
 knows (data, settings, date, machine, commit, training time, size, the scores of *this* model on
 the hand-written held-out notes) and from the committed results files it cites (the recipe's
 10-fold cross-validation on PhysioNet, its speed, its misses by class), each number copied
@@ -10,8 +10,8 @@ still says what those files say. A results file that is not there (an installed 
 foreign checkout) is named as missing rather than guessed.
 
 The held-out scores are the model's *and the code's*: a later change to how spans are cut
-moves them with the same model files (session 23's rule dropping spans of punctuation alone
-moved the shipped card's 621 predicted spans to 591). So the card says which code scored them,
+moves them with the same model files (a rule dropping spans of punctuation alone changes
+the predicted spans of the same model). So the card says which code scored them,
 the test scores the shipped model again with the code of the day, and :func:`rescore` (run by
 ``experiments/card_scores.py``) rewrites the scored part of the card (held-out scores and the
 quoted results files) when a change or a rerun of the results moves it on purpose.
@@ -30,7 +30,7 @@ ERROR_RESULTS = Path("experiments/results/errors-physionet.md")
 HELDOUT = Path("experiments/heldout/handwritten-discharge.xml")
 
 WHAT_IS_KEPT = (
-    "What the model files keep of the training notes (issue F's rule: nothing learned from a "
+    "What the model files keep of the training notes (the privacy rule: nothing learned from a "
     "PHI occurrence): boosted trees over numeric features; trigger words seen next to PHI, "
     "with information gains counted over their ordinary occurrences; section-heading names "
     "made of such words; words seen 3 or more times and never as PHI; case counts and "

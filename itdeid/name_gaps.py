@@ -3,37 +3,35 @@
 The trees decide token by token. In "Harborview Cardiology Associates" or "Pinewood Family
 Practice" the middle word is an ordinary English word, and it can fall below the threshold while
 the words on both sides pass it: the released note then keeps a piece of the name
-("[**HOSPITAL**] Cardiology [**HOSPITAL**]"), and the sample notes of issue J showed exactly
-that. So after the decisions :func:`join_name_gaps` gives such a word the class of the PHI token
+("[**HOSPITAL**] Cardiology [**HOSPITAL**]"), as sample notes show. So after the decisions :func:`join_name_gaps` gives such a word the class of the PHI token
 after it (the last word of an institution's name, 'Associates', 'Practice', names its kind).
 
 The same holds for a place and its state: after 'Portland, ME' the trees tagged the town and left
 the state, which with the town narrows the place to one ('ME' is also a pronoun, 'MD' a degree).
 So :func:`join_state_after_place` gives a US state's abbreviation or name, or a country's name,
 right after a place the model tagged LOCATION and a comma, on the same line, the class LOCATION
-(the sample letter of issue J showed it; a black-box probe of session 28 found 'REVERE,
-MASSACHUSETTS' left in capitals and 'Lagos, Nigeria' typed as a person's 'Surname, First').
+(otherwise a state in capitals, 'DUNMORE, VERMONT', is left, and 'Lagos, Nigeria' is typed as a
+person's 'Surname, First').
 And a place's name that begins with a possessive ("Children's Hospital", which the trees tagged
 from "'s" on) takes the word before it (:func:`join_possessive_start`).
 A place's name also grows by the words of hospitals' names after it ('UNION MEMORIAL', 'Sacred
-Heart Memorial', 'harford memorial', 'new haven': :func:`join_place_name_words`): out of fold on
+Heart Memorial', 'ashgrove memorial', 'new haven': :func:`join_place_name_words`): out of fold on
 the PhysioNet split the trees tagged the first word and left the rest, 7 gold tokens, and the
-rule joined no word the gold leaves out (session 35). The saint's name after a place's 'St' is the
+rule joined no word the gold leaves out. The saint's name after a place's 'St' is the
 place's too ('St. Agnes' typed LOCATION and DOCTOR lost its full stop between the two spans:
 :func:`join_saint_names`). And a person's name holds no 'and', 'or' or 'of': tagged beside
-one, they lose the tag (:func:`untag_name_separators`; 'DRS JOSEPH AND ROBBINSON').
+one, they lose the tag (:func:`untag_name_separators`; 'DRS KAPLAN AND MERRIWEATHER').
 
 Headers and care-team lines write a name surname first: 'PCP: Hall, Norman', 'PRIMARY CARE:
 HALL, SUSAN, MD'. The trees found the first name and, where the surname is also an English word
-('Hall', 'Brown', 'Said', 'Stone'), left the surname (a black-box probe of session 28: 39 of 42
-such headers). So :func:`join_surname_before_name` gives the word before a comma and a tagged
+('Hall', 'Brown', 'Said', 'Stone'), left the surname in most such headers. So :func:`join_surname_before_name` gives the word before a comma and a tagged
 PATIENT or DOCTOR token the name's class, where the word begins its field (first on its line, or
 right after a colon or a tab), is written in the name's case, and is a census surname (or, in
 title case, no everyday English word), but no announcing word ('GUARDIAN: Niece, Patricia'). And
-a name's trailing initial ('NWOSU, ADAEZE C', 'Lopez M.') is the name's too
+a name's trailing initial ('EZEALA, CHIDERA N', 'Lopez M.') is the name's too
 (:func:`join_initial_after_name`): a single letter right after a PATIENT or DOCTOR token, in the
 name's case, before the line's end or a comma, a full stop, a bracket or a semicolon ('C/O' and
-'M.D.' are no initials); so is a leading initial with its full stop ('Q. LANDER RRT', 'D. Phyl':
+'M.D.' are no initials); so is a leading initial with its full stop ('T. BRAMBLE RRT', 'D. Fennick':
 :func:`join_initial_before_name`).
 
 The first rule is narrow on purpose: one word of a capital and lower-case letters only, with
@@ -41,7 +39,7 @@ nothing but spaces or tabs between it and PHI tokens on both sides. A comma, a l
 number or a lower-case word ('Smith and Jones') ends a name, except 'and', '&' and 'of' between
 two words the model typed HOSPITAL ('Brigham and Women's', 'Mass Eye and Ear'). On the PhysioNet
 split's out-of-fold decisions of the recipe it changed one token over 1,422 notes (a false
-alarm, "Harbor Hosp", where the gold marks the first word alone: a local count, session 17); it
+alarm, "Ashgrove Hosp", where the gold marks the first word alone: a local count); it
 matters where names of institutions are written in full, as in discharge letters.
 """
 from __future__ import annotations
@@ -72,7 +70,7 @@ NAMES = (LABELS.index("PATIENT"), LABELS.index("DOCTOR"))
 def _marks(classes) -> np.ndarray:
     """A boolean per label code, True for ``classes``: ``_marks(NAMES)[codes]`` is
     ``np.isin(codes, NAMES)`` without its set-up, which over a note's few hundred codes cost
-    five times the lookup, seven times a tagged note (issue I, session 35)."""
+    five times the lookup, seven times a tagged note."""
     table = np.zeros(len(LABELS), dtype=bool)
     table[list(classes)] = True
     return table
@@ -198,13 +196,13 @@ def join_initial_after_name(td: TokenizedDocument, codes: np.ndarray) -> np.ndar
 
 
 def join_initial_before_name(td: TokenizedDocument, codes: np.ndarray) -> np.ndarray:
-    """``codes`` with a name's leading initial ('Q. LANDER RRT', 'q. lander rrt', 'Reported to
-    D. Phyl') given the name's class: a single letter, a full stop and spaces right before a
+    """``codes`` with a name's leading initial ('T. BRAMBLE RRT', 't. bramble rrt', 'Reported to
+    D. Fennick') given the name's class: a single letter, a full stop and spaces right before a
     PATIENT or DOCTOR token, in the name's case, beginning its word (no letter or full stop
     before it: not the 'D' of 'M.D.'). The trees found the surname and left the initial, which
     with it narrows the person to one (in 10-fold CV on the PhysioNet split, the recipe's fold
     caches of de59691: 8 missed gold initials found, no new false-alarm span;
-    experiments/README.md, session 30). Without the
+    experiments/README.md). Without the
     full stop a letter before a name is as often a word ('W WDRAWL', 'C HOSPICE', 'R Hickman'),
     so it is left to the trees."""
     codes = np.asarray(codes)
@@ -234,7 +232,7 @@ def join_hyphenated_names(td: TokenizedDocument, codes: np.ndarray) -> np.ndarra
     if len(codes) < 3:
         return codes
     tokens = td.tokens
-    # array tests first: the rule runs on every note tagged (issue I)
+    # array tests first: the rule runs on every note tagged
     between = np.flatnonzero(IS_NAME[codes[:-2]] & (codes[2:] == codes[:-2]) & (codes[1:-1] != codes[:-2])
                              & IS_NAME_OR_NONE[codes[1:-1]]) + 1
     out = None
@@ -293,7 +291,7 @@ def join_place_name_words(td: TokenizedDocument, codes: np.ndarray) -> np.ndarra
     case and with spaces alone between them, given the place's class: the trees found 'UNION'
     and left 'MEMORIAL', found 'Sacred' and left 'Heart Memorial', and the released note named
     the hospital by what was left ('[**LOCATION**] MEMORIAL'). Left to right, so a name of
-    three words grows whole; the facility words ('Calvert Hospital') are not joined, for the
+    three words grows whole; the facility words ('Fenwick Hospital') are not joined, for the
     PhysioNet gold leaves them out (:mod:`itdeid.place_endings`) and the model tags them where
     its training corpus took them in."""
     codes = np.asarray(codes)
@@ -347,12 +345,12 @@ def _spaces_or_none(gap: str) -> bool:
 def one_class_a_name(td: TokenizedDocument, codes: np.ndarray) -> np.ndarray:
     """``codes`` with the words of one name given the class of its first word, where the model
     typed them PATIENT and DOCTOR by turns: two words tagged as names with nothing but spaces or
-    tabs between them ('daughter LISA ROSSETTI', 'grandaughter: Irene Czyzewicz') are one person
+    tabs between them ('daughter NORA VELLUCCI', 'grandaughter: Edna Wroblinski') are one person
     (a tagged comma or full stop before a word is no part of its name: 'Niece, Patricia').
     The first word's class wins: it stands next to what says whose name it is (a title, a
     relation word, 'Dr'), while a later word is typed from its own spelling, and surnames are
     mostly doctors' in the notes the model learnt from. Out of fold on the PhysioNet split every
-    such pair the gold marks was of the first word's class (experiments/README.md, session 33).
+    such pair the gold marks was of the first word's class (experiments/README.md).
     Left to right, so a name of three words takes its first word's class."""
     codes = np.asarray(codes)
     if len(codes) < 2:
@@ -370,8 +368,8 @@ def one_class_a_name(td: TokenizedDocument, codes: np.ndarray) -> np.ndarray:
     return out
 
 
-#: Words that join two people's names and are no part of either ('DRS JOSEPH AND ROBBINSON',
-#: 'Sons Smokey, Morris and Roger', 'Dr. John of decubitus').
+#: Words that join two people's names and are no part of either ('DRS KAPLAN AND MERRIWEATHER',
+#: 'Sons Dusty, Walter and Glen', 'Dr. Hale of wound care').
 NAME_SEPARATORS = frozenset({"and", "&", "or", "of"})
 
 

@@ -3,7 +3,7 @@ feature group, on trial).
 
 Most false alarms of the recipe on real notes are rare words: misspellings ('Recievd'), drug
 names ('ALLEGRA', 'Cosyntropin'), abbreviations ('CVVHF'), often in all-caps notes where case
-says nothing; most missed names are rare too ('Rossetti', 'Zagaria', 'Keeley'). Neither kind is
+says nothing; most missed names are rare too ('Corvetti', 'Zabarella', 'Tarkley'). Neither kind is
 in a word list, yet they are spelled differently: surnames and places end in '-etti', '-ley',
 '-son', drug names in '-one', '-pril', '-mycin', abbreviations are runs of consonants. A
 character-trigram model of each spelling, learned from public lists only, tells them apart:

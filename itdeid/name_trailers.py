@@ -1,11 +1,11 @@
-"""Ordinary words the trees tagged at a person's name's end: 'SON DAVID CALLS', 'DR LAVELY TO'.
+"""Ordinary words the trees tagged at a person's name's end: 'SON GERALD CALLS', 'DR FENNIMORE TO'.
 
 The context stage reads the tokens around a name, and at a high-recall operating point it lifts
-the word after a name over the threshold with it: 'UNTIL SON DAVID CALLS BACK', 'dr. joseph to
-bedside', 'SONS HOCKEY GAME'. The name is PHI; the word after it is a clinical or everyday fact,
-and the surrogates, given the two as one name, write 'Mark Brown' for 'DAVID CALLS'. :func:`name_trailer_tokens` clears the last token of a tagged run when the
+the word after a name over the threshold with it: 'UNTIL SON GERALD CALLS BACK', 'dr. kaplan to
+bedside', 'SONS SOCCER MATCH'. The name is PHI; the word after it is a clinical or everyday fact,
+and the surrogates, given the two as one name, write 'Mark Brown' for 'GERALD CALLS'. :func:`name_trailer_tokens` clears the last token of a tagged run when the
 token before it is a word of a PATIENT or DOCTOR name, spaces alone between (not the full stop
-of an initial: in 'Q. LANDER RRT' the surname is an everyday word), and the last token is
+of an initial: in 'T. BRAMBLE RRT' the surname is an everyday word), and the last token is
 
 - a word of :data:`FUNCTION_WORDS` ('to', 'at', 'with') where its case says nothing (lower
   case, or capitals on a line of capitals: a 'To' in mixed text may be a surname);
@@ -18,7 +18,7 @@ frequency stays ('Pat Good', 'WALKER', 'CARLOS MENDES': 'mend' + 'es', a surname
 letters sign with, which the first version cleared), and so does a drug name or care term:
 after a title the phrase is a person's ('Dr. Lasix HCL', as :mod:`itdeid.drug_names` keeps it). On the PhysioNet split's gold, read
 as the model's decisions, the rule clears nothing; out of fold at target 0.93 it cleared six
-false-alarm tokens and no gold (experiments/README.md, session 38; written after reading those
+false-alarm tokens and no gold (experiments/README.md; written after reading those
 false alarms, so the split's gain flatters it).
 """
 from __future__ import annotations
@@ -29,7 +29,7 @@ from itdeid.document import LABELS
 from itdeid.everyday_words import MIN_LETTERS, MIN_ZIPF, _caseless, _inflection, any_name_words
 from itdeid.zipf import zipf
 
-#: Words that end no name, only where the case says nothing ('TO' of 'DR LAVELY TO BEDSIDE').
+#: Words that end no name, only where the case says nothing ('TO' of 'DR FENNIMORE TO BEDSIDE').
 FUNCTION_WORDS = frozenset("to at in on is was has had will with for the by from per re".split())
 #: The classes whose runs the rule trims.
 NAMES = frozenset((LABELS.index("PATIENT"), LABELS.index("DOCTOR")))
@@ -49,7 +49,7 @@ def name_trailer_tokens(text: str, starts: np.ndarray, ends: np.ndarray, codes: 
         a, b = int(starts[k]), int(ends[k])
         before = text[int(starts[k - 1]):int(ends[k - 1])]
         if text[int(ends[k - 1]):a].strip(" \t") or len(before) < 2 or not before.isalpha():
-            continue    # a name's word, then spaces: not 'Q. LANDER' (an initial's surname)
+            continue    # a name's word, then spaces: not 'T. BRAMBLE' (an initial's surname)
         word = text[a:b]
         if not word.isascii() or not word.isalpha():
             continue

@@ -4,8 +4,8 @@ Nurses misspell the words of their trade as often as everyday ones, and a slip o
 'coccyx' is rare in English and absent from the training notes, so at a high-recall operating
 point the trees take it for a name, and the misspellings rule of :mod:`itdeid.everyday_words`
 cannot help: it knows English, and 'bigeminy' is no common English word. The training notes
-know it. A fitted model keeps the words it saw as ordinary text with their counts (the lexicon
-of issue F: words seen outside PHI only), so :func:`note_slip_tokens` clears a tagged token when
+know it. A fitted model keeps the words it saw as ordinary text with their counts (the lexicon:
+words seen outside PHI only), so :func:`note_slip_tokens` clears a tagged token when
 
 - it stands alone (the tokens either side untagged), after no title and no word that announces
   a name (:func:`itdeid.everyday_words._announced`);
@@ -17,9 +17,9 @@ of issue F: words seen outside PHI only), so :func:`note_slip_tokens` clears a t
   notes used as ordinary text :data:`MIN_SEEN` times or more that is itself no name or place
   word ('bigeminy', 'coccyx', 'occluded', 'cardiac').
 
-On the PhysioNet split no gold PHI token meets the word's conditions, with the lexicon of each
-fold's training notes; out of fold at target 0.93 the rule cleared the false alarms counted in
-experiments/README.md (session 38; written after reading them, so the split's gain flatters it).
+In cross-validation no gold PHI token meets the word's conditions, with the lexicon of each
+fold's training notes, and the rule clears false alarms (experiments/README.md; the rule was
+written after reading them, so the gain measured on that corpus flatters it).
 """
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 #: line of capitals): shorter words are one edit from too many.
 MIN_LETTERS = 5
 #: Shortest word written with a capital in mixed text, the case of a name: a rare surname is
-#: more often one edit from a short word of the notes ('Stord': 'stood') than from a long one.
+#: more often one edit from a short word of the notes ('Storey': 'story') than from a long one.
 MIN_CAPITALIZED = 6
 #: How often the training notes must have used the word one edit away as ordinary text.
 MIN_SEEN = 5

@@ -4,10 +4,10 @@ Annotation guides disagree on the marks inside a phrase. The i2b2 2006 gold, and
 records of :mod:`itdeid.synth`, mark 'J. Chang' and 'Apr 21, 2021' whole, full stop and comma
 included; the PhysioNet gold marks 'J' and 'Chang' and leaves the full stop out (27 times
 between two DOCTOR words, once inside), and leaves the comma of '21 Apr, 21' out every time
-(5 of 5). The trees and the joining rules of :mod:`itdeid.name_gaps` ('Q. LANDER RRT': a leading
+(5 of 5). The trees and the joining rules of :mod:`itdeid.name_gaps` ('T. BRAMBLE RRT': a leading
 initial takes its full stop) tag the mark with the words around it, so on the PhysioNet split
 the recipe's out-of-fold tags held 28 such marks the gold leaves out, about one false alarm
-token in seventeen (session 34). Neither way leaks anything: the mark is no PHI, and both words
+token in seventeen. Neither way leaks anything: the mark is no PHI, and both words
 are tagged either way. It is a convention, and a team that trains on its own notes expects its
 spans to follow its own gold.
 
@@ -15,7 +15,7 @@ So training counts, over the corpus's own notes (not the synthetic records added
 mark standing alone as a token between two tokens of one PHI class, by class: how often the
 gold leaves it out and how often it takes it in. A (mark, class) pair the gold leaves out at
 least :data:`MIN_LEFT_OUT` times and more often than not is kept in the model (the mark, a
-punctuation string, and a class name: nothing of a PHI word, as issue F's rule asks), and after
+punctuation string, and a class name: nothing of a PHI word, as the privacy rule asks), and after
 the decisions such a mark between two tokens of that class loses its tag, so the phrase becomes
 two spans, as the gold writes it. A corpus whose gold takes the marks in (i2b2) keeps no pair,
 and its spans are as before.

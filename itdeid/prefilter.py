@@ -3,7 +3,7 @@
 Every regular-expression template of features/ (the regex and measure feature groups, the
 identifier and 'plain' templates: about a hundred) is a pass of Python's ``re`` over every note,
 and together they were over a quarter of a note's tagging time, almost all of it inside the
-engine (issue I, session 29: the same templates over the notes joined into one text took as
+engine (the same templates over the notes joined into one text take as
 long). :mod:`itdeid.guarded` already skips a template in a note that lacks all of its required
 literals, but most templates need no literal a note lacks ('-', '19', 'pt').
 
@@ -43,7 +43,7 @@ CHUNK = 32
 #: An escape naming a character by its code point or name (``\u00b7``, ``\U0002000``,
 #: ``\N{...}``): Hyperscan cannot compile it, and a pattern written with one would fail its
 #: whole chunk, which is then compiled again pattern by pattern (the one template with them, a
-#: range of CJK letters, cost about 0.2 s of every process's start: issue I, session 43). A
+#: range of CJK letters, cost about 0.2 s of every process's start). A
 #: pattern holding one always runs, as one written with other than ASCII does; a ``\\u`` (a
 #: backslash, then u) is taken for one too, which only costs that pattern its prefilter.
 _CODE_POINT_ESCAPE = re.compile(r"\\[uUN]")
@@ -85,7 +85,7 @@ def may_match(text: str, template_id: int) -> bool:
 def which_may_match(text: str, template_ids) -> list[int]:
     """The positions in ``template_ids`` of the templates that may match in ``text``
     (:func:`may_match` of each, from the one scan): a caller with a list of templates calls
-    only those, not every template to hear most say no (issue I, session 42)."""
+    only those, not every template to hear most say no."""
     scanned = _scanned(text)
     if scanned is None:
         return list(range(len(template_ids)))
@@ -102,7 +102,7 @@ def _compile(ids: list[int]) -> None:
     """Databases of the patterns ``ids`` (ASCII patterns that compile; the others fail), in
     chunks of :data:`CHUNK`. A chunk holding a pattern Hyperscan cannot compile fails whole,
     and only then are its patterns compiled one by one to find which (compiling every pattern
-    alone first, as a check, was a second compile of every one: issue I, session 32)."""
+    alone first, as a check, was a second compile of every one)."""
     ascii_ids = []
     for i in ids:
         pattern = _patterns[i][0]
@@ -145,13 +145,13 @@ def _found(id_, _from, _to, _flags, found) -> None:
 REMEMBERED_CHARS = 4_000_000
 #: Texts whose scans are remembered at most: a bound in characters alone let short notes pile
 #: up, some half a kilobyte each (4 million characters of one-line notes are 57,000 of them;
-#: issue I, session 42). A batch call tags at most 128 files (:mod:`itdeid.batch.engines`).
+#). A batch call tags at most 128 files (:mod:`itdeid.batch.engines`).
 REMEMBERED_TEXTS = 2048
 _remembered: OrderedDict[tuple[str, int], tuple[int, frozenset[int]] | None] = OrderedDict()
 _remembered_chars = 0
 #: The text last scanned and its scan: a feature group asks about one note's templates one
 #: after another, and is answered without a key built and looked up each time (about 135
-#: questions a note; issue I, session 35). A template made since is compiled first, as before.
+#: questions a note). A template made since is compiled first, as before.
 _last: tuple = (None, None)
 
 
@@ -197,7 +197,7 @@ def compile_in_background() -> threading.Thread | None:
     (None without Hyperscan). Hyperscan releases the interpreter's lock while it compiles, so a
     process that registers its templates early compiles them while it goes on loading
     (:mod:`itdeid.warm_start`: about a second of compiling beside about a second of importing
-    scikit-learn and xgboost, issue I, session 43). A scan meanwhile waits for the compile."""
+    scikit-learn and xgboost). A scan meanwhile waits for the compile."""
     if hyperscan is None:
         return None
     thread = threading.Thread(target=_compile_registered, name="itdeid-prefilter-compile", daemon=True)

@@ -8,7 +8,7 @@
     ``../shared/corpora/physionet-deid`` or ``$ITDEID_SHARED/corpora/physionet-deid``), with
     the recipe's 100 synthetic records (half of them discharge summaries, half nursing notes,
     invented PHI) and its threshold chosen on the real notes alone. Being that recipe, the
-    10-fold cross-validation of issue G (experiments/levers.py) describes it, and its card
+    10-fold cross-validation of experiments/levers.py describes it, and its card
     quotes those scores. What the model files keep of the training notes is limited as for
     any itdeid model: trees over numbers, and words seen outside PHI with statistics of those
     ordinary occurrences only.

@@ -1,9 +1,9 @@
 """A rare word tagged once in a note is tagged wherever the note writes it.
 
 The trees decide each occurrence of a word from its own neighbours, so a name the note writes
-twice can pass the threshold in one place and not in the other ('kept updated re condition
-margie from Middle River' after 'Margie in to visit'; 'QUARTERMAIN' after 'F-MICU/' where the
-same note's 'Quartermain' was tagged): the released note then names the person or the place the
+twice can pass the threshold in one place and not in the other ('updated
+nell from Pine Hollow' after 'Nell in to visit'; 'BRACKENRIDGE' after 'S-ICU/' where the
+same note's 'Brackenridge' was tagged): the released note then names the person or the place the
 redaction hid a line before. Yang and Garibaldi (2015) propagate a note's PHI to its other
 occurrences for this reason.
 
@@ -11,15 +11,15 @@ occurrences for this reason.
 word its first tagged occurrence's class, for words of three letters or more that English uses
 rarely (wordfreq's Zipf below :data:`MAX_ZIPF`): an everyday word tagged once ('hospital',
 'good') is as often the model's slip as a name, and spreading it would spread the slip (with
-every word, out of fold on the PhysioNet split, 15 false alarms for 3 gold tokens; with rare
-words alone, 2 gold tokens and no false alarm at target 0.90: experiments/README.md, session 35).
+every word, spreading gave many more false alarms than PHI; with rare words alone, a little PHI
+and no false alarm: experiments/README.md).
 Nor does a short acronym in capitals on a line of mixed case spread ('GBS', 'DLBCL': on the
 project's held-out discharge letters the shipped model tagged each once, and spreading them
 gave three more false alarms and no PHI).
 It runs before the rules that clear a tagged drug name, care term or everyday word standing
 alone (:mod:`itdeid.identifiers`), so an occurrence it tags is judged by them as the model's own
 tags are. Propagating a word's *probability* instead, to the patient's other notes or across a
-batch, was measured in session 18 and lost precision: what crosses notes is the model's slips.
+batch, was measured and lost precision: what crosses notes is the model's slips.
 """
 from __future__ import annotations
 
@@ -62,8 +62,8 @@ def propagate_in_note(text: str, starts: np.ndarray, ends: np.ndarray, codes: np
             classes[lower] = int(codes[k])
     if not classes:
         return codes
-    # only untagged tokens of a tagged word's length are read (issue I: a pattern of the note's
-    # words compiled for every note cost more than the rest of this pass)
+    # only untagged tokens of a tagged word's length are read (a pattern of the note's
+    # words compiled for every note would cost more than the rest of this pass)
     lengths = np.zeros(max(map(len, classes)) + 1, dtype=bool)
     lengths[[len(w) for w in classes]] = True
     size = ends - starts

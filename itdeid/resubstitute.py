@@ -10,12 +10,11 @@ dates and numbers.
 
 A copy may also be *re-cased* (``recase``): written in upper case where its source is mostly
 lower case, in lower case where it is mostly upper case. Real nursing notes come in all three
-casings (of the PhysioNet split's notes, 30 % are over nine tenths capitals, 52 % under a
-tenth), and in an all-caps or all-lower note capitalization says nothing; a re-cased copy shows
+casings (many are almost all capitals, many almost all lower case), and in an all-caps or all-lower note capitalization says nothing; a re-cased copy shows
 the trees each name's context once more in the casing its note did not have, so they learn to
 read that context without the case columns. Re-casing keeps every offset (a character whose
-other case is longer, 'ß' to 'SS', is left as it is), so the labels still fit. In issue G's
-folds (experiments/README.md, session 20) re-cased copies ranked PHI within chance of the
+other case is longer, 'ß' to 'SS', is left as it is), so the labels still fit. In
+cross-validation (experiments/README.md) re-cased copies ranked PHI within chance of the
 recipe's own copies, so the recipe leaves them off.
 
 Copies stay with their source note's patient, so an inner split grouped by patient keeps a

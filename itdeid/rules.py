@@ -1,6 +1,6 @@
 """``RuleModel``: the project's own knowledge without learning, to show what learning adds.
 
-Issue E asks for a rule-only row beside the learned ones. It uses exactly what the learned models
+A rule-only row stands beside the learned ones. It uses exactly what the learned models
 get as features, turned into decisions:
 
 - the regular-expression templates of ``features/regex.json`` (DATE, PHONE, AGE, ID), a token

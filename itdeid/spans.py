@@ -125,7 +125,7 @@ def labels_to_spans(text: str, tokens: Sequence[Token], labels: Sequence[str]) -
 
 #: Punctuation of the sentence around a PHI phrase, which carries no PHI: a redaction marker
 #: that swallowed it garbled the text ('Dr. [**DOCTOR**] Monday.' for 'Dr. Yamamoto, Monday.'),
-#: where a surrogate kept it. Its effect on the scores: experiments/README.md, session 24.
+#: where a surrogate kept it. Its effect on the scores: experiments/README.md.
 SENTENCE_PUNCTUATION = " \t.,;:!?"
 
 
@@ -143,8 +143,8 @@ def _without_sentence_punctuation(text: str, span: Span) -> Span:
 #: Bracket pairs: a span's closing bracket without its opening one inside the span is the
 #: sentence's ('per Dr Zimla)', '(NP JANICE)'), as is an opening one without its closing one.
 BRACKETS = {")": "(", "]": "[", "}": "{"}
-#: Dashes at a span's edge: the line's or a range's, never a part of a name or a number ('Rockwood-'
-#: at a line's end, 'reid -' before a signature's rest).
+#: Dashes at a span's edge: the line's or a range's, never a part of a name or a number ('Ashby-'
+#: at a line's end, 'hale -' before a signature's rest).
 EDGE_DASHES = "-\u2010\u2011\u2012\u2013\u2014"
 
 
@@ -152,7 +152,7 @@ def _without_edge_marks(text: str, span: Span) -> Span:
     """``span`` without unmatched brackets and dashes at its ends (it holds a letter or digit).
     On the PhysioNet split the recipe's out-of-fold spans ended in a closing bracket the gold
     leaves out three times ('(AS DISCUSSED WITH NP JANICE)'), and began or ended with a dash three
-    times (session 34); the gold's own 1,096 spans never begin or end with a dash, and end with
+    times; the gold's own 1,096 spans never begin or end with a dash, and end with
     an unmatched bracket once (a phone number)."""
     start, end = span.start, span.end
     while True:
@@ -204,11 +204,10 @@ def _initial_stop(text: str, start: int, end: int) -> bool:
 
 def _web_addresses_whole(text: str, spans: list[Span]) -> list[Span]:
     """Spans with no whitespace between them that make an email or web address joined into one,
-    of the longer piece's class. The trees type the pieces of a word apart ('x@ukliy.' ID and
+    of the longer piece's class. The trees type the pieces of a word apart ('x@jqmail.' ID and
     'com' LOCATION), and a surrogate drawn piece by piece by class garbled the address
-    ('x@ukliy.takoma park'). Other pieces stay apart: rescoring the recipe's PhysioNet fold
-    caches with thresholds.py (session 23, local readings), joining every word's pieces cost 0.7
-    points of 8-way F with one class for the word, 0.1 joining same-class pieces alone."""
+    ('x@jqmail.cedar park'). Other pieces stay apart: in cross-validation, joining every word's
+    pieces into one class lost more F than joining same-class pieces alone."""
     out: list[Span] = []
     for span in spans:
         if (out and not any(c.isspace() for c in text[out[-1].end:span.start])

@@ -4,7 +4,7 @@ Nursing notes are typed fast: 'NEICE', 'DAUGHER', 'PASIING', 'AWATING', 'quickle
 such a token looks like a name: it is rare in English, it is absent from the training notes'
 vocabulary (another patient's nurse did not make the same slip), and it often follows a word
 that announces a name ('WIFE AND NEICE IN TO VISIT'). At a high-recall operating point these
-slips are a large share of the false alarms (issue G's error analysis of the PhysioNet folds).
+slips are a large share of the false alarms (an error analysis of the PhysioNet folds).
 What still gives them away:
 
 - a common English word lies one edit away (a letter dropped, added, changed or two swapped),
@@ -14,10 +14,10 @@ What still gives them away:
   or one edit off ('niece', 'neice', 'daugther'): ``announcer_self`` is its kind code. The
   casing group marks the words *after* an announcer; this marks the announcer.
 
-Surnames are often one edit from a word too ('Stord', 'Lander'), so neither column decides: the
+Surnames are often one edit from a word too ('Storey', 'Hartt'), so neither column decides: the
 trees weigh them with the name lists and the context. Both depend on the document alone.
 
-Speed (issue I): :func:`edits1` defines "one edit", but building its 54n+25 strings for every new
+Speed: :func:`edits1` defines "one edit", but building its 54n+25 strings for every new
 word type cost about a tenth of the tagging time. The lookups go the other way instead: the
 common words and the announcers are indexed once by what one edit can leave of them (each
 deletion, each position blanked), so a word needs about 3n lookups. For lower-case ASCII
@@ -96,7 +96,7 @@ class OneEditIndex:
 
     def neighbours(self, word: str) -> set[str]:
         """The vocabulary words in ``edits1(word)``; ``word`` must be lower-case ASCII."""
-        if len(word) > self.longest + 1:   # also spares a long run of letters n^2 work (issue I)
+        if len(word) > self.longest + 1:   # also spares a long run of letters n^2 work
             return set()
         words, found = self.words, set()
         for i in range(len(word)):

@@ -46,7 +46,7 @@ by a '.' token):
   (Dr, Mr, Mrs, St, vs, etc, e.g, i.e, No, approx, months, ...) or a single capital letter
   (an initial, 'J. Smith'), or a number of at most 2 digits that starts its line (a list item,
   '1. Aspirin'). Requiring a capital after the period keeps 'mg. q.d.' together;
-  in notes written mostly in lower case (many nursing notes: 'by dr healey. she arrived') a
+  in notes written mostly in lower case (many nursing notes: 'by dr pellman. she arrived') a
   lower-case letter after the period also starts a sentence, or the whole note would be one.
 - A blank line, a heading and the first token after a heading start a sentence, so the flow
   text after 'HISTORY OF PRESENT ILLNESS:' starts at position 0 ('The' is sentence-initial).
@@ -308,7 +308,7 @@ _BULLET = frozenset("-*•#>+")
 def _code_marks(chars) -> np.ndarray:
     """A boolean per code point up to the largest of ``chars``, True for theirs: with
     :func:`_marked`, ``np.isin`` over a note's code points without its set-up, which cost five
-    times the lookup, twice a note (issue I, session 35)."""
+    times the lookup, twice a note."""
     table = np.zeros(max(map(ord, chars)) + 1, dtype=bool)
     table[[ord(c) for c in chars]] = True
     return table
@@ -369,7 +369,7 @@ def _first_characters(codes: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray
     whether the first character is upper case or a digit, is a letter, and is a bullet, as
     ``str.isupper() or str.isdigit()``, ``str.isalpha()`` and membership of :data:`_BULLET`
     say: by code for ASCII, by those methods for the rest (instead of three passes over every
-    token's text, issue I)."""
+    token's text)."""
     first = codes[starts]
     capital = (first >= 65) & (first <= 90)
     upper = capital | ((first >= 48) & (first <= 57))
@@ -387,8 +387,8 @@ def _sentence_starts(text, tokens, t_starts, t_ends, heading, in_heading, newlin
     letter in a lower-case note); one at the start of a line after a short line, a line ending
     in ':' or one with no letter, that begins upper case or with a bullet. Each rule is an array
     over all tokens; the two that must look at words (:func:`_ends_sentence`, the line before)
-    run only on the few tokens the arrays leave as candidates (issue I: a loop over every token
-    was about a microsecond a token)."""
+    run only on the few tokens the arrays leave as candidates (a loop over every token would
+    cost too much)."""
     n = len(tokens)
     new_sentence = np.zeros(n, dtype=bool)
     if not n:

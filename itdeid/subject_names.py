@@ -1,7 +1,7 @@
 """A surname right after 'pt' or 'patient' is the patient's name.
 
 Nurses name the patient by surname as the subject of a sentence: 'Pt Murphy tolerating po's',
-'pt o'brien oob to chair', 'PATIENT GARCIA-LOPEZ RESTING'. The PhysioNet split never does ('pt'
+'pt o'dwyer oob to chair', 'PATIENT GARCIA-LOPEZ RESTING'. The PhysioNet split never does ('pt'
 is followed by a verb or an adjective there: 'PT REMAINS', 'pt alert'), so the trees learned
 that the word after 'pt' is ordinary text, and the shipped model found 34-43 % of such names
 (experiments/results/named-subjects.md); synthetic notes that name the patient so raise that only
@@ -12,17 +12,17 @@ So after the decisions, :func:`tag_named_subjects` makes a word PATIENT when all
 - the word before it is 'pt', 'pt.' or 'patient' (any case), on the same line, with only
   spaces or a full stop between;
 - it is a surname of the 1990 census lists (``gazetteers/census_last_names.tsv``, public domain;
-  an apostrophe is dropped to look it up: O'Brien is OBRIEN there);
+  an apostrophe is dropped to look it up: O'Dwyer is ODWYER there);
 - it is no everyday English word (``gazetteers/nonphi_words.txt``: 'alert', 'remains', 'will');
 - the model never saw it as ordinary text in its training notes (``known``: the lexicon a
-  fitted model keeps, issue F's words seen outside PHI): 'foley', 'vent', 'cough' and 'may' are
+  fitted model keeps, of words seen outside PHI): 'foley', 'vent', 'cough' and 'may' are
   census surnames too, and every clinical word the notes use after 'pt' is one the lexicon holds.
 
 A surname joined by a hyphen to another census surname ('Garcia-Lopez') is taken whole. On the
 PhysioNet split, with the vocabulary of all its notes (words seen twice or more as ordinary
 text), the rule matches 4 of 270,000 tokens: one gold name and three ordinary words ('reap',
-'aud' and a misspelt 'denies'; a local count, session 27). What it changes in the split's
-cross-validation is in experiments/README.md (session 27).
+'aud' and a misspelt 'denies'; a local count). What it changes in the split's
+cross-validation is in experiments/README.md.
 
 A title says the same more plainly, and the trees still missed a name after one in letters and
 discharge summaries ('Thank you for asking me to see Mr. Brown again': 'brown' is an ordinary
@@ -32,8 +32,7 @@ and the capitalized census names right after it ('Dr. Hannah Abernathy'), where 
 them non-PHI. The first word must be an initial, or no everyday English word and either a census
 name or a word the training notes never used: 'Mr. Brown', 'Dr. Okonkwo', not 'Dr. Office' or
 'Mrs. Denies'; after a title with its full stop, an everyday word that is a census name is taken
-too ('Dr. Yellow', 'Ms. Mask': two synthetic records' names the trees left, session 39; on the
-PhysioNet split's folds it changed no score). Only where the title itself is written as a title ('Mr', 'Dr'): in capitals 'MR'
+too ('Dr. Yellow', 'Ms. Mask': names that synthetic records hold and the trees left). Only where the title itself is written as a title ('Mr', 'Dr'): in capitals 'MR'
 and 'MS' are mitral regurgitation and mental status as often as titles (on the PhysioNet split
 all 12 capitalized words after a title that the gold leaves out follow such capitals; the other
 189 are names), and a lower-case word after a title ('Mr. and Mrs.') is no name.
@@ -91,7 +90,7 @@ def tag_named_subjects(td: TokenizedDocument, codes: np.ndarray, known: Callable
     out = None
     words, tokens = td.words, td.tokens
     # the words after a subject word ('pt', or 'pt' and its full stop) are all there is to
-    # look at: one set lookup a token, in C, as the rule runs on every note tagged (issue I)
+    # look at: one set lookup a token, in C, as the rule runs on every note tagged
     after = (j + 2 if j + 2 < len(words) and words[j + 1] == "." else j + 1
              for j in positions_in(words, SUBJECTS))
     for i in after:
@@ -108,7 +107,7 @@ def tag_named_subjects(td: TokenizedDocument, codes: np.ndarray, known: Callable
 
 
 def _capitalized(text: str) -> bool:
-    """A word written as a name is: a capital, then lower-case letters ('Brown', "O'Brien",
+    """A word written as a name is: a capital, then lower-case letters ('Brown', "O'Dwyer",
     'McGee', 'Garcia-Lopez'), not all capitals."""
     letters = text.replace("'", "").replace("-", "")
     return (len(letters) >= 2 and letters.isalpha() and text[0].isupper()

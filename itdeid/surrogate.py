@@ -34,7 +34,7 @@ HOSPITAL    an invented name from ``hospital_name_parts.tsv``, cities and last n
             abbreviation of 2 to 6 letters ("MGH") becomes other capitals, except a known word
             of 4 or more ("MERCY" gets the stand-in "Mercy Hospital" gets).
 LOCATION    by comma-separated part: a hospital's name (one ending in a hospital's word:
-            "Harford Memorial", "Calvert Hospital") the stand-in it gets typed HOSPITAL
+            "Ashgrove Memorial", "Fenwick Hospital") the stand-in it gets typed HOSPITAL
             (PhysioNet's gold, which has no hospital class, types hospitals LOCATION, and they
             became US cities); a zip code keeps its digits' shape, a 2-letter state
             abbreviation becomes another, two capitals that are none ("GH") two capitals that
@@ -122,7 +122,7 @@ logger = logging.getLogger("itdeid.surrogate")
 
 #: The version of the stand-in scheme: raised whenever the same original, patient and key can
 #: give another stand-in, so ``itdeid deid`` refuses to resume a surrogate folder begun with
-#: another (one patient's notes would get two stand-ins for one name). 2: session 23's dates,
+#: another (one patient's notes would get two stand-ins for one name). 2: dates,
 #: IDs run by run, one draw for both name classes. 3: a year or a day alone moves as most
 #: of its dates do, a hospital's name takes its case, a word keeps one stand-in in other forms
 #: ('MERCY', 'Mercy Hosp', 'Jordan' first or last), a pain score typed DATE is kept. 4: a North
@@ -130,7 +130,7 @@ logger = logging.getLogger("itdeid.surrogate")
 #: 5: a date without a year moves as the same date of a common year does, backwards too (see
 #: :data:`_NO_YEAR`); an abbreviated month that becomes 'May' loses its period ('Sept. 16').
 #: 6: two capitals of a place that are no state abbreviation ('GH') become two other capitals,
-#: not a state's. 7: a place that is a hospital's name ('Harford Memorial') gets a hospital's
+#: not a state's. 7: a place that is a hospital's name ('Ashgrove Memorial') gets a hospital's
 #: stand-in, not a city's; 'Memorial' is a hospital's ending kept like 'Hospital'. 8: a first
 #: name's sex is the one both name lists give it; a name they give no sex, or whose sex the note
 #: contradicts, gets a name both sexes bear (an unlisted name drew from either sex's).
@@ -358,7 +358,7 @@ def _hospital_suffixes() -> tuple[str, ...]:
 
 def _hospital_suffix(core: str) -> str:
     """The hospital ending ``core`` ends in, as a whole word or words (:func:`_hospital_suffixes`;
-    '' where none: 'Harford Memorial' ends in 'Memorial', 'Centreville' in none)."""
+    '' where none: 'Ashgrove Memorial' ends in 'Memorial', 'Centreville' in none)."""
     folded = core.casefold()
     return next((s for s in _hospital_suffixes()
                  if folded.endswith(s.casefold())
@@ -1254,7 +1254,7 @@ class Surrogates:
         if len(core) == 2 and core.isalpha() and core.isupper():
             # 'GH', a hospital's initials, is no state: other capitals, never a state's ('to
             # GH' became 'to OR', 'to IN', 'to OK' in the output and in the re-substituted
-            # training copies; experiments/README.md, session 30, measured what that did)
+            # training copies; experiments/README.md, measured what that did)
             return _reshape_new(draw, core, valid=lambda new: new not in lexicon.state_abbrs)
         labelled = _LABELLED_NUMBER.fullmatch(core)
         if labelled:         # 'P.O. Box 123', 'Route 9': the label kept, the number drawn

@@ -4,7 +4,7 @@ A token model's feature matrix has columns of the note alone, computed once and 
 note (:func:`itdeid.featurize.static_columns`), and columns that depend on what the model learned
 (its triggers, case counts, words never PHI, lexicon). The second kind was built note by note and
 token by token, once for every model: an ensemble of five members paid five Python passes over
-every token (issue I measured them at about 60 % of the recipe's tagging time once the trees had
+every token (most of the recipe's tagging time once the trees had
 shrunk). A :class:`TokenBatch` puts the notes' tokens end to end and numbers their distinct
 words, so a learned column is one lookup per *distinct* word of the batch, then array indexing;
 windows and neighbours are shifts of the whole batch, masked at note boundaries so that no note
@@ -25,7 +25,7 @@ from itdeid.tokens import TOKEN_TEXT
 def _numbered(items: Iterable[str], n: int) -> tuple[list[str], np.ndarray]:
     """The distinct ``items`` (``n`` of them in all) in order of first occurrence, and each
     item's index among them: the loop runs in C (``dict.fromkeys``, ``map``), where a generator
-    with ``dict.setdefault`` took a Python step a token (issue I, session 42)."""
+    with ``dict.setdefault`` took a Python step a token."""
     items = list(items)
     distinct = list(dict.fromkeys(items))
     index = dict(zip(distinct, range(len(distinct))))
@@ -106,7 +106,7 @@ class TokenBatch:
         """The distinct word indices among ``ids`` (indices into ``vocabulary``), sorted, and
         each one's position among them: ``np.unique(ids, return_inverse=True)``, by marking
         the vocabulary rather than sorting (a sort was most of a screened member's word
-        lookups: issue I)."""
+        lookups)."""
         present = np.zeros(len(self.vocabulary), dtype=bool)
         present[ids] = True
         rank = np.cumsum(present) - 1
@@ -141,8 +141,8 @@ class TokenBatch:
         to write them (a slice of a feature matrix, cast to its dtype), instead of a new array.
 
         Over the whole batch a shift is one block copy, and only the few rows within
-        ``offset`` of a note's edge are filled afterwards (issue I: the window columns of a
-        member's matrix were a fifth of its tagging time as masked gathers)."""
+        ``offset`` of a note's edge are filled afterwards (as masked gathers the window
+        columns of a member's matrix cost much of its tagging time)."""
         n = len(self.ids)
         if out is None:
             size = n if rows is None else int(np.count_nonzero(rows))

@@ -31,7 +31,7 @@ tokenizer separates them, while keeping whole the number patterns whose shape *i
   with a lower-case one ('Since6', 'Hct25'), or a run of >= 2 letters before a date-like digit group
   ('DATED10/12/05').
 - Possessive "'s" is its own token ("Smith's" -> Smith 's); other inner apostrophes stay
-  ("O'Brien", "cont'd").
+  ("O'Dwyer", "cont'd").
 
 Speed: one compiled regular expression (``finditer``); the lookaheads do the compound splitting,
 so there is no per-token post-processing beyond the optional boundary cuts. The letter runs
@@ -43,7 +43,7 @@ compounds' eight ways of starting with a digit or a glued word on it. Every toke
 character that is not space, so the alternatives sit behind a lookahead ``(?=\S)``: at a space
 or line break (a fifth of a note's characters) the engine fails once instead of trying each
 alternative, whose leading lookbehinds it cannot reject at a glance (the same tokens, a third
-less time in ``finditer``: issue I, session 35).
+less time in ``finditer``).
 """
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ import numpy as np
 class Token(NamedTuple):
     """A token: ``text == document_text[start:end]``. A named tuple rather than a frozen
     dataclass: a frozen dataclass's constructor sets each field through ``object.__setattr__``,
-    and building the tokens that way took as long as finding them (issue I, session 19)."""
+    and building the tokens that way took as long as finding them."""
     start: int
     end: int
     text: str
@@ -85,7 +85,7 @@ LETTER_OR_DIGIT = re.compile(_ALNUM)
 #: A plain word: letters neither after a digit nor before a digit or an apostrophe. The
 #: alternatives below (:data:`_COMPOUNDS`) give such a word whole only through their word
 #: alternative, after the eight before it have failed on it; tried first, this spares a word
-#: those attempts (issue I).
+#: those attempts.
 _PLAIN_WORD = r"(?<!\d)[^\W\d_]++(?![\d'\u2019])"
 _COMPOUNDS = (
     # 10-Feb-2011
@@ -102,7 +102,7 @@ _COMPOUNDS = (
     r"|[^\W\d_]{2,}+(?=\d+[/.:\-]\d)"
     # possessive 's
     rf"|['\u2019][sS](?!{_ALNUM})"
-    # words, numbers, IDs, with inner apostrophes (O'Brien, cont'd) but not a final 's
+    # words, numbers, IDs, with inner apostrophes (O'Dwyer, cont'd) but not a final 's
     rf"|{_ALNUM}+(?:['\u2019](?![sS](?!{_ALNUM})){_ALNUM}+)*"
     # a run of one repeated separator, then any other single punctuation character
     r"|([-_=*~.#+])\1+"

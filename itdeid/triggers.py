@@ -175,7 +175,7 @@ class TriggerLists:
         """The inverted tables (not ngram) as arrays, built once per fitted list: each trigger
         word's index, and per side, each word's count of (offset, class) entries (the last row
         is any other word's: 0), where its entries begin, and all entries' offsets and classes.
-        A batch then looks each of its words up once for both sides (issue I)."""
+        A batch then looks each of its words up once for both sides."""
         sides = self._inverted()
         cached = getattr(self, "_flat_cache", None)
         if cached is not None and cached[0] is sides:

@@ -5,17 +5,16 @@ the first note that needs it: the templates' Hyperscan databases (:mod:`itdeid.p
 about a second), the word tables, the misspelling index, the frequency and census tables. The
 batch tool (:func:`itdeid.batch.settings.load_tagger`) and ``itdeid tag`` build it all at start,
 on a made-up note (:data:`WARM_UP_NOTE`), so a worker is ready before its first chunk and what
-was built can be frozen with the model. Two things make that start cheaper (issue I, session
-43, ``experiments/results/start-up-session43.md``: one short note through ``itdeid deid`` took
-4.0 s on one core before them, 3.4 s after, and 2.5 s with a second core):
+was built can be frozen with the model. Two things make that start cheaper
+(``experiments/results/start-up-session43.md`` measures them):
 
 - :func:`held_collector`: Python's cyclic garbage collector is held off while the model loads
   and warms up. Those are hundreds of thousands of objects that all live as long as the
-  process, and each full pass of the collector over them while they were being made took
-  about 0.13 s, five passes in all (0.55 s). One pass at the end frees the few cycles made
+  process, and each full pass of the collector over them while they were being made would
+  walk them all again. One pass at the end frees the few cycles made
   meanwhile, and what is left is frozen: the collector's passes while tokens are made and
-  dropped no longer scan the model again and again (issue I, session 32:
-  ``experiments/results/stage-times.md`` against ``stage-times-frozen.md``). Frozen objects are
+  dropped no longer scan the model again and again
+  (``experiments/results/stage-times.md`` against ``stage-times-frozen.md``). Frozen objects are
   still freed by their reference counts.
 - :func:`compile_templates_beside`: with a core to spare, the templates' prefilter compiles on
   a thread of its own while the process goes on importing scikit-learn and xgboost and loading

@@ -6,7 +6,7 @@ PHI-looking-paths check of ``itdeid deid`` (:mod:`itdeid.batch.rename`) and the 
 all ask the same questions of gazetteers/: is this a census surname, an everyday English word,
 a US state's abbreviation? Each list takes a second or more to read and tens of megabytes to
 hold, so they are read here once (cached) and shared, rather than each stage loading its own
-copy, which is what three rules did before this module (session 27's review).
+copy.
 
 - :func:`gazetteer_sets`: the name, place and English-word lists of the feature groups
   (gazetteers/*.tsv and *.txt; see gazetteers/README and ``python -m itdeid.gazetteers.build``
@@ -76,7 +76,7 @@ def world_names() -> frozenset[str]:
 
 def positions_in(words, wanted) -> list[int]:
     """The positions of ``words`` that are in ``wanted`` (a set or a dict), found by a lookup
-    mapped in C rather than a Python step a word (issue I, session 44)."""
+    mapped in C rather than a Python step a word."""
     return list(compress(count(), map(wanted.__contains__, words)))
 
 

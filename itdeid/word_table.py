@@ -2,8 +2,8 @@
 
 Most feature columns of a token depend on its text alone: its shape, its English frequency, its
 census name shares. Computing them token by token costs a Python call and a small tuple for
-each of a note's tokens, then a conversion of all those tuples to an array (issue I measured the
-document-only feature groups at about 50 microseconds a token, more than the trees took). But a
+each of a note's tokens, then a conversion of all those tuples to an array (for the
+document-only feature groups that cost more than the trees took). But a
 clinical corpus repeats a small vocabulary: most tokens of a note are words seen in earlier
 notes. So a :class:`WordTable` keeps one row of values per distinct word in a growing array, and
 a note's columns are that array indexed by its words' row numbers: one dictionary lookup a
@@ -25,7 +25,7 @@ import numpy as np
 #: ``lru_cache`` of the per-word functions behind the tables (zipf, shape, spelling, name shape)
 #: keep as many. Full at 200,000, a process's word caches held some 320 MiB
 #: (``experiments/results/many-files-caps.md``); at 100,000 a long run recomputes the common
-#: words once every 100,000 new ones, a fraction of a second (issue I, session 42).
+#: words once every 100,000 new ones, a fraction of a second.
 MAX_WORDS = 100_000
 
 
@@ -54,7 +54,7 @@ class WordTable:
         if len(self._index) + len(words) > self.max_words:
             self._clear()
         index = self._index
-        ids = list(map(index.get, words, repeat(-1)))   # dict.get mapped in C (issue I)
+        ids = list(map(index.get, words, repeat(-1)))   # dict.get mapped in C
         if -1 in ids:                                   # words not seen before: compute them once
             for i, k in enumerate(ids):
                 if k == -1:

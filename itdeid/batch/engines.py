@@ -49,13 +49,11 @@ from itdeid.batch.unit import UnitResult, process_units
 #: Where the inputs are processed.
 ENGINES = ("local", "dask")
 
-#: Most files in a chunk. A chunk's notes share their tagging calls, and since the screen of
-#: session 40 the calls' fixed work (the later members' and the stage's tree calls on the few
-#: tokens the screen passes, each distinct word of the call looked up) is a larger share: at 64
-#: files a chunk the shipped model tagged the PhysioNet split's 1,422 notes in 4.84 s at best
-#: (median 4.89), at 128 in 4.34 (4.70), at 256 in 4.28 (4.64), peak memory 403, 424 and 483 MiB
-#: (``experiments/results/chunk-sizes.md``, one core, seven rounds turn about; session 31 had
-#: measured 2-4 % for 256 and kept 64). 128 takes most of the gain for 21 MiB.
+#: Most files in a chunk. A chunk's notes share their tagging calls, and with the screen the
+#: calls' fixed work (the later members' and the stage's tree calls on the few tokens the screen
+#: passes, each distinct word of the call looked up) is a large share, so bigger chunks tag
+#: faster for a little more memory; 128 takes most of the gain of 256 for less memory
+#: (``experiments/results/chunk-sizes.md``).
 CHUNK_FILES = 128
 #: Fewest files in a chunk (unless :data:`CHUNK_FILES` is fewer).
 MIN_CHUNK_FILES = 16
@@ -145,7 +143,7 @@ def _init_worker(settings: Settings, parent: int | None = None, progress=None) -
     traceback from every worker and breaks. It is kept and raised by the first chunk
     (:func:`_work`), which ends the run with that one message. The parent no longer loads the
     model to check it before starting the pool: that load, as long as a worker's, came before
-    any worker started and lengthened every pool run by it (issue I, session 32)."""
+    any worker started and lengthened every pool run by it."""
     if parent is not None:
         _exit_with_parent(parent)
     os.environ["OMP_NUM_THREADS"] = "1"

@@ -10,8 +10,8 @@ imports none of its siblings, so imports flow one way: ``files`` <- ``inputs`` <
   patient or a record number.
 * :func:`sync_filesystem`: one call that makes every file written so far in a folder's
   filesystem durable (Linux ``syncfs``), so a batch of short notes pays one flush a second
-  instead of one an output (issue I: on a 2-core machine the fsync of each output was a fifth
-  of a one-core run over the PhysioNet notes). Where it is not available, each output is
+  instead of one an output (the fsync of each output cost a large share of a run over many
+  short notes). Where it is not available, each output is
   fsynced as it is written, as before.
 * :func:`content_digest`, :func:`file_digest`: keyed hashes (HMAC-SHA256) of an input's
   content, read in blocks so a large file costs no memory; the manifest compares them to decide
@@ -79,7 +79,7 @@ def make_private_folders(folder: Path) -> None:
     """Create ``folder`` and each missing folder above it owner-only (0700, whatever the umask);
     folders that already exist keep their modes (``Path.mkdir(parents=True)`` gives the missing
     parents the default mode)."""
-    if folder.is_dir():             # the common case: no parents to list (issue I, session 44)
+    if folder.is_dir():             # the common case: no parents to list
         return
     missing = []
     for candidate in (folder, *folder.parents):

@@ -130,7 +130,7 @@ def expand_inputs(inputs: Iterable[str]) -> tuple[list[Unit], list[Path]]:
     A missing input or a pattern matching nothing is a :class:`UserError` before any work:
     a typo should not cost a night's run. The files are handled as strings, never ``Path``
     objects: the list is kept the whole run, and a million ``Path`` objects (their parts
-    interned for good) cost gigabytes (issue I, session 42).
+    interned for good) cost gigabytes.
     """
     units: list[Unit] = []
     roots: list[Path] = []

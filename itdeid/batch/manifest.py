@@ -68,7 +68,7 @@ class Manifest:
     What it keeps in memory is where each input's last entry starts in the file (a byte offset
     an input), not the entries: parsed entries, each with its own copy of the settings, cost
     about a kilobyte and a half an input, so a run over a million files held gigabytes of them
-    (issue I, ``experiments/results/many-files.md``). An entry is read back from the file when
+    (``experiments/results/many-files.md``). An entry is read back from the file when
     it is asked for (:meth:`entry`), and all of them are streamed (:meth:`latest`, :meth:`compact`).
     Entries waiting for their group's commit are kept as their lines until they are written.
     """

@@ -27,7 +27,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser of every command, or of ``command`` alone: then only its module is imported.
     Every command's parser imported scikit-learn, pandas and the training code, some two
     seconds before a batch began, which ``itdeid deid``'s parent process, whose workers load
-    the model, never uses (issue I)."""
+    the model, never uses."""
     parser = argparse.ArgumentParser(
         prog="itdeid",
         description="De-identify clinical notes: read corpora, train and apply the boosted-tree "

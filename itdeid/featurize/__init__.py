@@ -26,10 +26,10 @@ sentence   relative sentence position in the document, token position in its sen
 context    inside quotes, inside brackets, the whole line in upper case
 firstnames first-name and last-name frequency (census-based lists)
 nonphi     in a general-English word list; seen in training often and never as PHI
-trusted    trusted phrases (issue C's iterative dictionary), given at transform time
+trusted    trusted phrases (the iterative dictionary), given at transform time
 ========== ===================================================================================
 
-Issue G (recall on real notes) adds five groups, off unless named (:data:`RECALL_GROUPS`), so
+Five groups for recall on real notes are added, off unless named (:data:`RECALL_GROUPS`), so
 each one's worth is measured against the paper's set:
 
 ========== ===================================================================================
@@ -48,14 +48,14 @@ and groups on trial (:data:`TRIAL_GROUPS`), measured in experiments/levers.py be
 
 ========== ===================================================================================
 clock      times of day written like years or numbers: after 'at' or 'till', with am/pm, hh:mm,
-           shift ranges (:mod:`itdeid.measures`, features/clock_times.json); measured in
-           session 15 and left out
+           shift ranges (:mod:`itdeid.measures`, features/clock_times.json); measured and
+           left out
 nameshape  how much a word is spelled like a name rather than like English: character
            trigrams of public name lists against wordfreq's words (:mod:`itdeid.name_shape`);
-           measured in session 15 and left out
+           measured and left out
 languages  how common the word is in 26 other languages written in Latin letters, for names no
-           US list holds (:mod:`itdeid.languages`, wordfreq's lists); measured in session 22
-           and left out
+           US list holds (:mod:`itdeid.languages`, wordfreq's lists); measured and left
+           out
 ========== ===================================================================================
 
 Attributes of the tokens in a window of ``window`` tokens each side are added for a subset of

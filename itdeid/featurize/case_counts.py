@@ -2,7 +2,7 @@
 
 A capitalized word that the notes also write in lower case is rarely a name ('Brown' and 'brown
 stool'). wordfreq folds case, so the counts come from the notes: a model's training notes
-(their ordinary occurrences only, issue F) plus the one note being tagged.
+(their ordinary occurrences only) plus the one note being tagged.
 """
 from __future__ import annotations
 
@@ -61,7 +61,7 @@ class CaseCounts:
     def table(self, words: Sequence[str]) -> np.ndarray:
         """The (capitalized, lower-case, sentence-initial) counts of each of ``words``, as an
         (n, 3) integer array (a column at a time, ``dict.get`` mapped in C: half the time of a
-        tuple a word, issue I, session 35)."""
+        tuple a word)."""
         return np.column_stack([np.fromiter(map(counts.get, words, repeat(0)), np.int64, len(words))
                                 for counts in (self.capitalized, self.lower, self.initial)])
 
@@ -71,7 +71,7 @@ def _batch_own_case_counts(batch: TokenBatch) -> np.ndarray:
     its own note, as :class:`CaseCounts` of that note alone counts them (every model adds them
     to its own training counts), as array operations: each token's (note, word) pair numbered,
     and its three counts a bincount over the pairs (a loop over every token of every note was
-    2 % of the recipe's tagging time: issue I)."""
+    2 % of the recipe's tagging time)."""
     key = ("own case counts",)
     if key not in batch.memo:
         texts, text_ids = batch.texts()
@@ -108,8 +108,7 @@ def _log_ratio(top: np.ndarray, bottom: np.ndarray) -> np.ndarray:
     """The add-one log ratio ``log((top + 1) / (bottom + 1))`` of integer counts (capitalized
     against lower-case or sentence-initial), by ``math.log`` in double precision once per
     distinct pair, in float32: small counts from a table, the rest once per distinct pair (a
-    sort of every token's pair was a millisecond a batch and model, 2 % of the tagging: issue I,
-    session 44)."""
+    sort of every token's pair would cost more)."""
     small = (top < SMALL_COUNTS) & (bottom < SMALL_COUNTS)
     if small.all():
         return _small_log_ratios()[top, bottom]

@@ -2,7 +2,7 @@
 
 :class:`FeatureExtractor` follows scikit-learn's contract (``fit``, ``transform``): ``fit``
 learns the trigger lists, the heading vocabulary, case counts and the words never PHI in
-training (keeping nothing learned from a PHI occurrence, issue F); ``transform`` joins those
+training (keeping nothing learned from a PHI occurrence); ``transform`` joins those
 learned columns with the notes' own (:mod:`itdeid.featurize.groups`) into one float32 matrix,
 one row a token, with the windowed columns of its neighbours.
 """
@@ -85,7 +85,7 @@ class FeatureExtractor:
         self.triggers_ = TriggerLists(self.trigger, self.trigger_min_count, self.trigger_min_gain,
                                       self.trigger_top_k).fit([(td.words, td.labels) for td in docs])
         # What fit learns is saved in the model file, so it keeps nothing learned from a PHI
-        # occurrence (issue F): every word it stores occurred outside PHI in training (or is in a
+        # occurrence: every word it stores occurred outside PHI in training (or is in a
         # shipped list), and every count describes those ordinary occurrences only. So a word
         # that was only ever PHI (a patient's surname) is in no file of a saved model, and for
         # a word that was both ('Brown', 'brown stool') only its ordinary uses are counted.
@@ -131,7 +131,7 @@ class FeatureExtractor:
                   like: tuple["FeatureExtractor", np.ndarray] | None = None) -> np.ndarray:
         """The feature matrix of all tokens of ``docs``, documents one after another.
 
-        ``trusted``: per document, an (n_tokens, k) array of trusted-phrase attributes (issue C);
+        ``trusted``: per document, an (n_tokens, k) array of trusted-phrase attributes;
         required when the ``trusted`` group is on. ``batch``: a :class:`TokenBatch` of these
         same ``docs`` shared with other extractors (an ensemble's members), so the columns of
         the notes alone are joined once. ``rows``: a boolean mask over all the tokens; only
@@ -141,7 +141,7 @@ class FeatureExtractor:
         ``like``: another extractor and its full matrix of the same batch (an ensemble's member
         0). Where that extractor has the same columns, the columns of the notes alone are its
         matrix's at ``rows`` and only this extractor's learned columns are computed: the same
-        matrix, without assembling those columns once for every member (issue I).
+        matrix, without assembling those columns once for every member.
         """
         if not hasattr(self, "feature_names_"):
             raise RuntimeError("FeatureExtractor is not fitted yet: call fit() first")
@@ -216,13 +216,13 @@ class FeatureExtractor:
         pick = slice(None) if rows is None else rows
         n_rows = len(batch) if rows is None else int(rows.sum())
         # with rows, the learned columns are needed at those tokens and their window only
-        # (a screened ensemble's later members see a fifth of the tokens: issue I)
+        # (a screened ensemble's later members see a fifth of the tokens)
         need = None if rows is None else batch.near(rows, self.window)
         cols = self._learned_columns(batch, lexicons, need)
         for group in self.groups:
             if group in _STATIC_GROUPS:
                 cols.update(batch_static_columns(batch, group))
-        # one float32 matrix, each block written into its columns: no stacked copies (issue I)
+        # one float32 matrix, each block written into its columns: no stacked copies
         base_names, windowed = self._base_names()
         X = np.empty((n_rows, len(self.feature_names_)), dtype=np.float32)
         for j, name in enumerate(base_names):
@@ -253,7 +253,7 @@ class FeatureExtractor:
         ``need`` (a boolean mask over its tokens), right at those tokens only (the others hold
         values no row reads). ``same_as``: an extractor whose columns of this batch the caller
         has; the suffix columns are left out where both hold the same suffixes (the shipped
-        list: an ensemble's members computed them over the whole batch each, issue I)."""
+        list: otherwise each of an ensemble's members would compute them over the whole batch)."""
         g, cols = self.groups, {}
         if "basic" in g:
             cols["initial_type"] = batch_static_columns(batch, "orthography")["initial_type"]
@@ -394,7 +394,7 @@ class FeatureExtractor:
 def _batch_neighbours(batch: TokenBatch) -> tuple[np.ndarray, np.ndarray]:
     """:func:`itdeid.lexicon.neighbours` of every note of ``batch``, as batch indices (-1:
     none), remembered on the batch: whether a token is a word is asked once per distinct word,
-    where a note-by-note pass searched every token (issue I, session 35), and a neighbour is
+    where a note-by-note pass searched every token, and a neighbour is
     looked for in the token's own note only."""
     key = ("neighbours",)
     if key not in batch.memo:

@@ -1,7 +1,7 @@
 """The feature groups, and the columns of each that depend on the notes alone.
 
 A group is switched on by naming it, so each one's worth can be measured (the paper's Figure 2,
-issue G's ablations). The columns that need nothing a model learned are computed here, once a
+and the recall ablations). The columns that need nothing a model learned are computed here, once a
 note (:func:`static_columns`) or once a batch (:func:`batch_static_columns`), and shared by the
 models that read them; :class:`~itdeid.featurize.extractor.FeatureExtractor` adds the learned
 ones.
@@ -25,10 +25,10 @@ GROUPS: tuple[str, ...] = (
     "basic", "orthography", "frequency", "heading", "regex", "location", "sentence", "context",
     "firstnames", "nonphi",
 )
-#: Issue G's groups, not in the paper's set (see the module docstring). spelling and measure
-#: joined in session 14, after 10-fold CV (experiments/results/g-levers/rankings-shallow-syn-trial.md).
+#: Groups for recall on real notes, not in the paper's set (see the module docstring); spelling
+#: and measure joined after 10-fold CV (experiments/results/g-levers/rankings-shallow-syn-trial.md).
 RECALL_GROUPS: tuple[str, ...] = ("casing", "census", "lexicon", "spelling", "measure")
-#: Groups being measured (issue G's ablation), known to the extractor but in no preset yet.
+#: Groups being measured, known to the extractor but in no preset yet.
 TRIAL_GROUPS: tuple[str, ...] = ("clock", "nameshape", "languages")
 
 

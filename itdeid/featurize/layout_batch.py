@@ -5,8 +5,8 @@ Their note-by-note functions (:func:`itdeid.casing.casing_columns`,
 :func:`~itdeid.featurize.note_columns._heading_columns`) walk a note token by token, carrying a
 state from one token to the next: the last announcing word and how far back it is, whether a
 quotation mark is open and how deep the brackets are, how many tokens since a heading. Those
-loops, writing one numpy element at a time, took 8 % of the recipe's tagging time
-(experiments/results/stage-times-frozen.md, issue I). Each state has a closed form over the
+loops, writing one numpy element at a time, took a noticeable share of the recipe's
+tagging time (experiments/results/stage-times-frozen.md). Each state has a closed form over the
 batch's tokens end to end:
 
 - the nearest announcing word at most :data:`~itdeid.casing.REACH` words back is the first of

@@ -6,7 +6,7 @@ its columns, one value a token; :func:`itdeid.featurize.groups.static_columns` c
 note, so the models of a system compute them once. None depends on what a model learned or on
 the other notes tagged beside it (a note gets the same tags however it is fed). Orthography is
 also computed once per distinct token text of a batch (:func:`_orthography_batch`): a batch's
-tokens repeat a small vocabulary (issue I).
+tokens repeat a small vocabulary.
 """
 from __future__ import annotations
 
@@ -61,8 +61,8 @@ def _shape(text: str) -> str:
     """The token's shape: ASCII capitals 'X', small letters 'x', any script's decimal digits
     'd', runs of three or more of one character cut to two ('Smith' 'Xxx', '12/03/2004'
     'dd/dd/dd'). One ``str.translate``, and ``\\d`` only for the few texts beyond ASCII: the
-    shapes of three ``re.sub`` passes at half the cost a new token text (issue I, session 35;
-    ``tests/test_featurize.py`` compares the two)."""
+    shapes of three ``re.sub`` passes at less cost a new token text
+    (``tests/test_featurize.py`` compares the two)."""
     shape = text.translate(_SHAPE_CHARS)
     if not shape.isascii():
         shape = _OTHER_DIGIT.sub("d", shape)
@@ -72,7 +72,7 @@ def _shape(text: str) -> str:
 def _orthography(text: str) -> tuple:
     """Orthographic attributes of one token text. Computed once a distinct text by
     :data:`_ORTHOGRAPHY_TABLE`, which keeps them; a cache of its own here kept them twice, some
-    600 bytes a word up to 200,000 words (issue I, session 42)."""
+    600 bytes a word up to 200,000 words."""
     first = text[0]
     if first.isupper():
         initial = 0
@@ -85,7 +85,7 @@ def _orthography(text: str) -> tuple:
     else:
         initial = 3
     # the character tests as str methods mapped in C, not generator expressions: the same
-    # values at a third less cost a new token text (issue I, session 35)
+    # values at a third less cost a new token text
     letters = list(filter(str.isalpha, text))
     n_digits = sum(map(str.isdigit, text))
     all_upper = bool(letters) and all(map(str.isupper, letters))
@@ -124,8 +124,8 @@ def _phrase_marks(words: Sequence[str], phrases: frozenset, max_len: int = 3) ->
     marks = np.zeros(len(words), dtype=np.float32)
     first = _phrase_lengths(phrases)
     if first.keys().isdisjoint(words):   # no word begins a phrase: a test in C, not a loop (most
-        return marks                     # notes for the state, country and world lists; issue I)
-    # the words that begin one, found in C; the loop visits those alone (issue I, session 44)
+        return marks                     # notes for the state, country and world lists)
+    # the words that begin one, found in C; the loop visits those alone
     for i in positions_in(words, first):
         w = words[i]
         for k in first[w]:
@@ -213,7 +213,7 @@ def _first_template(td: TokenizedDocument, templates: list[Template], lowered: s
     if found:
         # the tokens each match covers, all at once; then each match's tokens get its
         # template's number, the last template first, so the first one's stands (a mask
-        # and its updates a template cost ten numpy calls: issue I, session 44)
+        # and its updates a template cost ten numpy calls)
         starts, ends = token_offsets(td)
         found.sort(key=operator.itemgetter(0), reverse=True)
         lo, hi = _token_ranges(starts, ends, np.array([(a, b) for _k, a, b in found], dtype=np.int64))

@@ -3,7 +3,7 @@ name shape and other languages.
 
 Over a batch of notes they are computed once per distinct word of the batch and indexed by its
 tokens' word ids (:func:`_word_group_columns`); each word's values are remembered across
-batches in a :class:`~itdeid.word_table.WordTable`, so a long run computes a word once (issue I).
+batches in a :class:`~itdeid.word_table.WordTable`, so a long run computes a word once.
 """
 from __future__ import annotations
 
@@ -73,7 +73,7 @@ def _nonphi_words(words: Sequence[str]) -> dict[str, np.ndarray]:
 #: columns depend on each token's word alone. Over a batch of notes they are computed once per
 #: distinct word of the batch and indexed by its tokens' word ids (:func:`_word_group_columns`):
 #: a note's tokens repeat a small vocabulary, and one table lookup and one array gather per note
-#: and group cost more than the values themselves (issue I).
+#: and group cost more than the values themselves.
 _WORD_GROUPS = {
     "frequency": _frequency_words, "firstnames": _firstnames_words, "nonphi": _nonphi_words,
     "census": _census_words, "spelling": spelling_words, "nameshape": _nameshape_words,

@@ -45,7 +45,7 @@ are joined into one span over both, of the class of the one starting first (the 
 both start together), with a warning naming document and offsets, because the token labels
 every later stage builds cannot hold two classes at once. Every character either annotation
 marks stays PHI: dropping one span made the words only it covered ordinary text, which a model
-then learned and stored (issue F's rule). The PhysioNet developer split has neither.
+then learned and stored (the privacy rule: model files keep nothing learned from a PHI occurrence). The PhysioNet developer split has neither.
 """
 from itdeid.formats.corpus import (READ_FORMATS, WRITE_FORMATS, read_annotated_corpus, read_corpus,
                                    read_spans, write_corpus)

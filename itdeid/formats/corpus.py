@@ -53,7 +53,7 @@ def read_corpus(path, format: str = "auto") -> list[Document]:
 def read_annotated_corpus(path, format: str = "auto") -> list[Document]:
     """:func:`read_corpus` for training: a corpus none of whose documents holds a PHI span is
     refused, naming the format it was read as. A model trained on it would learn that nothing
-    is PHI, and would keep every word of the notes as ordinary text (issue F's rule holds only
+    is PHI, and would keep every word of the notes as ordinary text (the privacy rule, that model files keep nothing learned from PHI, holds only
     where the gold marks the PHI): the usual cause is a corpus read in the wrong format."""
     if format == "auto":
         format = detect_format(path)

@@ -90,7 +90,7 @@ def detect_format(path) -> str:
 def detect_file_format(path, data: bytes) -> str:
     """:func:`detect_format` of the regular file ``path`` whose bytes ``data`` are in hand (the
     batch tool read them to digest them): the format from those bytes, without opening the
-    file twice more to sniff it (issue I, session 43). A zip archive is still opened, to sniff
+    file twice more to sniff it. A zip archive is still opened, to sniff
     its first member."""
     path = Path(path)
     is_zip = zipfile.is_zipfile(io.BytesIO(data))

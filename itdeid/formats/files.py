@@ -40,7 +40,7 @@ def walk_folder(root) -> list[Path]:
 def walk_paths(root) -> list[str]:
     """:func:`walk_folder`'s entries as strings (``root`` joined with their names). A batch over
     a million files keeps its list of inputs for the whole run, and a ``Path`` an entry cost
-    several times the string, its parts interned for good (issue I, session 42)."""
+    several times the string, its parts interned for good."""
     root = os.fspath(Path(root))
     found: list[str] = []
     # The real folders of the tree count as walked from the start, so a link to one of them is

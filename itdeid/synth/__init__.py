@@ -114,9 +114,9 @@ def supplement(records: int, seed: int = 0, nursing: float = 0.5, named: float =
     """:func:`generate`'s records to add to a real training corpus, their ids and patients
     prefixed ``synthetic:`` so that none shares a real note's id or patient (a shared patient
     would put synthetic and real notes in one inner fold). Half nursing notes by default: added
-    to PhysioNet's nursing notes they ranked real PHI better over 10 folds (issue H,
-    experiments/README.md), where discharge summaries alone taught little about nursing notes.
-    ``named`` is :func:`generate`'s (the recipe's 0.3 since session 27: experiments/levers.py's
+    to PhysioNet's nursing notes they ranked real PHI better over 10 folds
+    (experiments/README.md), where discharge summaries alone taught little about nursing notes.
+    ``named`` is :func:`generate`'s (the recipe's 0.3: experiments/levers.py's
     ``_NAMED`` row, itdeid/recipe.py)."""
     return [replace(d, id=SUPPLEMENT_PREFIX + d.id, patient=SUPPLEMENT_PREFIX + d.patient)
             for d in generate(records, seed=seed, nursing=nursing, named=named)]

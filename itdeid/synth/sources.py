@@ -72,7 +72,7 @@ class Lexicon:
         self.suffixes = list(load_wordlist("gazetteers", "street_suffixes.txt"))
         self.countries = [c for c in load_wordlist("gazetteers", "countries.txt")
                           if "," not in c and len(c) < 20]
-        # Names and towns from sources no feature reads (issue H): the 1990 census lists with
+        # Names and towns from sources no feature reads: the 1990 census lists with
         # flattened weights (real notes' names are mostly census names, but not mostly the
         # frequent ones the feature list 'first_names.tsv' holds), faker's non-US locales, and
         # towns under 15,000 people.

@@ -28,7 +28,7 @@ from itdeid.synth.styles import STYLES
 from itdeid.word_lists import without_accents
 
 #: Where a name comes from. Real notes name people of every origin, about half of them outside
-#: the feature name list (issue H): a first name is a word-name ('Hope', 'May') with probability
+#: the feature name list: a first name is a word-name ('Hope', 'May') with probability
 #: WORD_FIRST_NAMES, a name of faker's non-US locales (``synth_names.tsv``) with WORLD_NAMES, else a
 #: 1990 census name (flattened weights, :data:`~itdeid.synth.sources.CENSUS_FLATTEN`); last names
 #: likewise with WORD_LAST_NAMES, half of those census surnames that are everyday or clinical

@@ -1,4 +1,4 @@
-"""ICU nursing progress notes, the generator's second kind of record (issue H).
+"""ICU nursing progress notes, the generator's second kind of record.
 
 A model trained only on discharge summaries is lost on ICU nursing notes (the PhysioNet deid
 corpus): they are short, often all capitals or all lower case, telegraphic, written by system
