@@ -18,7 +18,7 @@ Training-time trusted phrases (``harvest``):
     ``inner_folds``), which is what the model will really see; costs ``inner_folds`` extra
     fits of the three models per iteration.
 
-Measured both ways (experiments/README.md): trained on the synthetic corpus and tagging the 12
+Measured both ways (experiments/NOTEBOOK.md): trained on the synthetic corpus and tagging the 12
 hand-written held-out notes, ITR2_VOTE_STD 8-way F 70.69 with ``oof`` against 69.91 with
 ``gold``, so ``oof`` is the default. Both stay below the ITR0 vote there (72.08).
 """

@@ -20,7 +20,7 @@ read off the mean of their out-of-fold blends. Five members leave the last few p
 PHI ranked by chance: the recipe retrained with other draws moves the per-fold precision at
 high recall by several points, and the mean of two runs ranks better than either at every
 recall, mostly through the two context stages: more members under one stage gain little
-(experiments/README.md).
+(experiments/NOTEBOOK.md).
 
 The threshold is read off single fold models' out-of-fold probabilities, which spread wider than
 their mean does: the rare PHI a single model scores lowest score higher in the mean, so at the
@@ -309,7 +309,7 @@ class InnerEnsemble(BaseEstimator):
         """Fit on tokenized ``docs``. ``calibrate_on`` (one flag a document, default all): the
         documents whose out-of-fold probabilities choose the threshold. Synthetic notes added to
         real ones teach the members, but their PHI is easier than real PHI, so a threshold set
-        over them finds less of the real notes' PHI than the target says (experiments/README.md:
+        over them finds less of the real notes' PHI than the target says (experiments/NOTEBOOK.md:
         synthetic records added to real training folds lower the recall on the real test notes
         below the target)."""
         if not docs:

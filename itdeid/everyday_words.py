@@ -43,7 +43,7 @@ What is left are everyday words no list knows as a common name. In cross-validat
 takes back false alarms ('WHEELCHAIR', 'DOOR', 'LIFESTYLE', 'sink', 'wallet') and no gold PHI;
 the month condition is there because without it the rule cleared the month of a date ('march',
 'sept'); a misspelling is cleared, but never a misspelt name or place ('HRBOR'). The scores are in
-experiments/README.md; the rule was written after reading those false alarms, so the gain
+experiments/NOTEBOOK.md; the rule was written after reading those false alarms, so the gain
 measured on that corpus flatters it.
 """
 from __future__ import annotations

@@ -14,7 +14,7 @@ Per word, :func:`language_values` gives the highest Zipf frequency it has among
 :data:`LANGUAGES` and in how many of them it occurs. Nothing in it comes from training notes.
 The table of all languages' words (hundreds of thousands of them) is built once a process, on first use,
 which takes seconds and hundreds of MiB, so the group would need a compact form before it joined
-a preset. Measured in cross-validation (experiments/README.md, "Other languages' words"), it
+a preset. Measured in cross-validation (experiments/NOTEBOOK.md, "Other languages' words"), it
 ranked PHI within a reseed's spread of the recipe and was left out.
 """
 from __future__ import annotations

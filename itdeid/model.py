@@ -14,7 +14,7 @@ an inner split (what the model will really see; the default), from ``previous="g
 
 Why ``oof`` is the default: measured both ways, it generalized a little better every time
 (PhysioNet 10-fold CV token 8-way F 72.53 against 72.21; trained on synthetic-800 and run on the
-12 hand-written held-out notes 79.83 against 78.84; experiments/README.md), at about three
+12 hand-written held-out notes 79.83 against 78.84; experiments/NOTEBOOK.md), at about three
 times the training cost. The cross-validation experiments use ``gold`` to save that cost.
 """
 from __future__ import annotations

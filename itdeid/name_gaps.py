@@ -202,7 +202,7 @@ def join_initial_before_name(td: TokenizedDocument, codes: np.ndarray) -> np.nda
     before it: not the 'D' of 'M.D.'). The trees found the surname and left the initial, which
     with it narrows the person to one (in 10-fold CV on the PhysioNet split, the recipe's fold
     caches of de59691: 8 missed gold initials found, no new false-alarm span;
-    experiments/README.md). Without the
+    experiments/NOTEBOOK.md). Without the
     full stop a letter before a name is as often a word ('W WDRAWL', 'C HOSPICE', 'R Hickman'),
     so it is left to the trees."""
     codes = np.asarray(codes)
@@ -350,7 +350,7 @@ def one_class_a_name(td: TokenizedDocument, codes: np.ndarray) -> np.ndarray:
     The first word's class wins: it stands next to what says whose name it is (a title, a
     relation word, 'Dr'), while a later word is typed from its own spelling, and surnames are
     mostly doctors' in the notes the model learnt from. Out of fold on the PhysioNet split every
-    such pair the gold marks was of the first word's class (experiments/README.md).
+    such pair the gold marks was of the first word's class (experiments/NOTEBOOK.md).
     Left to right, so a name of three words takes its first word's class."""
     codes = np.asarray(codes)
     if len(codes) < 2:

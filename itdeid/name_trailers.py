@@ -18,7 +18,7 @@ frequency stays ('Pat Good', 'WALKER', 'CARLOS MENDES': 'mend' + 'es', a surname
 letters sign with, which the first version cleared), and so does a drug name or care term:
 after a title the phrase is a person's ('Dr. Lasix HCL', as :mod:`itdeid.drug_names` keeps it). On the PhysioNet split's gold, read
 as the model's decisions, the rule clears nothing; out of fold at target 0.93 it cleared six
-false-alarm tokens and no gold (experiments/README.md; written after reading those
+false-alarm tokens and no gold (experiments/NOTEBOOK.md; written after reading those
 false alarms, so the split's gain flatters it).
 """
 from __future__ import annotations

@@ -18,7 +18,7 @@ words seen outside PHI only), so :func:`note_slip_tokens` clears a tagged token 
   word ('bigeminy', 'coccyx', 'occluded', 'cardiac').
 
 In cross-validation no gold PHI token meets the word's conditions, with the lexicon of each
-fold's training notes, and the rule clears false alarms (experiments/README.md; the rule was
+fold's training notes, and the rule clears false alarms (experiments/NOTEBOOK.md; the rule was
 written after reading them, so the gain measured on that corpus flatters it).
 """
 from __future__ import annotations

@@ -12,7 +12,7 @@ word its first tagged occurrence's class, for words of three letters or more tha
 rarely (wordfreq's Zipf below :data:`MAX_ZIPF`): an everyday word tagged once ('hospital',
 'good') is as often the model's slip as a name, and spreading it would spread the slip (with
 every word, spreading gave many more false alarms than PHI; with rare words alone, a little PHI
-and no false alarm: experiments/README.md).
+and no false alarm: experiments/NOTEBOOK.md).
 Nor does a short acronym in capitals on a line of mixed case spread ('GBS', 'DLBCL': on the
 project's held-out discharge letters the shipped model tagged each once, and spreading them
 gave three more false alarms and no PHI).

@@ -3,7 +3,7 @@
 A de-identifier's first duty is recall (a missed name is a privacy breach), so the default is
 the configuration that ranks real PHI best in the ablation of experiments/levers.py and
 experiments/rankings.py (10-fold cross-validation grouped by patient; the numbers are in
-experiments/README.md and experiments/results/g-levers/), run at an operating point chosen for
+experiments/NOTEBOOK.md and experiments/results/g-levers/), run at an operating point chosen for
 recall rather than by argmax:
 
 - **feature groups**: the paper's, plus ``casing``, ``census`` and ``lexicon``
@@ -77,7 +77,7 @@ Each part can be changed from the command line (``--features paper``, ``--resubs
 ``--target-recall``, ``--argmax``, ``--no-identifiers``,
 ``--no-join-gaps``, ``--no-subject-names``, ``--draws 2``: the whole ensemble twice with other random draws, left out of the default because
 its gain per fold is within noise for about twice the training and tagging time,
-experiments/README.md;
+experiments/NOTEBOOK.md;
 ``--members 0 --resubstitutions 0`` keeps the context pass on a single model); the paper's own
 configuration is ``--features paper --resubstitutions 0 --members 0 --no-context-pass --argmax
 --no-identifiers``.

@@ -7,7 +7,7 @@ need. The PhysioNet gold never marks one standing alone, nor do the hand-written
 which mark a state only after its town ('Chicopee, MA'). The trees, trained also on synthetic
 records that tag a lone country (as the i2b2 2014 gold does), tagged them: on the PhysioNet
 split the recipe's out-of-fold false alarms held 'California', 'Florida', 'Illinois' and the
-'Bahamas' (experiments/README.md).
+'Bahamas' (experiments/NOTEBOOK.md).
 
 So after the decisions a LOCATION run that is exactly a US state's name or two-letter
 abbreviation (not the District of Columbia's, a city), or a country's name

@@ -14,7 +14,7 @@ casings (many are almost all capitals, many almost all lower case), and in an al
 the trees each name's context once more in the casing its note did not have, so they learn to
 read that context without the case columns. Re-casing keeps every offset (a character whose
 other case is longer, 'ß' to 'SS', is left as it is), so the labels still fit. In
-cross-validation (experiments/README.md) re-cased copies ranked PHI within chance of the
+cross-validation (experiments/NOTEBOOK.md) re-cased copies ranked PHI within chance of the
 recipe's own copies, so the recipe leaves them off.
 
 Copies stay with their source note's patient, so an inner split grouped by patient keeps a

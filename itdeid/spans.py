@@ -125,7 +125,7 @@ def labels_to_spans(text: str, tokens: Sequence[Token], labels: Sequence[str]) -
 
 #: Punctuation of the sentence around a PHI phrase, which carries no PHI: a redaction marker
 #: that swallowed it garbled the text ('Dr. [**DOCTOR**] Monday.' for 'Dr. Yamamoto, Monday.'),
-#: where a surrogate kept it. Its effect on the scores: experiments/README.md.
+#: where a surrogate kept it. Its effect on the scores: experiments/NOTEBOOK.md.
 SENTENCE_PUNCTUATION = " \t.,;:!?"
 
 

@@ -22,7 +22,7 @@ A surname joined by a hyphen to another census surname ('Garcia-Lopez') is taken
 PhysioNet split, with the vocabulary of all its notes (words seen twice or more as ordinary
 text), the rule matches 4 of 270,000 tokens: one gold name and three ordinary words ('reap',
 'aud' and a misspelt 'denies'; a local count). What it changes in the split's
-cross-validation is in experiments/README.md.
+cross-validation is in experiments/NOTEBOOK.md.
 
 A title says the same more plainly, and the trees still missed a name after one in letters and
 discharge summaries ('Thank you for asking me to see Mr. Brown again': 'brown' is an ordinary

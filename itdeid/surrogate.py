@@ -1254,7 +1254,7 @@ class Surrogates:
         if len(core) == 2 and core.isalpha() and core.isupper():
             # 'GH', a hospital's initials, is no state: other capitals, never a state's ('to
             # GH' became 'to OR', 'to IN', 'to OK' in the output and in the re-substituted
-            # training copies; experiments/README.md, measured what that did)
+            # training copies; experiments/NOTEBOOK.md, measured what that did)
             return _reshape_new(draw, core, valid=lambda new: new not in lexicon.state_abbrs)
         labelled = _LABELLED_NUMBER.fullmatch(core)
         if labelled:         # 'P.O. Box 123', 'Route 9': the label kept, the number drawn

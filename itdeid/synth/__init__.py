@@ -115,7 +115,7 @@ def supplement(records: int, seed: int = 0, nursing: float = 0.5, named: float =
     prefixed ``synthetic:`` so that none shares a real note's id or patient (a shared patient
     would put synthetic and real notes in one inner fold). Half nursing notes by default: added
     to PhysioNet's nursing notes they ranked real PHI better over 10 folds
-    (experiments/README.md), where discharge summaries alone taught little about nursing notes.
+    (experiments/NOTEBOOK.md), where discharge summaries alone taught little about nursing notes.
     ``named`` is :func:`generate`'s (the recipe's 0.3: experiments/levers.py's
     ``_NAMED`` row, itdeid/recipe.py)."""
     return [replace(d, id=SUPPLEMENT_PREFIX + d.id, patient=SUPPLEMENT_PREFIX + d.patient)
