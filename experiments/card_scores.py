@@ -12,14 +12,12 @@ with the code of the day, and checks the card quotes the results files as they a
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from itdeid import model_card
+from itdeid import load_model
 
-from itdeid import model_card                                   # noqa: E402
-from itdeid import load_model                      # noqa: E402
-from itdeid.errors import run_script  # noqa: E402
+from common import run_script
 
 
 def main(argv=None) -> int:
