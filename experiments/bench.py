@@ -47,12 +47,9 @@ import itertools
 import os
 import pstats
 import re
-import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import pandas as pd
@@ -61,11 +58,8 @@ from itdeid.formats import read_corpus
 from itdeid.report import header, markdown_table
 from itdeid.resources import default_model_dir
 from itdeid.tokens import tokenize
-from itdeid.errors import run_script
-# experiments/peers.py, beside this script: deid.pl's runner and the one-core pinning
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from peers import SHARED_PEERS, pinned  # noqa: E402
-from peers import run_deid as run_deid_pl  # noqa: E402
+
+from common import SHARED_PEERS, run_deid, run_deid_pl, run_script
 
 
 def parse_args(argv=None):
@@ -120,31 +114,6 @@ def fastest_run(model: Path, folder: Path, out: Path, workers: int, repeats: int
     if seen is not None:
         seen.extend(seconds for seconds, _ in runs)
     return min(seconds for seconds, _ in runs), max(rss for _, rss in runs)
-
-
-def run_deid(model: Path, folder: Path, out: Path, workers: int) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MiB, largest process) of one ``itdeid deid`` run (one worker:
-    pinned to one core, as deid.pl is)."""
-    if out.exists():
-        shutil.rmtree(out)
-    command = [sys.executable, "-m", "itdeid.cli", "deid", str(folder.resolve()), "--out",
-               str(out.resolve()), "--model", str(Path(model).resolve()), "--workers", str(workers),
-               "--format", "jsonl"]
-    if workers == 1:
-        command = pinned(command)
-    start = time.perf_counter()
-    # run outside the checkout: `python -m` puts the working folder first on sys.path, and the
-    # source tree's itdeid/ lacks the features/ and gazetteers/ an installed copy has
-    process = subprocess.Popen(command, cwd=folder.parent, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE)
-    stderr = process.stderr.read()
-    _, status, usage = os.wait4(process.pid, 0)
-    seconds = time.perf_counter() - start
-    process.returncode = os.waitstatus_to_exitcode(status)
-    if process.returncode != 0:
-        sys.exit(f"bench: itdeid deid failed ({process.returncode}): "
-                 f"{stderr.decode(errors='replace')[-500:]}")
-    return seconds, usage.ru_maxrss / 1024          # ru_maxrss is in KiB on Linux
 
 
 def profile_pipeline(model_dir: Path, documents, n_notes: int) -> str:

@@ -27,14 +27,12 @@ from pathlib import Path
 
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "experiments"))      # note_slice, beside this script
+from itdeid.formats import read_corpus
+from itdeid.report import header, markdown_table
 
-from itdeid.errors import run_script  # noqa: E402
-from itdeid.formats import read_corpus  # noqa: E402
-from itdeid.report import header, markdown_table, publish  # noqa: E402
-from note_slice import add_note_slice, require_corpus, timed_notes  # noqa: E402
+from common import add_note_slice, checkout, git_name, publish, require_corpus, run_script, timed_notes
+
+ROOT = Path(__file__).resolve().parents[1]
 
 #: What the child process runs, in the checkout on its PYTHONPATH.
 CHILD = r"""
@@ -58,17 +56,6 @@ print(json.dumps({"seconds": best, "tokens": sum(len(t) for t in tokenized), "la
 """
 
 
-def checkout(rev: str, where: Path) -> Path:
-    """A detached worktree of ``rev`` with the package's data folders linked in, as an installed
-    copy has them."""
-    subprocess.run(["git", "worktree", "add", "--detach", "--quiet", str(where), rev], cwd=ROOT, check=True)
-    for data in ("features", "gazetteers"):
-        link = where / "itdeid" / data
-        if not link.exists():
-            link.symlink_to(Path("..") / data)
-    return where
-
-
 def run_child(code_root: Path, args) -> dict:
     env = dict(os.environ, PYTHONPATH=str(code_root))
     done = subprocess.run([sys.executable, "-c", CHILD, str(Path(args.corpus).resolve()),
@@ -77,11 +64,6 @@ def run_child(code_root: Path, args) -> dict:
     if done.returncode != 0:
         sys.exit(f"bench_code: the child of {code_root} failed: {done.stderr[-800:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
-
-
-def git_name(rev: str) -> str:
-    return subprocess.run(["git", "rev-parse", "--short", rev], cwd=ROOT, capture_output=True, text=True,
-                          check=True).stdout.strip()
 
 
 def main(argv=None) -> int:

@@ -17,22 +17,16 @@ trees. Every model first tags ``--warm`` other notes, so word tables are filled 
 from __future__ import annotations
 
 import argparse
-import sys
 import time
-from pathlib import Path
 
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "experiments"))      # note_slice, beside this script
+from itdeid import load_model
+from itdeid.featurize import tokenize_document
+from itdeid.formats import read_corpus
+from itdeid.report import header, markdown_table
 
-from itdeid.errors import run_script  # noqa: E402
-from itdeid import load_model  # noqa: E402
-from itdeid.featurize import tokenize_document  # noqa: E402
-from itdeid.formats import read_corpus  # noqa: E402
-from itdeid.report import header, markdown_table, publish  # noqa: E402
-from note_slice import add_note_slice, require_corpus, timed_notes  # noqa: E402
+from common import add_note_slice, publish, require_corpus, run_script, timed_notes
 
 
 def parse_value(text: str):

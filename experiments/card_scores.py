@@ -12,14 +12,26 @@ with the code of the day, and checks the card quotes the results files as they a
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from itdeid import model_card
+from itdeid import load_model
 
-from itdeid import model_card                                   # noqa: E402
-from itdeid import load_model                      # noqa: E402
-from itdeid.errors import run_script  # noqa: E402
+from common import run_script
+
+
+def rescore(folder: Path, model) -> Path:
+    """Score ``model`` (loaded from ``folder``) on the held-out notes again and rewrite
+    ``folder``'s card from its ``## Scores`` heading on (:func:`itdeid.model_card.scored_lines`,
+    the cited results files as they are now), leaving what the training wrote above it as it is.
+    (Moved from itdeid.model_card: only this script calls it.)"""
+    path = Path(folder) / "MODEL_CARD.md"
+    head, heading, _ = path.read_text(encoding="utf-8").partition("\n## Scores\n")
+    if not heading:
+        raise ValueError(f"{path}: no '## Scores' section to rewrite")
+    lines = model_card.scored_lines(model_card.heldout_report(model), getattr(model, "target_recall", None))
+    path.write_text(head + "\n" + "\n".join(lines) + "\n", encoding="utf-8")
+    return path
 
 
 def main(argv=None) -> int:
@@ -30,7 +42,7 @@ def main(argv=None) -> int:
         parser.error(f"{model_card.HELDOUT}: not here; run from the repository root")
     if not (args.model / "MODEL_CARD.md").is_file():
         parser.error(f"{args.model}: no MODEL_CARD.md")
-    print(model_card.rescore(args.model, load_model(args.model)))
+    print(rescore(args.model, load_model(args.model)))
     return 0
 
 

@@ -31,19 +31,15 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "experiments"))
+from itdeid.context_pass import stacked_columns
+from itdeid import load_model
+from itdeid.ensemble import InnerEnsemble, stage_labels
+from itdeid.featurize import tokenize_document
+from itdeid.formats import read_corpus
+from itdeid.operating_point import decide
+from itdeid.report import header, markdown_table
 
-from itdeid.context_pass import stacked_columns  # noqa: E402
-from itdeid import load_model  # noqa: E402
-from itdeid.ensemble import InnerEnsemble, stage_labels  # noqa: E402
-from itdeid.featurize import tokenize_document  # noqa: E402
-from itdeid.formats import read_corpus  # noqa: E402
-from itdeid.operating_point import decide  # noqa: E402
-from itdeid.report import header, markdown_table, publish  # noqa: E402
-from itdeid.errors import run_script  # noqa: E402
-from note_slice import timed_notes  # noqa: E402
+from common import publish, run_script, timed_notes
 
 #: Tokens each side of a screened-in token that go on with it.
 REACH = 3

@@ -42,21 +42,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parent
-sys.path.insert(0, str(ROOT.parent))
-sys.path.insert(0, str(ROOT))
+from itdeid.evaluate import whitespace_labels
+from itdeid.featurize import token_offsets
+from itdeid.languages import language_values
+from itdeid.report import markdown_table
+from itdeid.zipf import zipf
 
-from note_slice import require_corpus  # noqa: E402
-from levers import (RECALLS, add_cache_arguments, cache_report_head, cached_fold, cached_folds,  # noqa: E402
-                    precision_at_recall, tokenized_folds)
-from rankings import ranking_tables, tables_text  # noqa: E402
-
-from itdeid.errors import run_script  # noqa: E402
-from itdeid.evaluate import whitespace_labels  # noqa: E402
-from itdeid.featurize import token_offsets  # noqa: E402
-from itdeid.languages import language_values  # noqa: E402
-from itdeid.report import markdown_table, publish  # noqa: E402
-from itdeid.zipf import zipf  # noqa: E402
+from common import (RECALLS, add_cache_arguments, cache_report_head, cached_fold, cached_folds,
+                    precision_at_recall, publish, ranking_tables, require_corpus, run_script, tables_text,
+                    tokenized_folds)
 
 SETS = ("base", "languages", "oracle-lexicon", "oracle-neighbours", "oracle-both", "own-label")
 #: Tokens each side whose log-odds the base reads.

@@ -36,11 +36,9 @@ from pathlib import Path
 
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from itdeid.report import header, markdown_table
 
-from itdeid.errors import run_script  # noqa: E402
-from itdeid.report import header, markdown_table, publish  # noqa: E402
+from common import publish, run_script
 
 #: What the child runs: ``corpus model size``.
 CHILD = r"""

@@ -25,27 +25,20 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parent
-sys.path.insert(0, str(ROOT.parent))
-sys.path.insert(0, str(ROOT))
+from itdeid.featurize import tokenize_document
+from itdeid.model import TokenModel
+from itdeid.recipe import MEMBER
+from itdeid.report import header, markdown_table
+from itdeid.resubstitute import resubstituted
 
-from note_slice import require_corpus  # noqa: E402
-from levers import (RECALLS, add_cache_arguments, corpus_key,  # noqa: E402
-                    precision_at_recall, tokenized_folds)
-
-from itdeid.featurize import tokenize_document  # noqa: E402
-from itdeid.model import TokenModel  # noqa: E402
-from itdeid.recipe import MEMBER  # noqa: E402
-from itdeid.report import header, markdown_table, publish  # noqa: E402
-from itdeid.resubstitute import resubstituted  # noqa: E402
-from itdeid.errors import run_script  # noqa: E402
+from common import (RECALLS, add_cache_arguments, corpus_key, precision_at_recall, publish, require_corpus,
+                    run_script, tokenized_folds)
 
 #: xgboost parameters of each set, over the current ones (``CURRENT``).
 CURRENT = dict(n_estimators=200, max_depth=6, learning_rate=0.2, colsample_bytree=0.8)

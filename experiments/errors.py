@@ -22,21 +22,14 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from itdeid.casing import casing_columns
+from itdeid.evaluate import overlaps_any
+from itdeid.featurize import static_columns
+from itdeid.word_lists import census_names
+from itdeid.report import header
 
-ROOT = Path(__file__).resolve().parent
-sys.path.insert(0, str(ROOT.parent))
-sys.path.insert(0, str(ROOT))
-
-from note_slice import require_corpus  # noqa: E402
-from levers import (add_cache_arguments, cache_provenance, cached_fold, cached_folds,  # noqa: E402
-                    tokenized_folds)
-
-from itdeid.casing import casing_columns  # noqa: E402
-from itdeid.evaluate import overlaps_any  # noqa: E402
-from itdeid.featurize import static_columns  # noqa: E402
-from itdeid.word_lists import census_names  # noqa: E402
-from itdeid.report import header  # noqa: E402
-from itdeid.errors import run_script  # noqa: E402
+from common import (add_cache_arguments, cache_provenance, cached_fold, cached_folds, require_corpus,
+                    run_script, tokenized_folds)
 
 
 def _case(text: str) -> str:

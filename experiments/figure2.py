@@ -36,7 +36,8 @@ from itdeid.learners import Learner
 from itdeid.model import decode
 from itdeid.report import header, markdown_table
 from itdeid.spans import labels_to_spans
-from itdeid.errors import run_script
+
+from common import run_script
 
 
 def parse_args(argv=None):

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import sys
 import tempfile
 import tracemalloc
 from collections import Counter
@@ -27,13 +26,9 @@ from pathlib import Path
 
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "experiments"))   # many_files, beside this script
+from itdeid.report import header, markdown_table
 
-from itdeid.errors import run_script  # noqa: E402
-from itdeid.report import header, markdown_table, publish  # noqa: E402
-from many_files import make_notes  # noqa: E402
+from common import make_notes, publish, run_script
 
 
 def parse_args(argv=None):

@@ -20,7 +20,8 @@ from itdeid.formats import read_corpus
 from itdeid.iterate import heading_entropy
 from itdeid.report import header, markdown_table
 from itdeid.stats import MIN_HEADING_PATIENTS, nameable_headings
-from itdeid.errors import run_script
+
+from common import run_script
 
 
 def main(argv=None):

@@ -39,9 +39,10 @@ from itdeid.featurize import token_offsets, tokenize_documents
 from itdeid.formats import read_corpus
 from itdeid.identifiers import identifier_spans, plain_matches, plain_templates
 from itdeid.regions import LOCATION, lone_region_tokens
-from itdeid.report import header, markdown_table, publish
+from itdeid.report import header, markdown_table
 from itdeid.synth import generate
-from itdeid.errors import run_script
+
+from common import publish, run_script
 
 
 def count_matches(documents) -> pd.DataFrame:

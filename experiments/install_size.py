@@ -22,15 +22,14 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 from collections import Counter
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from itdeid.report import header
 
-from itdeid.errors import run_script  # noqa: E402
-from itdeid.report import header, publish  # noqa: E402
+from common import publish, run, run_script
+
+ROOT = Path(__file__).resolve().parents[1]
 
 #: README's main command, run from the copy's root.
 MAIN_COMMAND = ["itdeid", "deid", "samples/notes/", "--out", "out/"]
@@ -57,19 +56,6 @@ def package_bytes(site_packages: Path) -> Counter:
         name = entry.name.split("-")[0].split(".")[0].lower().removesuffix("_libs")
         sizes[name or entry.name] += folder_bytes(entry) if entry.is_dir() else entry.lstat().st_size
     return sizes
-
-
-def run(command, cwd: Path | None = None, env: dict | None = None) -> float:
-    """Seconds ``command`` took, its output left out; a failure stops the script that called,
-    naming the command and with the last lines of its errors."""
-    started = time.perf_counter()
-    done = subprocess.run(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                          text=True)
-    if done.returncode != 0:
-        tail = done.stderr.strip().splitlines()[-5:]
-        raise SystemExit(f"{Path(sys.argv[0]).name}: `{' '.join(map(str, command))}` failed (status "
-                         f"{done.returncode}):\n" + "\n".join(tail))
-    return time.perf_counter() - started
 
 
 def pip_index(python: Path, env: dict) -> str:

@@ -26,19 +26,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "experiments"))
+from itdeid.crossval import group_folds
+from itdeid.document import LABELS
+from itdeid.featurize import tokenize_document
+from itdeid.formats import read_corpus
+from itdeid.iterate import unambiguous_headings
+from itdeid.stats import MIN_HEADING_PATIENTS, nameable_headings
+from itdeid.report import header, markdown_table
 
-from itdeid.crossval import group_folds  # noqa: E402
-from itdeid.document import LABELS  # noqa: E402
-from itdeid.featurize import tokenize_document  # noqa: E402
-from itdeid.formats import read_corpus  # noqa: E402
-from itdeid.iterate import unambiguous_headings  # noqa: E402
-from itdeid.stats import MIN_HEADING_PATIENTS, nameable_headings  # noqa: E402
-from itdeid.report import corpus_digest, header, markdown_table, publish  # noqa: E402
-from itdeid.errors import run_script  # noqa: E402
-from table1 import load_fold  # noqa: E402
+from common import corpus_digest, load_fold, publish, run_script
 
 BASE = "ITR0_VOTE_STD"
 

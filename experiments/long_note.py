@@ -179,7 +179,9 @@ def main(argv=None) -> int:
     import pandas as pd
     from itdeid.pieces import CONTEXT_CHARS, PIECE_CHARS
     from itdeid.progress import LOG_EVERY_SECONDS
-    from itdeid.report import header, markdown_table, publish
+    from itdeid.report import header, markdown_table
+
+    from common import publish
     rows = []
     cases = [(mb, False) for mb in args.sizes_mb] + [(mb, True) for mb in args.one_line_mb]
     with tempfile.TemporaryDirectory() as folder:
@@ -242,5 +244,5 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    from itdeid.errors import run_script      # itdeid is imported where needed (memory)
+    from common import run_script      # itdeid is imported where needed (memory
     run_script(main, "long_note.py")

@@ -29,13 +29,9 @@ from pathlib import Path
 
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "experiments"))   # bench, beside this script
+from itdeid.report import header, markdown_table
 
-from itdeid.errors import run_script  # noqa: E402
-from itdeid.report import header, markdown_table, publish  # noqa: E402
-from bench import run_deid  # noqa: E402
+from common import make_notes, publish, run_deid, run_script
 
 
 def parse_args(argv=None):
@@ -48,18 +44,6 @@ def parse_args(argv=None):
                         "caches reach their caps (200,000 words) within a few thousand files")
     p.add_argument("--out", default="experiments/results/many-files.md")
     return p.parse_args(argv)
-
-
-def make_notes(folder: Path, n: int, numbers: int = 0) -> None:
-    """``n`` one-line notes, 1,000 a subfolder; with ``numbers``, each ends with that many
-    numbers of its own (new words for every table of per-word values)."""
-    for i in range(n):
-        sub = folder / f"part-{i // 1000:04d}"
-        if i % 1000 == 0:
-            sub.mkdir(parents=True)
-        own = "".join(f" {1_000_000 + i * numbers + j}" for j in range(numbers))
-        (sub / f"note-{i:07d}.txt").write_text(
-            f"Pt seen in clinic on 3/{i % 28 + 1}/2090, stable. Plan per team, item {i}.{own}\n")
 
 
 def main(argv=None) -> int:

@@ -20,14 +20,12 @@ import tempfile
 from importlib import metadata
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "experiments"))      # install_size, beside this script
+from itdeid.model_digests import FILE as SUMS
+from itdeid.report import header
 
-from install_size import run  # noqa: E402
-from itdeid.errors import run_script  # noqa: E402
-from itdeid.model_digests import FILE as SUMS  # noqa: E402
-from itdeid.report import header, publish  # noqa: E402
+from common import publish, run, run_script
+
+ROOT = Path(__file__).resolve().parents[1]
 
 SHIPPED = ROOT / "itdeid" / "models" / "default"
 

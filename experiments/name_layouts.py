@@ -25,8 +25,9 @@ import argparse
 import pandas as pd
 
 from itdeid import Document, load_model
-from itdeid.errors import run_script
-from itdeid.report import header, markdown_table, publish
+from itdeid.report import header, markdown_table
+
+from common import publish, run_script
 
 #: Surnames that are everyday English words too, then surnames of several origins.
 WORD_SURNAMES = ("Hall", "Said", "Brown", "Stone", "Long", "White", "Green", "Foley", "Bell", "Best",

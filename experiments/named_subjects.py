@@ -22,8 +22,9 @@ from importlib import resources
 import pandas as pd
 
 from itdeid import Document, load_model
-from itdeid.errors import run_script
-from itdeid.report import header, markdown_table, publish
+from itdeid.report import header, markdown_table
+
+from common import publish, run_script
 
 #: Subject words, as a nurse writes them before a name.
 SUBJECTS = ("Pt ", "pt ", "Pt. ", "Patient ", "Mr ", "Mrs. ")

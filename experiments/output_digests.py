@@ -25,8 +25,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from itdeid.errors import run_script
-from itdeid.report import header, publish
+from itdeid.report import header
+
+from common import publish, run_script
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "samples" / "notes"

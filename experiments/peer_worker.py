@@ -103,6 +103,9 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] in (["-h"], ["--help"]):
+        print(__doc__)
+        sys.exit(0)
     try:
         sys.exit(main(sys.argv[1:]))
     except Exception as error:  # noqa: BLE001 - report the class only, never a message

@@ -53,13 +53,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
@@ -69,18 +65,11 @@ from itdeid.evaluate import evaluate
 from itdeid.formats import read_corpus, read_spans
 from itdeid.report import header, markdown_table
 from itdeid.tokens import tokenize
-from itdeid.errors import run_script
+
+from common import SHARED_PEERS, PeerRun, peer_env, pinned, run_deid_pl, run_script, timed_peer
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
-SHARED_PEERS = ROOT.parent / "shared" / "peers"
 PEER_NAMES = ("deid", "philter", "presidio")
-#: Thread caps for every peer process (one core each).
-ONE_CORE_ENV = {name: "1" for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
-                                       "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")}
-_RECORD_END = "||||END_OF_RECORD"
-_PHI_HEADER = re.compile(r"Patient\s+(\S+)\s+Note\s+(\S+)")
-_PHYSIONET_ID = re.compile(r"(\d+)-(\d+)")
 
 
 # --------------------------------------------------------------------------------------------
@@ -127,166 +116,8 @@ def join_runs(text: str, runs) -> list[tuple[int, int]]:
     return [(s, e) for s, e in joined]
 
 
-def keeps_physionet_ids(documents) -> bool:
-    """Whether every id is PhysioNet's numeric ``<patient>-<note>`` (deid.pl's patient-name list
-    applies only then)."""
-    return bool(documents) and all(
-        (m := _PHYSIONET_ID.fullmatch(doc.id)) and (doc.patient in (None, m.group(1)))
-        for doc in documents)
-
-
-def deid_records(documents, keep_ids: bool) -> tuple[str, dict[tuple[str, str], str]]:
-    """The notes as one deid.pl input (PhysioNet ``id.text`` records) and the map from its
-    ``(patient, note)`` numbers to document ids.
-
-    ``keep_ids``: the ids' own numbers (PhysioNet), else patients numbered in order of first
-    appearance (``Document.patient``, or the id) and notes 1, 2, .. . Characters beyond latin-1
-    become ``?`` (one for one, so offsets hold); a note not ending in a newline gets one, since
-    deid.pl never scans a line that shares the ``||||END_OF_RECORD`` line.
-    """
-    records, keys, patients = [], {}, {}
-    for number, doc in enumerate(documents, 1):
-        if keep_ids:
-            patient, note = _PHYSIONET_ID.fullmatch(doc.id).groups()
-        else:
-            patient = str(patients.setdefault(doc.patient or doc.id, len(patients) + 1))
-            note = str(number)
-        if (patient, note) in keys:
-            raise ValueError(f"document {doc.id}: record {patient}/{note} occurs twice")
-        text = doc.text.encode("latin-1", errors="replace").decode("latin-1")
-        if _RECORD_END in text or re.search(r"(?m)^START_OF_RECORD=", text):
-            raise ValueError(f"document {doc.id}: its text holds a record marker")
-        if not text.endswith("\n"):
-            text += "\n"
-        keys[(patient, note)] = doc.id
-        records.append(f"START_OF_RECORD={patient}||||{note}||||\n{text}{_RECORD_END}\n")
-    return "".join(records), keys
-
-
-def parse_deid_phi(text: str) -> dict[tuple[str, str], list[tuple[int, int]]]:
-    """deid.pl's ``.phi`` file: ``Patient P<TAB>Note N`` headers, each followed by ``k start end``
-    lines (character offsets into that record's text). Returns ``{(P, N): [(start, end), ..]}``;
-    a line of any other shape is a ``ValueError`` naming its number only."""
-    found: dict[tuple[str, str], list[tuple[int, int]]] = {}
-    current = None
-    for number, line in enumerate(text.splitlines(), 1):
-        line = line.strip()
-        if not line:
-            continue
-        header = _PHI_HEADER.fullmatch(line)
-        if header:
-            current = header.groups()
-            found.setdefault(current, [])
-            continue
-        fields = line.split()
-        if current is None or len(fields) != 3 or not all(f.isdigit() for f in fields):
-            raise ValueError(f"line {number} of deid.pl's .phi file is not 'k start end' "
-                             "after a 'Patient P Note N' header")
-        start, end = int(fields[1]), int(fields[2])
-        if start < end:
-            found[current].append((start, end))
-    return found
-
-
-def deid_spans(phi_text: str, keys: dict[tuple[str, str], str], lengths: dict[str, int]):
-    """Spans by document id from a ``.phi`` file, clipped to each note's length (the newline
-    :func:`deid_records` may add is not the note's)."""
-    spans: dict[str, list[tuple[int, int]]] = {doc_id: [] for doc_id in keys.values()}
-    for key, found in parse_deid_phi(phi_text).items():
-        if key not in keys:
-            raise ValueError(f"deid.pl reported record {key[0]}/{key[1]}, which was not given")
-        doc_id = keys[key]
-        spans[doc_id] = [(s, min(e, lengths[doc_id])) for s, e in found if s < lengths[doc_id]]
-    return spans
-
-
 # --------------------------------------------------------------------------------------------
 # Running the peers
-
-@dataclass
-class PeerRun:
-    name: str
-    notes: int
-    version: str = ""
-    spans: dict = field(default_factory=dict)      # doc id -> [(start, end), ..]
-    startup_seconds: float | None = None
-    tag_seconds: float | None = None
-    skipped: str | None = None                      # why it did not run
-    #: wall seconds of each run of the whole command, where it ran more than once
-    run_seconds: list = field(default_factory=list)
-    #: wall seconds of each run of its start-up alone, in the same order
-    startup_runs: list = field(default_factory=list)
-
-
-def pinned(command: list[str]) -> list[str]:
-    taskset = shutil.which("taskset")
-    return [taskset, "-c", "0", *command] if taskset else command
-
-
-def peer_env(**extra) -> dict:
-    return {**os.environ, **ONE_CORE_ENV, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
-            "TOKENIZERS_PARALLELISM": "false", **extra}
-
-
-def _timed(label: str, command, cwd, env) -> tuple[float, int]:
-    """Wall seconds and exit code; the peer's output is discarded (it may quote notes), and of a
-    failure only the exit code is printed, with peer_worker.py's exception class name."""
-    started = time.perf_counter()
-    done = subprocess.run(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
-                          stderr=subprocess.PIPE, text=True, errors="replace")
-    seconds = time.perf_counter() - started
-    if done.returncode != 0:
-        last = (done.stderr.strip().splitlines() or [""])[-1]
-        said = last[:80] if last.startswith("peer_worker: ") else ""
-        print(f"  {label}: exit code {done.returncode} {said}", file=sys.stderr)
-    return seconds, done.returncode
-
-
-def run_deid(documents, folder: Path, work: Path, repeats: int = 1, before_each=None) -> PeerRun:
-    """deid.pl on ``documents``, pinned to one core; ``repeats``: runs of its start-up and of
-    the whole command, the fastest of each kept, as bench.py keeps itdeid's fastest run (one
-    run against itdeid's best of three favoured itdeid; issue I, session 43). ``before_each()``
-    runs before each of them: bench.py times itdeid there, so the two take turns."""
-    run = PeerRun("deid", len(documents), version="deid.pl 1.1 (Perl)")
-    perl = shutil.which("perl")
-    if perl is None or not (folder / "deid.pl").is_file():
-        run.skipped = f"perl or {folder}/deid.pl not found"
-        return run
-    copy = work / "deid"
-    shutil.copytree(folder, copy)
-    config = (copy / "deid.config").read_text(encoding="latin-1")
-    config = config.replace("Gold standard comparison = 1", "Gold standard comparison = 0")
-    keep_ids = keeps_physionet_ids(documents)
-    if not keep_ids:   # its patient-name list is PhysioNet's: other patients must not get those
-        config = re.sub(r"(?m)^PID to patient name mapping = y", "PID to patient name mapping = n",
-                        config)
-    (copy / "o.config").write_text(config, encoding="latin-1")
-    run.version += ", patient-name list " + ("on" if keep_ids else "off")
-    records, keys = deid_records(documents, keep_ids)
-    (copy / "x.text").write_text(records, encoding="latin-1")
-    (copy / "startup.text").write_text(
-        f"START_OF_RECORD=1||||1||||\nSeen today.\n{_RECORD_END}\n", encoding="latin-1")
-    env = peer_env()
-    startups, totals = [], []
-    for _ in range(max(1, repeats)):
-        if before_each is not None:
-            before_each()
-        (copy / "x.phi").unlink(missing_ok=True)      # each run must write its own
-        startup, rc0 = _timed("deid.pl (start-up)", pinned([perl, "deid.pl", "startup", "o.config"]),
-                              copy, env)
-        total, rc = _timed("deid.pl", pinned([perl, "deid.pl", "x", "o.config"]), copy, env)
-        if rc or rc0 or not (copy / "x.phi").is_file():
-            run.skipped = f"deid.pl failed (exit code {rc or rc0})"
-            return run
-        startups.append(startup)
-        totals.append(total)
-    startup, total = min(startups), min(totals)
-    run.run_seconds, run.startup_runs = totals, startups
-    lengths = {doc.id: len(doc.text) for doc in documents}
-    run.spans = deid_spans((copy / "x.phi").read_text(encoding="latin-1"), keys, lengths)
-    run.startup_seconds, run.tag_seconds = startup, max(total - startup, 0.0)
-    return run
-
 
 def run_python_peer(name: str, documents, venvs: Path, nltk_data: Path, work: Path) -> PeerRun:
     run = PeerRun(name, len(documents))
@@ -301,7 +132,7 @@ def run_python_peer(name: str, documents, venvs: Path, nltk_data: Path, work: Pa
     notes.write_text(json.dumps({"notes": [{"id": d.id, "text": d.text} for d in documents]}),
                      encoding="utf-8")
     command = pinned([str(python), str(HERE / "peer_worker.py"), name, str(notes), str(out)])
-    wall, rc = _timed(name, command, work, peer_env(NLTK_DATA=str(nltk_data)))
+    wall, rc = timed_peer(name, command, work, peer_env(NLTK_DATA=str(nltk_data)))
     if rc or not out.is_file():
         run.skipped = f"{name} failed (exit code {rc})"
         return run
@@ -461,7 +292,7 @@ def main(argv=None) -> None:
             work.mkdir()
             print(f"{name}: {n} notes ...", file=sys.stderr, flush=True)
             if name == "deid":
-                run = run_deid(documents[:n], Path(args.deid), work)
+                run = run_deid_pl(documents[:n], Path(args.deid), work)
             else:
                 run = run_python_peer(name, documents[:n], Path(args.venvs), Path(args.nltk_data),
                                       work)

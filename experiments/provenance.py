@@ -36,11 +36,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from itdeid.report import header, markdown_table
 
-from itdeid.errors import run_script  # noqa: E402
-from itdeid.report import header, markdown_table  # noqa: E402
+from common import run_script
+
+ROOT = Path(__file__).resolve().parent.parent
 
 NOTES = ROOT / "tests" / "data" / "feature-fingerprint-notes.xml"
 #: Computes, with the itdeid on sys.path, the rounded feature matrix's hash of the recipe's groups

@@ -23,20 +23,11 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
-ROOT = Path(__file__).resolve().parent
-sys.path.insert(0, str(ROOT.parent))
-sys.path.insert(0, str(ROOT))
+from itdeid.report import header
 
-from note_slice import require_corpus  # noqa: E402
-from levers import (RECALLS, add_cache_arguments, cache_provenance, cached_fold, cached_folds,  # noqa: E402
-                    precision_at_recall, tokenized_folds)
-
-from itdeid.report import header, markdown_table, publish  # noqa: E402
-from itdeid.errors import run_script  # noqa: E402
-
-PAIRED_RECALLS = (0.90, 0.95)
+from common import (add_cache_arguments, cache_provenance, cached_fold, cached_folds, publish, ranking_tables,
+                    require_corpus, run_script, tables_text, tokenized_folds)
 
 
 def fold_scores(name, tokenized, assignment, cache, f):
@@ -62,32 +53,6 @@ def blend(p_phi: list[np.ndarray], weights: list[float], geometric: bool) -> np.
     if geometric:
         return np.exp(sum(wi * np.log(np.maximum(p, 1e-6)) for wi, p in zip(w, p_phi)))
     return sum(wi * p for wi, p in zip(w, p_phi))
-
-
-def ranking_tables(entries: dict, gold: list, against: str) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The pooled table (precision at each of RECALLS, percent) and the paired table (per-fold
-    precision at PAIRED_RECALLS minus ``against``'s: mean, standard error, folds won) of
-    ``entries`` (a name -> its per-fold P(PHI) arrays, aligned with ``gold``'s per-fold flags)."""
-    pooled, paired = [], []
-    base = {R: np.array([precision_at_recall(p, g, R)[0] for p, g in zip(entries[against], gold)])
-            for R in PAIRED_RECALLS}
-    for name, parts in entries.items():
-        p_all, g_all = np.concatenate(parts), np.concatenate(gold)
-        pooled.append({"row": name, **{f"P@R{R:.2f}": 100 * precision_at_recall(p_all, g_all, R)[0]
-                                       for R in RECALLS}})
-        line = {"row": name}
-        for R in PAIRED_RECALLS:
-            d = np.array([precision_at_recall(p, g, R)[0] for p, g in zip(parts, gold)]) - base[R]
-            line[f"ΔP@R{R:.2f}"] = f"{100 * d.mean():+.1f} ± {100 * d.std(ddof=1) / np.sqrt(len(d)):.1f}"
-            line[f"wins@R{R:.2f}"] = f"{int((d > 0).sum())}/{len(d)}"
-        paired.append(line)
-    return pd.DataFrame(pooled).set_index("row").round(2), pd.DataFrame(paired).set_index("row")
-
-
-def tables_text(pooled: pd.DataFrame, paired: pd.DataFrame, pooled_caption: str, paired_caption: str) -> str:
-    """:func:`ranking_tables`' two tables in markdown, each after its caption."""
-    return (f"{pooled_caption}:\n\n{markdown_table(pooled)}\n\n"
-            f"{paired_caption}:\n\n{markdown_table(paired)}\n")
 
 
 def main(argv=None) -> int:

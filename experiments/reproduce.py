@@ -34,8 +34,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from itdeid.errors import run_script
 from itdeid.recipe import RECIPE
+
+from common import run_script
 
 #: The repository root. Not put on ``sys.path``: the steps run the installed itdeid (``python -m
 #: itdeid``), and a test importing this file put the source tree, where ``features/`` is not

@@ -40,17 +40,8 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent
-sys.path.insert(0, str(ROOT.parent))
-sys.path.insert(0, str(ROOT))
-
-from note_slice import require_corpus  # noqa: E402
-from levers import (add_cache_arguments, cache_report_head, cached_fold, cached_folds,  # noqa: E402
-                    tokenized_folds)
-from rankings import ranking_tables, tables_text  # noqa: E402
-
-from itdeid.report import publish  # noqa: E402
-from itdeid.errors import run_script  # noqa: E402
+from common import (add_cache_arguments, cache_report_head, cached_fold, cached_folds, publish,
+                    ranking_tables, require_corpus, run_script, tables_text, tokenized_folds)
 
 DEFAULT_RESCORINGS = ("propagate:patient:0.3,propagate:patient:0.5,propagate:patient:0.9,"
                       "propagate:fold:0.3,propagate:fold:0.5,propagate:fold:0.9,"

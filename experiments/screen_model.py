@@ -22,29 +22,23 @@ levers.py's ten folds like any lever.
 from __future__ import annotations
 
 import argparse
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "experiments"))
+from itdeid.ensemble import SCREEN_REACH
+from itdeid.featurize import LEXICON_FOLDS, tokenize_document
+from itdeid.folds import group_key
+from itdeid.lexicon import fold_lexicons
+from itdeid.formats import read_corpus
+from itdeid.learners import Learner
+from itdeid.recipe import RECIPE, recipe_model
+from itdeid.report import header, markdown_table
+from itdeid.resubstitute import resubstituted
+from itdeid.token_batch import TokenBatch
 
-from itdeid.ensemble import SCREEN_REACH  # noqa: E402
-from itdeid.featurize import LEXICON_FOLDS, tokenize_document  # noqa: E402
-from itdeid.folds import group_key  # noqa: E402
-from itdeid.lexicon import fold_lexicons  # noqa: E402
-from itdeid.formats import read_corpus  # noqa: E402
-from itdeid.learners import Learner  # noqa: E402
-from itdeid.recipe import RECIPE, recipe_model  # noqa: E402
-from itdeid.report import header, markdown_table, publish  # noqa: E402
-from itdeid.resubstitute import resubstituted  # noqa: E402
-from itdeid.token_batch import TokenBatch  # noqa: E402
-from itdeid.errors import run_script  # noqa: E402
-from note_slice import require_corpus, timed_notes  # noqa: E402
+from common import publish, require_corpus, run_script, timed_notes
 
 #: (trees, depth) of the screening models tried.
 SIZES = ((25, 4), (50, 4), (100, 4), (50, 6))

@@ -29,20 +29,14 @@ took bench.py's rates for whitespace-separated tokens and gave a budget 1.38 tim
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from collections import defaultdict
-from pathlib import Path
 
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "experiments"))      # note_slice, beside this script
+from itdeid.report import header, markdown_table
 
-from itdeid.report import header, markdown_table, publish  # noqa: E402
-from itdeid.errors import run_script  # noqa: E402
-from note_slice import add_note_slice, require_corpus, timed_notes  # noqa: E402
+from common import add_note_slice, publish, require_corpus, run_script, timed_notes
 
 TIMES: dict[str, float] = defaultdict(float)
 #: The collector's seconds over every timed run, not the fastest run's only: its full passes

@@ -28,14 +28,12 @@ from pathlib import Path
 
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "experiments"))      # bench_code, beside this script
+from itdeid import warm_start
+from itdeid.report import header, markdown_table
 
-from bench_code import checkout, git_name  # noqa: E402
-from itdeid import warm_start  # noqa: E402
-from itdeid.errors import run_script  # noqa: E402
-from itdeid.report import header, markdown_table, publish  # noqa: E402
+from common import checkout, git_name, publish, run_script
+
+ROOT = Path(__file__).resolve().parents[1]
 
 NOTE = "Seen by Dr. Smith on 3/4/2005 at Mercy Hospital.\n"
 

@@ -25,20 +25,20 @@ from pathlib import Path
 
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parent
-sys.path.insert(0, str(ROOT.parent))
+from itdeid.document import LABELS
+from itdeid.evaluate import evaluate
+from itdeid.featurize import GROUPS, RECALL_GROUPS, tokenize_document
+from itdeid.formats import read_corpus
+from itdeid.model import TokenModel
+from itdeid.pipeline import run_passes
+from itdeid.operating_point import decide
+from itdeid.report import header, markdown_table
+from itdeid.spans import labels_to_spans
+from itdeid.synth import generate
 
-from itdeid.document import LABELS  # noqa: E402
-from itdeid.evaluate import evaluate  # noqa: E402
-from itdeid.featurize import GROUPS, RECALL_GROUPS, tokenize_document  # noqa: E402
-from itdeid.formats import read_corpus  # noqa: E402
-from itdeid.model import TokenModel  # noqa: E402
-from itdeid.pipeline import run_passes  # noqa: E402
-from itdeid.operating_point import decide  # noqa: E402
-from itdeid.report import header, markdown_table  # noqa: E402
-from itdeid.spans import labels_to_spans  # noqa: E402
-from itdeid.synth import generate  # noqa: E402
-from itdeid.errors import run_script  # noqa: E402
+from common import run_script
+
+ROOT = Path(__file__).resolve().parent
 
 HELDOUT = ROOT / "heldout" / "handwritten-discharge.xml"
 

@@ -49,10 +49,11 @@ from itdeid.evaluate import evaluate
 from itdeid.featurize import tokenize_document
 from itdeid.formats import read_corpus
 from itdeid.model import TokenModel
-from itdeid.report import corpus_digest, header, markdown_table
+from itdeid.report import header, markdown_table
 from itdeid.spans import labels_to_spans
 from itdeid.vote import vote
-from itdeid.errors import run_script
+
+from common import corpus_digest, load_fold, run_script
 
 
 def parse_args(argv=None):
@@ -156,14 +157,6 @@ def save_fold(path: Path, stages: dict[str, list[np.ndarray]]) -> None:
     tmp = path.with_name(path.stem + ".tmp.npz")
     np.savez_compressed(tmp, __lengths__=lengths, **arrays)
     tmp.replace(path)
-
-
-def load_fold(path: Path) -> dict[str, list[np.ndarray]]:
-    """Stage name -> label codes per test document, from one fold's checkpoint."""
-    with np.load(path, allow_pickle=False) as data:
-        bounds = np.cumsum(data["__lengths__"])[:-1]
-        return {stage: np.split(data[stage].astype(np.int64), bounds)
-                for stage in data.files if stage != "__lengths__"}
 
 
 def parse_peers(text: str) -> list[str]:

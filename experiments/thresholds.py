@@ -18,7 +18,7 @@ token precision and recall, PHI instance recall, the lowest per-fold recall and 
 A row that also kept the members' out-of-fold mean (``keep_passes``) is calibrated at its own
 ``context_weight``, so rows that differ only by the weight get their own operating points. A row with steps after the decisions (the recipe's ``_IDS`` rows: joined name gaps, surnames after
 'pt', the identifier templates and clearing rules, the gold's conventions) takes them after each
-threshold, as levers.py does (:func:`levers.after_decisions`), so the table is the recipe as it
+threshold, as levers.py does (:func:`common.after_decisions`), so the table is the recipe as it
 tags. A target is chosen by these outer folds only (never by held-out acceptance notes): the rule a
 user would want is the lowest target whose held-out recall still reaches the goal in the pooled
 folds.
@@ -33,22 +33,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parent
-sys.path.insert(0, str(ROOT.parent))
-sys.path.insert(0, str(ROOT))
-
-from note_slice import require_corpus  # noqa: E402
-from levers import (AFTER_DECISIONS, ROWS, add_cache_arguments, after_decisions, cache_name,  # noqa: E402
-                    cache_provenance, cached_fold, cached_folds, calibration_phi, threshold_at,
-                    tokenized_folds)
-
-from itdeid.document import LABELS  # noqa: E402
+from itdeid.document import LABELS
 from itdeid.evaluate import _ratio, evaluate  # noqa: E402  (the 0/0 rule of the scores)
-from itdeid.folds import group_key  # noqa: E402
-from itdeid.operating_point import MIN_THRESHOLD, decide  # noqa: E402
-from itdeid.report import header, markdown_table, publish  # noqa: E402
-from itdeid.spans import labels_to_spans  # noqa: E402
-from itdeid.errors import run_script  # noqa: E402
+from itdeid.folds import group_key
+from itdeid.operating_point import MIN_THRESHOLD, decide
+from itdeid.report import header, markdown_table
+from itdeid.spans import labels_to_spans
+
+from common import (AFTER_DECISIONS, ROWS, add_cache_arguments, after_decisions, cache_name, cache_provenance,
+                    cached_fold, cached_folds, calibration_phi, publish, require_corpus, run_script,
+                    threshold_at, tokenized_folds)
 
 
 def patient_bootstrap(report, documents, resamples: int, seed: int, goals: tuple[float, float, float]) -> dict:
@@ -93,7 +87,7 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
     if args.row not in ROWS:
-        ap.error(f"unknown row {args.row!r}; see experiments/levers.py's ROWS")
+        ap.error(f"unknown row {args.row!r}; see ROWS in experiments/common.py (levers.py's rows)")
     require_corpus(args.corpus)
     cache = Path(args.levers) / "cache" / cache_name(args.row)
     folds = cached_folds(Path(args.levers) / "cache", [args.row], args.folds)

@@ -28,8 +28,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from itdeid.report import header, markdown_table, publish
-from itdeid.errors import run_script
+from itdeid.report import header, markdown_table
+
+from common import publish, run_script
 
 
 def parse_args(argv=None):

@@ -35,18 +35,3 @@ def printable(message: str) -> str:
     and an escape sequence drives the terminal."""
     return "".join(c if c.isprintable() or c == "\t" else f"\\x{ord(c):02x}" if ord(c) < 256 else f"\\u{ord(c):04x}"
                    for c in message)
-
-
-def run_script(main, prog: str) -> None:
-    """Run the ``main`` of a script in experiments/ as itdeid's commands run: a
-    :class:`UserError` (a corpus that is not there, a file that cannot be read, a parameter out
-    of range) is one line on stderr and exit status 2, never a traceback; a status ``main``
-    returns is the process's (a ``main`` returning None returns normally)."""
-    import sys
-    try:
-        code = main()
-    except UserError as error:
-        print(f"{prog}: error: {printable(str(error))}", file=sys.stderr)
-        code = 2
-    if code is not None:
-        sys.exit(code)

@@ -12,9 +12,10 @@ foreign checkout) is named as missing rather than guessed.
 The held-out scores are the model's *and the code's*: a later change to how spans are cut
 moves them with the same model files (a rule dropping spans of punctuation alone changes
 the predicted spans of the same model). So the card says which code scored them,
-the test scores the shipped model again with the code of the day, and :func:`rescore` (run by
-``experiments/card_scores.py``) rewrites the scored part of the card (held-out scores and the
-quoted results files) when a change or a rerun of the results moves it on purpose.
+the test scores the shipped model again with the code of the day, and
+``experiments/card_scores.py`` rewrites the scored part of the card (held-out scores and the
+quoted results files, :func:`scored_lines`) when a change or a rerun of the results moves it on
+purpose.
 """
 from __future__ import annotations
 
@@ -171,19 +172,6 @@ def scored_lines(heldout: str | None, target: float | None) -> list[str]:
         lines += [""] + cv_lines(target)
     lines += ["", "## Speed", ""] + speed_lines()
     return lines + ["", "## Known weak spots", ""] + weak_spot_lines()
-
-
-def rescore(folder: Path, model) -> Path:
-    """Score ``model`` (loaded from ``folder``) on the held-out notes again and rewrite
-    ``folder``'s card from its ``## Scores`` heading on (:func:`scored_lines`, the cited results
-    files as they are now), leaving what the training wrote above it as it is."""
-    path = Path(folder) / "MODEL_CARD.md"
-    head, heading, _ = path.read_text(encoding="utf-8").partition("\n## Scores\n")
-    if not heading:
-        raise ValueError(f"{path}: no '## Scores' section to rewrite")
-    lines = scored_lines(heldout_report(model), getattr(model, "target_recall", None))
-    path.write_text(head + "\n" + "\n".join(lines) + "\n", encoding="utf-8")
-    return path
 
 
 def write_model_card(out: Path, name: str, settings: dict, data: dict, seconds: float,

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import datetime as _dt
-import hashlib
 import os
 import platform
 import shlex
@@ -76,16 +75,6 @@ def code_version() -> str:
     return f"itdeid {__version__}, git {commit}{' with uncommitted changes' if dirty else ''}"
 
 
-def corpus_digest(documents) -> str:
-    """SHA-256 over every document's id, text and gold spans, in order: what a cached result
-    was computed from, so a resumed run can tell another or an edited corpus from its own."""
-    digest = hashlib.sha256()
-    for d in documents:
-        digest.update(repr((d.id, hashlib.sha256(d.text.encode("utf-8", "surrogatepass")).hexdigest(),
-                            [(s.start, s.end, s.type) for s in d.spans])).encode())
-    return digest.hexdigest()
-
-
 def header(title: str, command: str | None = None) -> str:
     now = _dt.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
     return (f"# {title}\n\n- command: `{command or command_line()}`\n- date: {now}\n"
@@ -103,12 +92,3 @@ def markdown_table(frame: pd.DataFrame, floatfmt: str = ".2f") -> str:
             cells.append(format(v, floatfmt) if isinstance(v, float) else str(v))
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
-
-
-def publish(text: str, out=None) -> None:
-    """Write a report to ``out`` (its folder created; nothing written when None) and print it:
-    what every experiment script does with its results."""
-    if out:
-        Path(out).parent.mkdir(parents=True, exist_ok=True)
-        Path(out).write_text(text, encoding="utf-8")
-    print(text)

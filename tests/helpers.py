@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import random
+import runpy
+import sys
+from pathlib import Path
 
 from itdeid.document import Document, Span
 
@@ -103,3 +106,20 @@ def rewrite_state(folder, name: str = "ensemble.json", **changes) -> None:
         else:
             state[key] = value
     path.write_text(json.dumps(state))
+
+
+#: experiments/, whose scripts the tests load.
+EXPERIMENTS = Path(__file__).resolve().parent.parent / "experiments"
+
+
+def script_functions(name: str, run_name: str = "<run_path>") -> dict:
+    """The names experiments/NAME defines (its main not run unless ``run_name`` is
+    ``"__main__"``), loaded as ``python experiments/NAME`` loads it: experiments/ first on
+    ``sys.path`` (where ``from common import ...`` finds the scripts' shared module), itdeid
+    imported as installed. ``sys.path`` is taken back afterwards."""
+    path = list(sys.path)
+    sys.path.insert(0, str(EXPERIMENTS))
+    try:
+        return runpy.run_path(str(EXPERIMENTS / name), run_name=run_name)
+    finally:
+        sys.path[:] = path

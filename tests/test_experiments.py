@@ -1,6 +1,5 @@
 """The experiment scripts run end to end on a tiny corpus (so they do not rot between runs)."""
 import re
-import runpy
 import shutil
 import sys
 from pathlib import Path
@@ -9,9 +8,7 @@ import pytest
 
 from itdeid.formats import write_i2b2_2006
 
-from helpers import tiny_corpus
-
-EXPERIMENTS = Path(__file__).resolve().parent.parent / "experiments"
+from helpers import EXPERIMENTS, script_functions, tiny_corpus
 
 
 def tiny_table1(tmp_path, *extra) -> tuple[list[str], Path]:
@@ -23,20 +20,8 @@ def tiny_table1(tmp_path, *extra) -> tuple[list[str], Path]:
 
 
 def run_script(name: str) -> None:
-    """Run an experiment script as ``python experiments/NAME`` would, then take back the
-    checkout it puts first on ``sys.path``: left there, worker processes started by later tests
-    import itdeid from the source tree instead of the installed copy."""
+    """Run an experiment script as ``python experiments/NAME`` would (:func:`script_functions`)."""
     script_functions(name, run_name="__main__")
-
-
-def script_functions(name: str, run_name: str = "<run_path>") -> dict:
-    """The names an experiment script defines (its main not run unless ``run_name`` is
-    ``"__main__"``), with ``sys.path`` taken back as :func:`run_script` says."""
-    path = list(sys.path)
-    try:
-        return runpy.run_path(str(EXPERIMENTS / name), run_name=run_name)
-    finally:
-        sys.path[:] = path
 
 
 def test_table1_script(tmp_path, monkeypatch):
@@ -243,23 +228,24 @@ def test_ceiling_helpers_score_whitespace_tokens_and_stay_inside_notes():
 
 
 def test_cache_provenance_line_is_what_provenance_reads(tmp_path):
-    """levers.cache_provenance writes the header line provenance.py reads the caches' commits from."""
+    """common.cache_provenance (levers.py's fold caches) writes the header line provenance.py
+    reads the caches' commits from."""
     import numpy as np
     sys.path.insert(0, str(EXPERIMENTS))
     try:
-        import levers
+        import common
         import provenance
     finally:
         sys.path.remove(str(EXPERIMENTS))
     for fold, code in ((0, "itdeid 0.1.0, git abc1234"), (1, "itdeid 0.1.0, git def5678")):
         (tmp_path / "cache" / "XGB_TOKEN").mkdir(parents=True, exist_ok=True)
         np.savez(tmp_path / "cache" / "XGB_TOKEN" / f"fold{fold}.npz", code=np.array(code))
-    line = levers.cache_provenance(tmp_path / "cache", ["XGB_TOKEN"], [0, 1, 2])
+    line = common.cache_provenance(tmp_path / "cache", ["XGB_TOKEN"], [0, 1, 2])
     assert line.startswith("- fold caches computed by: ") and line.endswith("\n") and line.count("\n") == 1
     results = tmp_path / "results.md"
     results.write_text("# t\n\n- code: git 1111111\n" + line + "- folds: 3\n")
     assert provenance.recorded_commits(results)[0] == ["1111111", "abc1234", "def5678"]
-    assert levers.cache_provenance(tmp_path / "cache", ["XGB_TOKEN"], [5]) == "- fold caches computed by: none\n"
+    assert common.cache_provenance(tmp_path / "cache", ["XGB_TOKEN"], [5]) == "- fold caches computed by: none\n"
 
 
 def test_levers_records_the_code_the_run_started_with_in_every_fold(tmp_path, monkeypatch):
@@ -315,7 +301,7 @@ def test_recipe_row_tagging_as_the_recipe_joins_name_gaps(tmp_path):
     from itdeid.featurize import tokenize_document
     sys.path.insert(0, str(EXPERIMENTS))
     try:
-        import levers
+        import common
     finally:
         sys.path.remove(str(EXPERIMENTS))
     text = "Seen at Harborview Cardiology Associates today."
@@ -327,12 +313,12 @@ def test_recipe_row_tagging_as_the_recipe_joins_name_gaps(tmp_path):
         if token.text in ("Harborview", "Associates"):
             proba[i, [0, LABELS.index("HOSPITAL")]] = (0.1, 0.9)
     prefix = "BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_TYPER50"
-    folder = tmp_path / levers.cache_name(f"{prefix}_SCREEN1E3_IDS")
+    folder = tmp_path / common.cache_name(f"{prefix}_SCREEN1E3_IDS")
     folder.mkdir()
-    np.savez(folder / "fold0.npz", corpus_key=np.array(levers.corpus_key([td], [0])), proba=proba,
+    np.savez(folder / "fold0.npz", corpus_key=np.array(common.corpus_key([td], [0])), proba=proba,
              lengths=np.array([len(proba)]), threshold=np.array(0.5), seconds=np.array(1.0),
              **{"screen0.001_first": proba, "screen0.001_second": proba})
-    spans = {row: [(s.start, s.end) for s in levers.cached_fold(row, [td], [0], tmp_path, 0)["spans"]["d1"]]
+    spans = {row: [(s.start, s.end) for s in common.cached_fold(row, [td], [0], tmp_path, 0)["spans"]["d1"]]
              for row in (f"{prefix}_SCREEN1E3_OOF", f"{prefix}_SCREEN1E3_IDS")}
     assert spans[f"{prefix}_SCREEN1E3_OOF"] == [(8, 18), (30, 40)]    # the ranking's row: decisions alone
     assert spans[f"{prefix}_SCREEN1E3_IDS"] == [(8, 40)]              # as the recipe tags
@@ -349,6 +335,7 @@ def test_thresholds_patient_bootstrap_draws_patients_not_notes():
     spec = importlib.util.spec_from_file_location("thresholds", EXPERIMENTS / "thresholds.py")
     module = importlib.util.module_from_spec(spec)
     path = list(sys.path)
+    sys.path.insert(0, str(EXPERIMENTS))     # as python experiments/thresholds.py runs
     try:
         spec.loader.exec_module(module)
     finally:

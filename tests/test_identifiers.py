@@ -67,15 +67,11 @@ def test_a_model_with_identifiers_finds_every_fixed_shape_instance(identifiers):
 
 
 def _experiment():
-    """experiments/identifier_templates.py as a module (experiments/ is no package)."""
-    import importlib.util
-    from pathlib import Path
+    """experiments/identifier_templates.py's names (experiments/ is no package)."""
+    from types import SimpleNamespace
 
-    path = Path(__file__).resolve().parents[1] / "experiments" / "identifier_templates.py"
-    spec = importlib.util.spec_from_file_location("identifier_templates", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    from helpers import script_functions
+    return SimpleNamespace(**script_functions("identifier_templates.py"))
 
 
 def test_experiment_counts_matches_by_kind():

@@ -10,6 +10,8 @@ from itdeid.recipe import RECIPE
 from itdeid.report import machine
 from itdeid.resources import default_model_dir
 
+from helpers import script_functions
+
 REPO = Path(__file__).resolve().parent.parent
 
 
@@ -37,12 +39,14 @@ def test_card_quotes_the_held_out_scores_the_code_of_the_day_gives(card):
 
 
 def test_rescore_rewrites_the_scored_part_alone(tmp_path, monkeypatch):
+    """experiments/card_scores.py's rescore."""
+    rescore = script_functions("card_scores.py")["rescore"]
     monkeypatch.chdir(REPO)
     monkeypatch.setattr(model_card, "heldout_report", lambda model: "NEW REPORT")
     card = tmp_path / "MODEL_CARD.md"
     head = "# card\n\n- trained: then\n\n## Settings\n\nkept\n"
     card.write_text(head + "\n## Scores\n\nOLD REPORT\n\n## Speed\n\nold speed\n")
-    model_card.rescore(tmp_path, model=type("M", (), {"target_recall": RECIPE["target_recall"]})())
+    rescore(tmp_path, model=type("M", (), {"target_recall": RECIPE["target_recall"]})())
     text = card.read_text()
     assert text.startswith(head + "\n## Scores\n") and "OLD" not in text and "old speed" not in text
     assert "```\nNEW REPORT\n```" in text and "scored by `" in text and "with itdeid " in text
@@ -52,7 +56,7 @@ def test_rescore_rewrites_the_scored_part_alone(tmp_path, monkeypatch):
         assert "\n".join(part) in text
     card.write_text("# card without scores\n")
     with pytest.raises(ValueError, match="no '## Scores' section"):
-        model_card.rescore(tmp_path, model=None)
+        rescore(tmp_path, model=None)
 
 
 def test_card_says_how_it_was_made(card):

@@ -1,15 +1,17 @@
-"""experiments/peers.py's pure helpers: deid.pl's input records and .phi output, Philter's masked
-runs and their joining, span merging. Offline and fast: no peer runs here."""
-import runpy
+"""experiments/peers.py's pure helpers: deid.pl's input records and .phi output (in
+experiments/common.py, which bench.py shares), Philter's masked runs and their joining, span
+merging. Offline and fast: no peer runs here."""
 from pathlib import Path
 
 import pytest
 
 from itdeid.document import Document, Span
 
-EXPERIMENTS = Path(__file__).resolve().parent.parent / "experiments"
-peers = runpy.run_path(str(EXPERIMENTS / "peers.py"))
-worker = runpy.run_path(str(EXPERIMENTS / "peer_worker.py"))
+from helpers import script_functions
+
+peers = script_functions("peers.py")
+common = script_functions("common.py")
+worker = script_functions("peer_worker.py")
 
 
 def test_merge_spans_merges_overlaps_keeps_touching_apart():
@@ -62,14 +64,14 @@ Patient 3\tNote 1
 
 
 def test_parse_deid_phi():
-    found = peers["parse_deid_phi"](PHI)
+    found = common["parse_deid_phi"](PHI)
     assert found == {("1", "1"): [(0, 5), (12, 20)], ("1", "2"): [], ("3", "1"): [(4, 9)]}
 
 
 @pytest.mark.parametrize("bad", ["0\t0\t5\n", "Patient 1\tNote 1\n3 4\n", "Patient 1\tNote 1\na b c\n"])
 def test_parse_deid_phi_refuses_other_lines_without_quoting_them(bad):
     with pytest.raises(ValueError, match=r"line \d+ of deid.pl's .phi file") as caught:
-        peers["parse_deid_phi"](bad)
+        common["parse_deid_phi"](bad)
     assert "a b c" not in str(caught.value)
 
 
@@ -81,8 +83,8 @@ def docs():
 
 def test_deid_records_keep_physionet_ids_and_offsets():
     documents = docs()
-    assert peers["keeps_physionet_ids"](documents)
-    records, keys = peers["deid_records"](documents, keep_ids=True)
+    assert common["keeps_physionet_ids"](documents)
+    records, keys = common["deid_records"](documents, keep_ids=True)
     assert keys == {("12", "1"): "12-1", ("12", "2"): "12-2", ("30", "1"): "30-1"}
     # read back by itdeid's own PhysioNet reader: same offsets (the added newline aside)
     from itdeid.formats import read_physionet
@@ -100,24 +102,24 @@ def test_deid_records_keep_physionet_ids_and_offsets():
 def test_deid_records_renumber_other_corpora():
     documents = [Document("a.txt", "one\n", patient="p"), Document("b.txt", "two\n"),
                  Document("c.txt", "three\n", patient="p")]
-    assert not peers["keeps_physionet_ids"](documents)
-    assert not peers["keeps_physionet_ids"]([Document("1-2", "x", patient="3")])
-    records, keys = peers["deid_records"](documents, keep_ids=False)
+    assert not common["keeps_physionet_ids"](documents)
+    assert not common["keeps_physionet_ids"]([Document("1-2", "x", patient="3")])
+    records, keys = common["deid_records"](documents, keep_ids=False)
     assert keys == {("1", "1"): "a.txt", ("2", "2"): "b.txt", ("1", "3"): "c.txt"}
     assert records.startswith("START_OF_RECORD=1||||1||||\none\n||||END_OF_RECORD\n")
     with pytest.raises(ValueError, match="record marker"):
-        peers["deid_records"]([Document("x", "a\n||||END_OF_RECORD\n")], keep_ids=False)
+        common["deid_records"]([Document("x", "a\n||||END_OF_RECORD\n")], keep_ids=False)
 
 
 def test_deid_spans_clip_to_the_note_and_refuse_unknown_records():
     documents = docs()
-    _, keys = peers["deid_records"](documents, keep_ids=True)
+    _, keys = common["deid_records"](documents, keep_ids=True)
     lengths = {d.id: len(d.text) for d in documents}
     phi = "Patient 12\tNote 2\n0\t0\t2\n11\t11\t18\n17\t17\t18\n"
-    spans = peers["deid_spans"](phi, keys, lengths)
+    spans = common["deid_spans"](phi, keys, lengths)
     assert spans == {"12-1": [], "12-2": [(0, 2), (11, 17)], "30-1": []}
     with pytest.raises(ValueError, match="not given"):
-        peers["deid_spans"]("Patient 99\tNote 1\n", keys, lengths)
+        common["deid_spans"]("Patient 99\tNote 1\n", keys, lengths)
 
 
 def test_parse_peers():

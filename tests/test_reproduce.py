@@ -5,8 +5,10 @@ from pathlib import Path
 
 import pytest
 
+from helpers import EXPERIMENTS, script_functions
+
 REPO = Path(__file__).resolve().parent.parent
-reproduce = runpy.run_path(str(REPO / "experiments" / "reproduce.py"))
+reproduce = script_functions("reproduce.py")
 
 #: The file each step writes, whose '- command:' line names the command that wrote it.
 WRITES = {"thresholds": "experiments/results/g-levers/thresholds-recipe-rules.md",
@@ -47,9 +49,14 @@ def test_importing_the_script_leaves_sys_path_alone():
     tests' worker processes then imported itdeid from the source tree (no features/ inside):
     CI's installed copy failed every multi-worker test."""
     import sys
-    before = list(sys.path)
-    runpy.run_path(str(REPO / "experiments" / "reproduce.py"))
-    assert sys.path == before
+    saved = list(sys.path)
+    before = [str(EXPERIMENTS)] + saved         # as python experiments/reproduce.py starts
+    sys.path[:] = before
+    try:
+        runpy.run_path(str(EXPERIMENTS / "reproduce.py"))
+        assert sys.path == before
+    finally:
+        sys.path[:] = saved
 
 
 def test_the_recipe_rows_tag_as_the_recipe_does():
@@ -57,13 +64,13 @@ def test_the_recipe_rows_tag_as_the_recipe_does():
     with its screen (session 40 moved the screen, and the rows with it)."""
     import sys
     from itdeid.recipe import RECIPE
-    sys.path.insert(0, str(REPO / "experiments"))
+    sys.path.insert(0, str(EXPERIMENTS))
     try:
-        import levers
+        import common           # levers.py's rows
     finally:
-        sys.path.remove(str(REPO / "experiments"))
-    row = levers.ROWS[reproduce["RECIPE_TAGGED"]]
-    assert levers.cache_name(reproduce["RECIPE_TAGGED"]) == f"{reproduce['RECIPE_ROW']}_SCREENS_OOF"
+        sys.path.remove(str(EXPERIMENTS))
+    row = common.ROWS[reproduce["RECIPE_TAGGED"]]
+    assert common.cache_name(reproduce["RECIPE_TAGGED"]) == f"{reproduce['RECIPE_ROW']}_SCREENS_OOF"
     assert row["target_recall"] == RECIPE["target_recall"] and row["screen"] == RECIPE["screen"]
     assert row.get("screen_rounds") == RECIPE["screen_rounds"]
     assert row["identifiers"] and row["join_gaps"] and row["subject_names"] and row["punctuation"]
