@@ -182,6 +182,20 @@ def test_a_tree_deeper_than_the_recursion_limit_is_processed(tmp_path, model_dir
                    "deep for a pattern; name the folder instead\n")
 
 
+def test_tag_refuses_a_pattern_over_a_tree_too_deep_for_it_in_one_line(tmp_path, model_dir, capsys,
+                                                                         low_recursion_limit):
+    """itdeid tag's '**' pattern goes through glob, which recurses a level a folder: too deep a
+    tree is one error line naming the pattern, not a RecursionError traceback."""
+    root = tmp_path / "in"
+    root.mkdir()
+    nested(root, ["d"] * low_recursion_limit, "m.txt", note_text(2))
+    assert main(["tag", str(model_dir), f"{root}/**/*.txt", "--out", str(tmp_path / "tag.jsonl")]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    err = [line for line in err.splitlines() if "warning: " not in line]   # the test model's
+    assert len(err) == 1 and f"{root}/**/*.txt" in err[0] and "nest too deep" in err[0]
+
+
 # ------------------------------------------------------------------------------------------
 # Key files
 

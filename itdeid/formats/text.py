@@ -72,7 +72,11 @@ def read_text(paths) -> list[Document]:
         elif given.is_file():
             documents.append(read_text_file(given, given.stem))
         elif has_magic(given):
-            matches = sorted(Path(p) for p in glob.glob(str(given), recursive=True))
+            try:
+                matches = sorted(Path(p) for p in glob.glob(str(given), recursive=True))
+            except RecursionError:      # glob's '**' recurses a level a folder
+                raise FormatError(given, "the folders under the pattern nest too deep for it; "
+                                         "name the folder instead") from None
             files = [p for p in matches if not p.is_dir()]
             if not files:
                 raise FormatError(given, "no file matches this pattern")
