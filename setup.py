@@ -27,10 +27,20 @@ setup(
     python_requires=">=3.11",
     # features/ and gazetteers/ sit beside itdeid/ in the tree and ship as itdeid.features and
     # itdeid.gazetteers, so installed code finds them with importlib.resources.
-    packages=["itdeid", "itdeid.cli", "itdeid.batch", "itdeid.featurize", "itdeid.formats", "itdeid.synth",
-              "itdeid.synth.nursing", "itdeid.models", "itdeid.features", "itdeid.gazetteers"],
+    packages=["itdeid", "itdeid.text", "itdeid.featurize", "itdeid.templates", "itdeid.estimators",
+              "itdeid.passes", "itdeid.model_folder", "itdeid.training", "itdeid.evaluation", "itdeid.render",
+              "itdeid.cli", "itdeid.batch", "itdeid.formats", "itdeid.synth", "itdeid.synth.nursing",
+              "itdeid.models", "itdeid.features", "itdeid.gazetteers"],
     package_dir={
         "itdeid": "itdeid",
+        "itdeid.text": "itdeid/text",
+        "itdeid.templates": "itdeid/templates",
+        "itdeid.estimators": "itdeid/estimators",
+        "itdeid.passes": "itdeid/passes",
+        "itdeid.model_folder": "itdeid/model_folder",
+        "itdeid.training": "itdeid/training",
+        "itdeid.evaluation": "itdeid/evaluation",
+        "itdeid.render": "itdeid/render",
         "itdeid.cli": "itdeid/cli",
         "itdeid.batch": "itdeid/batch",
         "itdeid.featurize": "itdeid/featurize",
@@ -65,7 +75,7 @@ setup(
         "wordfreq>=3.0",
         # Hyperscan (Intel's multi-pattern regular-expression engine; the package is MIT, the
         # engine BSD) scans a note once for all ~100 templates of features/ and says which can
-        # match (itdeid.prefilter), so Python's re runs only those: the same matches, tagging
+        # match (itdeid.templates.prefilter), so Python's re runs only those: the same matches, tagging
         # 1.09-1.19 times as fast (two runs of experiments/bench_code.py). Its wheels are for Linux x86_64; elsewhere every template
         # runs, as before.
         "hyperscan>=0.7; platform_system == 'Linux' and platform_machine == 'x86_64'",

@@ -20,7 +20,7 @@ one pool worker). Measured:
 - startup: the same command on one short note (imports and model loading), subtracted to give
   the tagging rate itself.
 
-Tokens are counted as ``itdeid deid`` counts them, itdeid's own tokens (``itdeid.tokens.tokenize``:
+Tokens are counted as ``itdeid deid`` counts them, itdeid's own tokens (``itdeid.text.tokens.tokenize``:
 punctuation and compounds split), for every system in the table. ``--repeats N`` runs each itdeid
 command N times and keeps the fastest (the machines here are shared, and the same command's time
 varies from run to run); deid.pl runs as often (``--peer-repeats``, its start-up too), and its
@@ -55,9 +55,9 @@ from pathlib import Path
 import pandas as pd
 
 from itdeid.formats import read_corpus
-from itdeid.report import header, markdown_table
+from itdeid.evaluation.report import header, markdown_table
 from itdeid.resources import default_model_dir
-from itdeid.tokens import tokenize
+from itdeid.text.tokens import tokenize
 
 from common import SHARED_PEERS, run_deid, run_deid_pl, run_script
 

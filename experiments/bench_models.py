@@ -24,7 +24,7 @@ import pandas as pd
 from itdeid import load_model
 from itdeid.featurize import tokenize_document
 from itdeid.formats import read_corpus
-from itdeid.report import header, markdown_table
+from itdeid.evaluation.report import header, markdown_table
 
 from common import add_note_slice, publish, require_corpus, run_script, timed_notes
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from itdeid import model_card
+from itdeid.model_folder import model_card
 from itdeid import load_model
 
 from common import run_script
@@ -22,9 +22,9 @@ from common import run_script
 
 def rescore(folder: Path, model) -> Path:
     """Score ``model`` (loaded from ``folder``) on the held-out notes again and rewrite
-    ``folder``'s card from its ``## Scores`` heading on (:func:`itdeid.model_card.scored_lines`,
+    ``folder``'s card from its ``## Scores`` heading on (:func:`itdeid.model_folder.model_card.scored_lines`,
     the cited results files as they are now), leaving what the training wrote above it as it is.
-    (Moved from itdeid.model_card: only this script calls it.)"""
+    (Moved from itdeid.model_folder.model_card: only this script calls it.)"""
     path = Path(folder) / "MODEL_CARD.md"
     head, heading, _ = path.read_text(encoding="utf-8").partition("\n## Scores\n")
     if not heading:

@@ -3,8 +3,8 @@
     python experiments/cascade.py --corpus ../shared/corpora/physionet-deid --skip 400 --notes 400 \\
         --screens 1e-6,1e-5,1e-4,1e-3 --out experiments/results/cascade.md
 
-The model is a recipe model (an :class:`itdeid.ensemble.InnerEnsemble` with its context stage):
-``--model MODEL`` loads one, else the recipe (:func:`itdeid.recipe.recipe_model`, seed 0, one
+The model is a recipe model (an :class:`itdeid.estimators.ensemble.InnerEnsemble` with its context stage):
+``--model MODEL`` loads one, else the recipe (:func:`itdeid.training.recipe.recipe_model`, seed 0, one
 thread) is trained on the first ``--skip`` notes of the corpus.
 The recipe tags every token with five members of about 1,800 trees each and five stage models
 (bench: the trees are about half of the tagging time, and nearly every token is plainly
@@ -31,13 +31,13 @@ from pathlib import Path
 
 import numpy as np
 
-from itdeid.context_pass import stacked_columns
+from itdeid.estimators.context_pass import stacked_columns
 from itdeid import load_model
-from itdeid.ensemble import InnerEnsemble, stage_labels
+from itdeid.estimators.ensemble import InnerEnsemble, stage_labels
 from itdeid.featurize import tokenize_document
 from itdeid.formats import read_corpus
-from itdeid.operating_point import decide
-from itdeid.report import header, markdown_table
+from itdeid.estimators.operating_point import decide
+from itdeid.evaluation.report import header, markdown_table
 
 from common import publish, run_script, timed_notes
 
@@ -99,7 +99,7 @@ def main(argv=None) -> int:
     if args.model:
         model = load_model(args.model)
     else:
-        from itdeid.recipe import recipe_model
+        from itdeid.training.recipe import recipe_model
         if not args.skip:
             print("--skip must name the notes to train on when no --model is given", file=sys.stderr)
             return 1

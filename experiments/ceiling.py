@@ -42,11 +42,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from itdeid.evaluate import whitespace_labels
+from itdeid.evaluation.evaluate import whitespace_labels
 from itdeid.featurize import token_offsets
-from itdeid.languages import language_values
-from itdeid.report import markdown_table
-from itdeid.zipf import zipf
+from itdeid.featurize.languages import language_values
+from itdeid.evaluation.report import markdown_table
+from itdeid.featurize.zipf import zipf
 
 from common import (RECALLS, add_cache_arguments, cache_report_head, cached_fold, cached_folds,
                     precision_at_recall, publish, ranking_tables, require_corpus, run_script, tables_text,
@@ -58,8 +58,8 @@ REACH = 2
 
 
 def language_columns(words: list[str]) -> np.ndarray:
-    """Per word: its English Zipf frequency (:func:`itdeid.zipf.zipf`, the frequency group's), its
-    highest in :data:`itdeid.languages.LANGUAGES` and in how many of them it occurs (the
+    """Per word: its English Zipf frequency (:func:`itdeid.featurize.zipf.zipf`, the frequency group's), its
+    highest in :data:`itdeid.featurize.languages.LANGUAGES` and in how many of them it occurs (the
     ``languages`` group's values)."""
     table = {w: (zipf(w), *language_values(w)) for w in set(words)}
     return np.array([table[w] for w in words], dtype=np.float32).reshape(len(words), 3)
@@ -107,7 +107,7 @@ def corrected(X: np.ndarray, logit: np.ndarray, gold: np.ndarray, fold: np.ndarr
 
 def whitespace_scores(td, p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per whitespace token of note ``td``: the highest P(PHI) of its itdeid tokens, and whether
-    its gold label (:func:`itdeid.evaluate.whitespace_labels`: that of most of its characters) is PHI."""
+    its gold label (:func:`itdeid.evaluation.evaluate.whitespace_labels`: that of most of its characters) is PHI."""
     starts, ends, labels = whitespace_labels(td.document.text, td.document.spans)
     token_starts, _ends = token_offsets(td)
     lo, hi = np.searchsorted(token_starts, starts), np.searchsorted(token_starts, ends)

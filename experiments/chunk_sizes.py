@@ -13,7 +13,7 @@ where xgboost's time a row is highest for small calls; each distinct word of the
 up) fewer times, and holds more notes in memory.
 
 Each run is a child process that loads the model and warms it as a batch worker does
-(:func:`itdeid.batch.settings.load_tagger`: :mod:`itdeid.warm_start`'s warm-up note with
+(:func:`itdeid.batch.settings.load_tagger`: :mod:`itdeid.estimators.warm_start`'s warm-up note with
 the collector held off, then a freeze), then tags
 the corpus's notes in order, ``size`` notes a call, through
 :func:`itdeid.batch.tagging.tag_notes` (what a chunk of one-note files costs the worker), and
@@ -36,16 +36,16 @@ from pathlib import Path
 
 import pandas as pd
 
-from itdeid.report import header, markdown_table
+from itdeid.evaluation.report import header, markdown_table
 
 from common import publish, run_script
 
 #: What the child runs: ``corpus model size``.
 CHILD = r"""
 import hashlib, json, sys, time
-from itdeid.warm_start import starting, warm_up
+from itdeid.estimators.warm_start import starting, warm_up
 from itdeid.batch.tagging import tag_notes
-from itdeid.deidentifier import load_model
+from itdeid.estimators.deidentifier import load_model
 from itdeid.formats import read_corpus
 corpus, model_dir, size = sys.argv[1], sys.argv[2], int(sys.argv[3])
 with starting(False):

@@ -36,19 +36,19 @@ import numpy as np
 import pandas as pd
 
 from itdeid.document import LABELS
-from itdeid.ensemble import SCREEN_REACH
+from itdeid.estimators.ensemble import SCREEN_REACH
 from itdeid.errors import UserError, printable
 from itdeid.featurize import GROUPS, tokenize_document
-from itdeid.folds import group_folds
+from itdeid.estimators.folds import group_folds
 from itdeid.formats import read_corpus
-from itdeid.lexicon import Lexicon
-from itdeid.operating_point import MIN_THRESHOLD, decide
-from itdeid.phrase_punctuation import left_out as punctuation_left_out
+from itdeid.featurize.lexicon import Lexicon
+from itdeid.estimators.operating_point import MIN_THRESHOLD, decide
+from itdeid.passes.phrase_punctuation import left_out as punctuation_left_out
 from itdeid.pipeline import run_passes
-from itdeid.place_endings import left_out as endings_left_out
-from itdeid.recipe import RECIPE
-from itdeid.report import header, markdown_table
-from itdeid.spans import labels_to_spans
+from itdeid.passes.place_endings import left_out as endings_left_out
+from itdeid.training.recipe import RECIPE
+from itdeid.evaluation.report import header, markdown_table
+from itdeid.text.spans import labels_to_spans
 
 #: experiments/, and the repository root above it.
 HERE = Path(__file__).resolve().parent
@@ -170,7 +170,7 @@ def _screened_rows(prefix: str, tag_target: float | None = None, **change) -> di
     ``PREFIX_SCREENS_OOF`` owns the cache, ``PREFIX_SCREEN1E3_OOF`` ranks its screened tagging,
     ``PREFIX_SCREEN1E3_IDS`` adds the identifier templates, the joined name gaps, the
     surnames after 'pt' and the marks and place endings the fold's training gold leaves out of
-    phrases (the recipe as it tags: :meth:`itdeid.ensemble.InnerEnsemble.predict_tokenized`),
+    phrases (the recipe as it tags: :meth:`itdeid.estimators.ensemble.InnerEnsemble.predict_tokenized`),
     at ``tag_target`` where given: the threshold for that target recall read off the cache's
     calibration data, while the cache keeps the one it was trained for (session 38: the
     recipe's target moved from 0.93 to 0.91 with no model retrained but the threshold)."""
@@ -192,7 +192,7 @@ ROWS: dict[str, dict] = {
     "R97_IDS": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"), target_recall=0.97,
                     identifiers=True),
     "XGB_TOKEN_R97": dict(_XGB, groups=GROUPS, target_recall=0.97),
-    # the context pass (itdeid.context_pass): both passes tag all tokens at once, so no
+    # the context pass (itdeid.estimators.context_pass): both passes tag all tokens at once, so no
     # previous-class feature; the second reads the first's probabilities around each token.
     # One fold cache for four rows: trained as CONTEXT_R97 (the mean of both passes, threshold
     # for recall 0.97), read as the second pass alone or the mean at argmax, and with the
@@ -201,7 +201,7 @@ ROWS: dict[str, dict] = {
     "CONTEXT": dict(_CONTEXT, context_weight=1.0, target_recall=0.97, argmax=True),
     "CONTEXT_MEAN": dict(_CONTEXT, context_weight=0.5, target_recall=0.97, argmax=True),
     "CONTEXT_R97_IDS": dict(_CONTEXT, context_weight=0.5, target_recall=0.97, identifiers=True),
-    # the trial group itdeid.spelling (misspelled ordinary words, announcing words themselves)
+    # the trial group itdeid.featurize.spelling (misspelled ordinary words, announcing words themselves)
     "SPELLING": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon", "spelling")),
     "MEASURE": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon", "spelling", "measure")),
     # lever 4: one re-substituted copy of each training note with PHI
@@ -212,7 +212,7 @@ ROWS: dict[str, dict] = {
     "RESUB1_LEX1": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"), resubstitutions=1,
                         lexicon_min_count=1),
     "RESUB3": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"), resubstitutions=3),
-    # itdeid.ensemble: five inner-fold models of RESUB1 (without the previous-class feature, so
+    # itdeid.estimators.ensemble: five inner-fold models of RESUB1 (without the previous-class feature, so
     # each tags a note in one call), averaged, at the threshold for recall 0.95 of their oof
     "BAG5_R95": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"), resubstitutions=1,
                      previous="none", members=5, target_recall=0.95),
@@ -245,7 +245,7 @@ ROWS: dict[str, dict] = {
     "BAG5_CTX_SYN_REAL": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"), resubstitutions=1,
                               previous="none", members=5, stacked=True, context_weight=0.5,
                               target_recall=0.95, synthetic=(100, 0.5), calibrate_real=True),
-    # issue I: BAG5_CTX_R95 with two-step learners (itdeid.learners): PHI or not by a two-class
+    # issue I: BAG5_CTX_R95 with two-step learners (itdeid.estimators.learners): PHI or not by a two-class
     # model (one tree a round, not nine), the class by a model of the PHI tokens, asked only
     # where P(PHI) reaches 1e-3; the context stage is a logistic model too
     "BAG5_CTX_R95_TWO_STEP": dict(_XGB, groups=GROUPS + ("casing", "census", "lexicon"), resubstitutions=1,
@@ -317,7 +317,7 @@ ROWS: dict[str, dict] = {
     # once a fold with the recipe's screen, which the _SCREEN1E3 rows read (compare with
     # ..._REFIT_SCREEN1E3_OOF and ..._IDS)
     **_screened_rows("BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_CLOCK", groups=_TRIAL_GROUPS + ("clock",)),
-    # the nameshape group on trial (itdeid/name_shape.py): how much a word is spelled like a
+    # the nameshape group on trial (itdeid/featurize/name_shape.py): how much a word is spelled like a
     # name rather than like English, from public lists only, for the rare words most false
     # alarms and misses are (compare with ..._REFIT_SCREEN1E3_OOF and ..._IDS)
     **_screened_rows("BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_NAMESHAPE",
@@ -376,7 +376,7 @@ ROWS: dict[str, dict] = {
                      typer_learning_rate=0.3, recase=1.0),
     **_screened_rows("BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_TYPER50_RECASE50", typer_estimators=50,
                      typer_learning_rate=0.3, recase=0.5),
-    # issue G: the languages group on trial (itdeid/languages.py): how common a word is in 26 other
+    # issue G: the languages group on trial (itdeid/featurize/languages.py): how common a word is in 26 other
     # languages written in Latin letters, for the names no US list holds; session 21's ceiling
     # study (ceiling.md) found it leaning towards a gain in both recipe runs. Twice, with the
     # recipe's two draws, to judge it against both runs of the recipe
@@ -415,7 +415,7 @@ ROWS: dict[str, dict] = {
         _R91, screens=(1e-2,), screen_reach_options=_SCREEN_REACHES, screen=1e-2, screen_reach=r, **_AS_IT_TAGS)
        for r in (None, *_SCREEN_REACHES)},
     # the recipe since session 27 (the _NAMED row) tagging without the surnames-after-'pt' rule
-    # (itdeid/subject_names.py): beside its _IDS row, what the rule changes in these folds
+    # (itdeid/passes/subject_names.py): beside its _IDS row, what the rule changes in these folds
     "BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_TYPER50_NAMED_SCREEN1E3_IDS_NO_SUBJECTS": dict(
         _RECIPE, typer_estimators=50, typer_learning_rate=0.3, synthetic=(100, 0.5, 0.3), screens=(1e-3,),
         screen=1e-3, identifiers=True, join_gaps=True),
@@ -432,7 +432,7 @@ ROWS: dict[str, dict] = {
        for w in (0.75, 1.0)},
     **{f"BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_PASSES_W{round(100 * w)}_SCREEN1E3_OOF": dict(
         _RECIPE, keep_passes=True, screens=(1e-3,), screen=1e-3, context_weight=w) for w in (0.75, 1.0)},
-    # the peer: itdeid.crf.CRFModel (He et al. 2015's features), tagged by its best sequence; its
+    # the peer: itdeid.estimators.crf.CRFModel (He et al. 2015's features), tagged by its best sequence; its
     # ranking is the marginal P(PHI) of each token
     "CRF": dict(peer="crf"),
     # the same CRF trained on one stand-in copy of each note with PHI instead of the note
@@ -503,7 +503,7 @@ def cache_provenance(cache: Path, rows, folds) -> str:
 
 
 def cache_report_head(title: str, cache: Path, rows, folds, total: int) -> str:
-    """The head of a report read from fold caches: :func:`itdeid.report.header`, which code
+    """The head of a report read from fold caches: :func:`itdeid.evaluation.report.header`, which code
     computed the caches (:func:`cache_provenance`) and which of the ``total`` folds were read."""
     return header(title) + cache_provenance(cache, rows, folds) + f"- folds: {folds} of {total}\n\n"
 
@@ -596,7 +596,7 @@ AFTER_DECISIONS = ("join_gaps", "subject_names", "identifiers", "punctuation")
 def after_decisions(name: str, test, codes, train) -> list:
     """The label codes of the notes ``test`` after the steps row ``name`` takes once the
     decisions are made, in the order the recipe takes them
-    (:meth:`itdeid.ensemble.InnerEnsemble.predict_tokenized`); ``train``: the fold's training
+    (:meth:`itdeid.estimators.ensemble.InnerEnsemble.predict_tokenized`); ``train``: the fold's training
     notes, whose vocabulary and gold conventions those steps read."""
     row = ROWS[name]
     # the words the fold's training notes use as ordinary text, counted once for the passes that

@@ -7,7 +7,7 @@ Takes the xgboost learners of a token model or of an ensemble's members (and its
 stage), builds their feature rows for the first ``--notes`` notes of the corpus, and times each
 way of predicting them, one thread each, best of ``--repeats``:
 
-- ``xgboost inplace_predict``: what :class:`itdeid.learners.Learner` calls today;
+- ``xgboost inplace_predict``: what :class:`itdeid.estimators.learners.Learner` calls today;
 - ``tl2cgen``: the same trees converted by treelite and compiled to a shared library by gcc
   (``-O3``, the default of tl2cgen), predicted through tl2cgen's own predictor.
 
@@ -25,12 +25,12 @@ from pathlib import Path
 
 import numpy as np
 
-from itdeid.context_pass import stacked_columns
+from itdeid.estimators.context_pass import stacked_columns
 from itdeid import load_model
-from itdeid.ensemble import InnerEnsemble
+from itdeid.estimators.ensemble import InnerEnsemble
 from itdeid.featurize import tokenize_document
 from itdeid.formats import read_corpus
-from itdeid.report import header, markdown_table
+from itdeid.evaluation.report import header, markdown_table
 
 from common import publish, run_script
 

@@ -32,10 +32,10 @@ import numpy as np
 import pandas as pd
 
 from itdeid.featurize import tokenize_document
-from itdeid.model import TokenModel
-from itdeid.recipe import MEMBER
-from itdeid.report import header, markdown_table
-from itdeid.resubstitute import resubstituted
+from itdeid.estimators.model import TokenModel
+from itdeid.training.recipe import MEMBER
+from itdeid.evaluation.report import header, markdown_table
+from itdeid.estimators.resubstitute import resubstituted
 
 from common import (RECALLS, add_cache_arguments, corpus_key, precision_at_recall, publish, require_corpus,
                     run_script, tokenized_folds)

@@ -22,11 +22,11 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from itdeid.casing import casing_columns
-from itdeid.evaluate import overlaps_any
+from itdeid.featurize.casing import casing_columns
+from itdeid.evaluation.evaluate import overlaps_any
 from itdeid.featurize import static_columns
-from itdeid.word_lists import census_names
-from itdeid.report import header
+from itdeid.featurize.word_lists import census_names
+from itdeid.evaluation.report import header
 
 from common import (add_cache_arguments, cache_provenance, cached_fold, cached_folds, require_corpus,
                     run_script, tokenized_folds)

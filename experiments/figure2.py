@@ -27,15 +27,15 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from itdeid.crossval import group_folds
+from itdeid.training.crossval import group_folds
 from itdeid.document import LABELS
-from itdeid.evaluate import evaluate
+from itdeid.evaluation.evaluate import evaluate
 from itdeid.featurize import GROUPS, FeatureExtractor, set_previous, tokenize_document
 from itdeid.formats import read_corpus
-from itdeid.learners import Learner
-from itdeid.model import decode
-from itdeid.report import header, markdown_table
-from itdeid.spans import labels_to_spans
+from itdeid.estimators.learners import Learner
+from itdeid.estimators.model import decode
+from itdeid.evaluation.report import header, markdown_table
+from itdeid.text.spans import labels_to_spans
 
 from common import run_script
 

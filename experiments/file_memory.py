@@ -10,7 +10,7 @@ own) are de-identified in this process, one after the other (``--workers 1 --for
 under :mod:`tracemalloc`; just before the manifest is compacted at the end of each run the
 live allocations are taken, and the table gives the difference between the two runs in bytes
 a file, by the innermost line of itdeid that made them (``word_table.py:63``). Word caches
-(:mod:`itdeid.word_table`, the ``lru_cache`` of per-word functions) grow here with the new
+(:mod:`itdeid.featurize.word_table`, the ``lru_cache`` of per-word functions) grow here with the new
 number of every note up to their caps (``results/many-files-caps.md``); the rest grows with
 the files and nothing bounds it. The process is slower under tracemalloc; its times mean
 nothing.
@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from itdeid.report import header, markdown_table
+from itdeid.evaluation.report import header, markdown_table
 
 from common import make_notes, publish, run_script
 

@@ -17,9 +17,9 @@ import pandas as pd
 
 from itdeid.featurize import tokenize_document
 from itdeid.formats import read_corpus
-from itdeid.iterate import heading_entropy
-from itdeid.report import header, markdown_table
-from itdeid.stats import MIN_HEADING_PATIENTS, nameable_headings
+from itdeid.estimators.iterate import heading_entropy
+from itdeid.evaluation.report import header, markdown_table
+from itdeid.evaluation.stats import MIN_HEADING_PATIENTS, nameable_headings
 
 from common import run_script
 

@@ -4,7 +4,7 @@
     python experiments/identifier_templates.py --synthetic 400 --seed 4242 --nursing-share 0.5 [--out ...]
 
 The templates of ``features/identifiers.json`` are applied after the model and tag whatever
-they match (:mod:`itdeid.identifiers`), so each must be precise on real notes. This counts, per
+they match (:mod:`itdeid.passes.identifiers`), so each must be precise on real notes. This counts, per
 kind, the matches that overlap a gold PHI span (and of those, how many have the template's
 class) and the matches that overlap none (false alarms). No training is involved, so the counts
 are the same in every cross-validation fold. The 'plain' templates of the same file clear the
@@ -12,10 +12,10 @@ model's tags on shapes that are never PHI ('at 2000', 'BP 75/40'): for them a ma
 gold PHI is the error, counted the same way (``overlap_phi``, which must stay 0). No note text
 is printed. ``--synthetic N`` judges them on ``itdeid synth --records N --seed S
 --nursing-share F`` instead: names and places that no rule was written from (the rules were
-written after reading the PhysioNet split's errors, so its counts of 0 flatter them). The eponym rule (:mod:`itdeid.eponyms`), the drug-name rule
-(:mod:`itdeid.drug_names`), the care-term rule (:mod:`itdeid.clinical_terms`), the
-everyday-word rules, alone and in runs (:mod:`itdeid.everyday_words`), the lone-region rule
-(:mod:`itdeid.regions`) and the lone-letter rule (:mod:`itdeid.lone_letters`) are counted with them.
+written after reading the PhysioNet split's errors, so its counts of 0 flatter them). The eponym rule (:mod:`itdeid.passes.eponyms`), the drug-name rule
+(:mod:`itdeid.passes.drug_names`), the care-term rule (:mod:`itdeid.passes.clinical_terms`), the
+everyday-word rules, alone and in runs (:mod:`itdeid.passes.everyday_words`), the lone-region rule
+(:mod:`itdeid.passes.regions`) and the lone-letter rule (:mod:`itdeid.passes.lone_letters`) are counted with them.
 """
 from __future__ import annotations
 
@@ -26,20 +26,20 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from itdeid.clinical_terms import clinical_term_tokens, medicine_run_tokens
-from itdeid.drug_names import drug_tokens
-from itdeid.eponyms import eponym_tokens
-from itdeid.everyday_words import everyday_run_tokens, everyday_word_tokens
-from itdeid.lone_letters import lone_letter_tokens
-from itdeid.name_trailers import name_trailer_tokens
-from itdeid.lexicon import Lexicon
-from itdeid.note_slips import note_slip_tokens
+from itdeid.passes.clinical_terms import clinical_term_tokens, medicine_run_tokens
+from itdeid.passes.drug_names import drug_tokens
+from itdeid.passes.eponyms import eponym_tokens
+from itdeid.passes.everyday_words import everyday_run_tokens, everyday_word_tokens
+from itdeid.passes.lone_letters import lone_letter_tokens
+from itdeid.passes.name_trailers import name_trailer_tokens
+from itdeid.featurize.lexicon import Lexicon
+from itdeid.passes.note_slips import note_slip_tokens
 from itdeid.document import LABELS
 from itdeid.featurize import token_offsets, tokenize_documents
 from itdeid.formats import read_corpus
-from itdeid.identifiers import identifier_spans, plain_matches, plain_templates
-from itdeid.regions import LOCATION, lone_region_tokens
-from itdeid.report import header, markdown_table
+from itdeid.passes.identifiers import identifier_spans, plain_matches, plain_templates
+from itdeid.passes.regions import LOCATION, lone_region_tokens
+from itdeid.evaluation.report import header, markdown_table
 from itdeid.synth import generate
 
 from common import publish, run_script
@@ -68,19 +68,19 @@ EPONYMS = "an eponym before what it names (eponyms.json)"
 DRUGS = "a drug name standing alone (drug_names.txt)"
 #: The row of the care-term rule (features/clinical_terms.json).
 TERMS = "a care term standing alone (clinical_terms.json)"
-#: The row of the medicine-run rule (itdeid.clinical_terms.medicine_run_tokens).
+#: The row of the medicine-run rule (itdeid.passes.clinical_terms.medicine_run_tokens).
 MEDICINE_RUNS = "two drug names or care terms tagged together (drug_names.txt, clinical_terms.json)"
-#: The row of the everyday-word rule (itdeid.everyday_words).
+#: The row of the everyday-word rule (itdeid.passes.everyday_words).
 EVERYDAY = "an everyday word standing alone, its case no signal (everyday_words)"
-#: The row of the lone-letter rule (itdeid.lone_letters).
+#: The row of the lone-letter rule (itdeid.passes.lone_letters).
 LETTERS = "a single letter with no tag within two tokens (lone_letters)"
-#: The row of the everyday-run rule (itdeid.everyday_words.everyday_run_tokens).
+#: The row of the everyday-run rule (itdeid.passes.everyday_words.everyday_run_tokens).
 EVERYDAY_RUNS = "two everyday words tagged together, their case no signal (everyday_words)"
-#: The row of the lone-region rule (itdeid.regions).
+#: The row of the lone-region rule (itdeid.passes.regions).
 REGIONS = "a state or a country standing alone, typed LOCATION (regions)"
-#: The row of the name-trailer rule (itdeid.name_trailers).
+#: The row of the name-trailer rule (itdeid.passes.name_trailers).
 TRAILERS = "an ordinary word tagged at a person's name's end (name_trailers)"
-#: The row of the note-slip rule (itdeid.note_slips).
+#: The row of the note-slip rule (itdeid.passes.note_slips).
 SLIPS = "a slip of a word the notes use, standing alone (note_slips; the corpus's own lexicon)"
 
 

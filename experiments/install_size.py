@@ -25,7 +25,7 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from itdeid.report import header
+from itdeid.evaluation.report import header
 
 from common import publish, run, run_script
 

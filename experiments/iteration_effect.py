@@ -26,13 +26,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from itdeid.crossval import group_folds
+from itdeid.training.crossval import group_folds
 from itdeid.document import LABELS
 from itdeid.featurize import tokenize_document
 from itdeid.formats import read_corpus
-from itdeid.iterate import unambiguous_headings
-from itdeid.stats import MIN_HEADING_PATIENTS, nameable_headings
-from itdeid.report import header, markdown_table
+from itdeid.estimators.iterate import unambiguous_headings
+from itdeid.evaluation.stats import MIN_HEADING_PATIENTS, nameable_headings
+from itdeid.evaluation.report import header, markdown_table
 
 from common import corpus_digest, load_fold, publish, run_script
 

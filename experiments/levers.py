@@ -3,8 +3,8 @@
     python experiments/levers.py ../shared/corpora/physionet-deid --out experiments/results/g-levers \\
         --rows XGB_TOKEN,CASING,CENSUS,LEXICON,R97 --n-jobs 2
 
-Every row is a :class:`itdeid.model.TokenModel` cross-validated over 10 folds grouped by patient
-(:func:`itdeid.folds.group_folds`, the folds of ``itdeid cv``). Each fold's out-of-fold label
+Every row is a :class:`itdeid.estimators.model.TokenModel` cross-validated over 10 folds grouped by patient
+(:func:`itdeid.estimators.folds.group_folds`, the folds of ``itdeid cv``). Each fold's out-of-fold label
 probabilities are saved as soon as the fold ends (``OUT/cache/ROW/foldK.npz``), so a stopped run
 resumes where it stopped; the report is rebuilt from the cache on every run.
 
@@ -29,15 +29,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from itdeid.crf import CRFModel
+from itdeid.estimators.crf import CRFModel
 from itdeid.document import LABELS
-from itdeid.evaluate import evaluate
+from itdeid.evaluation.evaluate import evaluate
 from itdeid.featurize import tokenize_document
-from itdeid.folds import group_folds
+from itdeid.estimators.folds import group_folds
 from itdeid.formats import read_corpus, write_jsonl_spans
-from itdeid.ensemble import InnerEnsemble
-from itdeid.model import TokenModel
-from itdeid.report import code_version, header, markdown_table
+from itdeid.estimators.ensemble import InnerEnsemble
+from itdeid.estimators.model import TokenModel
+from itdeid.evaluation.report import code_version, header, markdown_table
 from itdeid.synth import supplement
 
 from common import (AFTER_TRAINING, RECALLS, ROWS, cache_name, cache_provenance, cached_fold, check_cache,
@@ -51,7 +51,7 @@ TAGGING_ONLY = tuple(k for k in AFTER_TRAINING if k != "context_weight")
 def run_fold(name, tokenized, assignment, f, cache: Path, n_jobs, seed, code: str | None = None) -> Path:
     """Train row ``name`` on every fold but ``f``, save its probabilities on fold ``f``
     (the row owning the cache is the one trained, so a cached threshold is that row's).
-    ``code``: :func:`~itdeid.report.code_version` when the run started (default: now), which
+    ``code``: :func:`~itdeid.evaluation.report.code_version` when the run started (default: now), which
     is the code the process runs: a commit made in the checkout during a long run changes
     what git says, not the modules already loaded (session 39's caches named four commits)."""
     params = {k: v for k, v in ROWS[cache_name(name)].items() if k not in TAGGING_ONLY}
@@ -87,7 +87,7 @@ def run_fold(name, tokenized, assignment, f, cache: Path, n_jobs, seed, code: st
     rounds_options = params.pop("screen_rounds_options", ())
     reach_options = params.pop("screen_reach_options", ())
     model = TokenModel(**params, n_jobs=n_jobs, random_state=seed)
-    if members:   # itdeid.ensemble: the inner fold models, averaged, thresholded by their oof
+    if members:   # itdeid.estimators.ensemble: the inner fold models, averaged, thresholded by their oof
         model = InnerEnsemble(model, folds=members, target_recall=model.target_recall,
                               identifiers=False, context_pass=stacked, context_weight=weight or 0.5,
                               stage_refit=refit, draws=draws)

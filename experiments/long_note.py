@@ -5,8 +5,8 @@
 
 A note of N million characters is built from synthetic discharge summaries
 (:func:`itdeid.synth.generate`, seed 0) joined by line ends, written to a file, then read and
-tagged by a separate process (this script with ``--one``), as :func:`itdeid.pieces.tag_documents`
-tags it for ``itdeid deid`` and ``itdeid tag``: in pieces of :data:`itdeid.pieces.PIECE_CHARS`
+tagged by a separate process (this script with ``--one``), as :func:`itdeid.text.pieces.tag_documents`
+tags it for ``itdeid deid`` and ``itdeid tag``: in pieces of :data:`itdeid.text.pieces.PIECE_CHARS`
 characters. The parent times the process; the process reports its own peak resident memory,
 the kernel's high-water mark of its address space (``VmHWM`` of ``/proc/self/status``), so each
 size is measured on its own. (The rusage figure ``os.wait4`` gives is not used where /proc is
@@ -16,7 +16,7 @@ parent had built a 20-million-character note, the next child's figure was the pa
 For contrast, notes up to ``--whole-up-to-mb`` are also tagged whole (one piece the size of the
 note, as before pieces existed), where memory grows with the note; the ``same spans`` column
 says how many of the whole note's spans the pieces reproduce exactly (the rest differ near
-cuts through note-wide features, see :mod:`itdeid.pieces`). ``--one-line-mb`` adds a note of
+cuts through note-wide features, see :mod:`itdeid.text.pieces`). ``--one-line-mb`` adds a note of
 that size written as one single line (cut at spaces).
 
 Run it on a quiet machine: other work on the cores shows up in every number.
@@ -76,10 +76,10 @@ def long_note(chars: int, one_line: bool = False):
 
 def tag_one(model_dir: str, note: str, piece_chars: int, spans_file: str) -> None:
     """The child: load the model, read and tag the note, write its spans and counts."""
-    from itdeid import pieces
+    from itdeid.text import pieces
     from itdeid import load_model
     from itdeid.document import Document
-    from itdeid.tokens import count_tokens
+    from itdeid.text.tokens import count_tokens
     trees = tree_clock()
     started = time.perf_counter()
     model = load_model(model_dir)
@@ -129,7 +129,7 @@ def score_against(text: str, gold, spans) -> dict:
     if gold is None:
         return {"gold R": "", "gold instances": ""}
     from itdeid.document import Document, Span
-    from itdeid.evaluate import evaluate
+    from itdeid.evaluation.evaluate import evaluate
     found = [Span(a, b, t) for a, b, t in spans]
     summary = evaluate([Document("long", text, gold)], {"long": found}).to_dict()["summary"]
     return {"gold R": round(100 * summary["binary_token"]["r"], 2),
@@ -177,9 +177,9 @@ def main(argv=None) -> int:
         tag_one(args.model, args.one[0], int(args.one[1]), args.one[2])
         return 0
     import pandas as pd
-    from itdeid.pieces import CONTEXT_CHARS, PIECE_CHARS
-    from itdeid.progress import LOG_EVERY_SECONDS
-    from itdeid.report import header, markdown_table
+    from itdeid.text.pieces import CONTEXT_CHARS, PIECE_CHARS
+    from itdeid.batch.progress import LOG_EVERY_SECONDS
+    from itdeid.evaluation.report import header, markdown_table
 
     from common import publish
     rows = []
@@ -223,7 +223,7 @@ def main(argv=None) -> int:
     text = header("Long notes: one note of growing size tagged in pieces")
     text += (f"- model: {args.model_name or args.model}\n- pieces: "
              f"{PIECE_CHARS:,} characters, {CONTEXT_CHARS:,} characters of context each side "
-             "(itdeid.pieces)\n\n")
+             "(itdeid.text.pieces)\n\n")
     text += markdown_table(pd.DataFrame(rows))
     text += ("\n`tagging s`: reading and tagging the note in the child process, after loading "
              "the model; `trees s`: of that, the seconds spent in xgboost's predictor (every tree "

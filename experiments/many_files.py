@@ -13,7 +13,7 @@ folders hold millions, and what a run keeps for every file (the list of inputs, 
 entries, the outputs' owners) grows with their number while the tagging does not: the last
 column is that growth, in KiB a file, against the smallest run.
 
-Part of that growth is bounded: the tables of per-word values (:mod:`itdeid.word_table`, the
+Part of that growth is bounded: the tables of per-word values (:mod:`itdeid.featurize.word_table`, the
 ``lru_cache`` of per-word functions) keep every new word, up to 200,000 each, and each made-up
 note brings one new number. ``--numbers-a-note K`` gives every note K numbers of its own, so
 the caches reach their caps within a few thousand files and the peak shows what they hold
@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from itdeid.report import header, markdown_table
+from itdeid.evaluation.report import header, markdown_table
 
 from common import make_notes, publish, run_deid, run_script
 

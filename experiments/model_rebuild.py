@@ -20,8 +20,8 @@ import tempfile
 from importlib import metadata
 from pathlib import Path
 
-from itdeid.model_digests import FILE as SUMS
-from itdeid.report import header
+from itdeid.model_folder.model_digests import FILE as SUMS
+from itdeid.evaluation.report import header
 
 from common import publish, run, run_script
 

@@ -22,7 +22,7 @@ from importlib import resources
 import pandas as pd
 
 from itdeid import Document, load_model
-from itdeid.report import header, markdown_table
+from itdeid.evaluation.report import header, markdown_table
 
 from common import publish, run_script
 

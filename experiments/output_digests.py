@@ -25,7 +25,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from itdeid.report import header
+from itdeid.evaluation.report import header
 
 from common import publish, run_script
 

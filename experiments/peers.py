@@ -23,7 +23,7 @@ Each peer tags the first ``N`` notes of the corpus (``--limit N`` for all, ``PEE
   through ``experiments/peer_worker.py``, which times model loading apart from tagging.
 
 A peer whose environment or program is missing is skipped with a line saying so. Scores are
-itdeid's own (:func:`itdeid.evaluate.evaluate`, token unit): the peers are category-blind here
+itdeid's own (:func:`itdeid.evaluation.evaluate.evaluate`, token unit): the peers are category-blind here
 (Presidio's types do not map onto the 2006 classes: PERSON is PATIENT or DOCTOR,
 ORGANIZATION/LOCATION are HOSPITAL or LOCATION), so every peer gets the binary token P/R/F, PHI
 instances (a gold span found by any overlap) and the instance recall per gold class; spans that
@@ -61,10 +61,10 @@ from pathlib import Path
 import pandas as pd
 
 from itdeid.document import PHI_CLASSES, Span
-from itdeid.evaluate import evaluate
+from itdeid.evaluation.evaluate import evaluate
 from itdeid.formats import read_corpus, read_spans
-from itdeid.report import header, markdown_table
-from itdeid.tokens import tokenize
+from itdeid.evaluation.report import header, markdown_table
+from itdeid.text.tokens import tokenize
 
 from common import SHARED_PEERS, PeerRun, peer_env, pinned, run_deid_pl, run_script, timed_peer
 
@@ -198,7 +198,7 @@ def render(args, corpus_name: str, n_corpus: int, runs: list[PeerRun], rows, tok
         if run.skipped:
             text += f"- {run.name}: skipped: {run.skipped}\n"
     text += "\n## Scores\n\n"
-    text += ("itdeid's evaluation (`itdeid.evaluate`, token unit). The peers are category-blind "
+    text += ("itdeid's evaluation (`itdeid.evaluation.evaluate`, token unit). The peers are category-blind "
              "here, so the scores are binary (PHI against non-PHI) token P/R/F and PHI instances "
              "(a gold span counts as found when any predicted span overlaps it; precision: "
              "predicted spans overlapping any gold span). `8-way F` is typed and only for a row "

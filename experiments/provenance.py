@@ -10,7 +10,7 @@ stands in, said so.
 
 A commit's code may have computed other feature values than today's (the shipped model of issue
 J was trained before the case ratios changed). Since session 17 a model records
-:data:`itdeid.feature_format.FEATURE_FORMAT`; for what came before, this script checks out each
+:data:`itdeid.featurize.feature_format.FEATURE_FORMAT`; for what came before, this script checks out each
 named commit into a temporary worktree and computes there the feature matrix of the recipe's
 feature groups that exist at that commit (the paper's, and issue G's when present) on
 ``tests/data/feature-fingerprint-notes.xml``, the notes of the feature-format test, and compares it
@@ -36,7 +36,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from itdeid.report import header, markdown_table
+from itdeid.evaluation.report import header, markdown_table
 
 from common import run_script
 

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from itdeid.report import header
+from itdeid.evaluation.report import header
 
 from common import (add_cache_arguments, cache_provenance, cached_fold, cached_folds, publish, ranking_tables,
                     require_corpus, run_script, tables_text, tokenized_folds)

@@ -34,7 +34,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from itdeid.recipe import RECIPE
+from itdeid.training.recipe import RECIPE
 
 from common import run_script
 
@@ -43,7 +43,7 @@ from common import run_script
 #: inside the package, before it for every worker process started later.
 ROOT = Path(__file__).resolve().parent.parent
 
-#: The recipe's rows of levers.py (itdeid/recipe.py): the one that trains it at its target (and
+#: The recipe's rows of levers.py (itdeid/training/recipe.py): the one that trains it at its target (and
 #: owns the fold caches), and the one tagging as the shipped model does (its screen).
 RECIPE_ROW = "BAG5_CTX_TWO_STEP_SHALLOW_SYN_REAL_TRIAL_REFIT_TYPER50_NAMED_R91"
 RECIPE_TAGGED = f"{RECIPE_ROW}_SCREEN1E2_IDS"

@@ -10,7 +10,7 @@ model* would judge every token first with few trees over the note-only columns (
 ``itdeid.featurize.groups._STATIC_GROUPS``, computed once a note and needed by member 0 anyway), and member 0
 would see only the tokens it passes, with their neighbours.
 
-The recipe (:func:`itdeid.recipe.recipe_model`, seed 0, one thread) is trained on the first
+The recipe (:func:`itdeid.training.recipe.recipe_model`, seed 0, one thread) is trained on the first
 ``--train`` notes, and screening models of several sizes on the same notes' note-only rows (PHI
 or not, one re-substituted copy as the members have). On notes ``--skip`` to ``--skip +
 --notes`` the script reports, for each screening model, the lowest screen that still passes
@@ -27,16 +27,16 @@ import time
 import numpy as np
 import pandas as pd
 
-from itdeid.ensemble import SCREEN_REACH
+from itdeid.estimators.ensemble import SCREEN_REACH
 from itdeid.featurize import LEXICON_FOLDS, tokenize_document
-from itdeid.folds import group_key
-from itdeid.lexicon import fold_lexicons
+from itdeid.estimators.folds import group_key
+from itdeid.featurize.lexicon import fold_lexicons
 from itdeid.formats import read_corpus
-from itdeid.learners import Learner
-from itdeid.recipe import RECIPE, recipe_model
-from itdeid.report import header, markdown_table
-from itdeid.resubstitute import resubstituted
-from itdeid.token_batch import TokenBatch
+from itdeid.estimators.learners import Learner
+from itdeid.training.recipe import RECIPE, recipe_model
+from itdeid.evaluation.report import header, markdown_table
+from itdeid.estimators.resubstitute import resubstituted
+from itdeid.featurize.token_batch import TokenBatch
 
 from common import publish, require_corpus, run_script, timed_notes
 

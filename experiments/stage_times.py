@@ -23,7 +23,7 @@ trees run in compiled code already, so a compiled feature core could not make th
 
 ``--peer-tokens-per-second R --times K`` adds the budget a token has if the whole command is to
 tag K times as fast as a peer that tags R tokens a second, counted as bench.py counts them for
-every system: itdeid's own tokens (``itdeid.tokens.tokenize``; an earlier version of this script
+every system: itdeid's own tokens (``itdeid.text.tokens.tokenize``; an earlier version of this script
 took bench.py's rates for whitespace-separated tokens and gave a budget 1.38 times too small).
 """
 from __future__ import annotations
@@ -34,7 +34,7 @@ from collections import defaultdict
 
 import pandas as pd
 
-from itdeid.report import header, markdown_table
+from itdeid.evaluation.report import header, markdown_table
 
 from common import add_note_slice, publish, require_corpus, run_script, timed_notes
 
@@ -66,7 +66,8 @@ def _timed(owner, name: str, label) -> None:
 
 def instrument() -> None:
     import xgboost
-    from itdeid import ensemble, featurize
+    from itdeid import featurize
+    from itdeid.estimators import ensemble
     from itdeid.featurize import groups, tokenized
     _timed(tokenized, "tokenize_document", "tokenizing and structure")
     _timed(featurize.FeatureExtractor, "transform",
@@ -109,10 +110,10 @@ def engine_times(texts: list[str], repeats: int) -> dict[str, float]:
     """Seconds (best of ``repeats``) of the regular-expression engine's own scans over ``texts``:
     the token pattern, and each template set's templates where their required literals occur."""
     from itdeid.featurize import regex_templates
-    from itdeid.guarded import lowered_ascii
-    from itdeid.identifiers import identifier_templates
-    from itdeid.measures import measure_templates
-    from itdeid.tokens import _TOKEN
+    from itdeid.templates.guarded import lowered_ascii
+    from itdeid.passes.identifiers import identifier_templates
+    from itdeid.featurize.measures import measure_templates
+    from itdeid.text.tokens import _TOKEN
 
     sets = {"regex group templates": [t for ts in regex_templates().values() for t in ts],
             "measure group templates": measure_templates(),

@@ -7,7 +7,7 @@ note, for two versions of the code, turn about.
 Start-up is what a data team tagging notes one at a time pays on every note, and what a batch
 pays once a worker: imports (scikit-learn and xgboost), the model, and what each process builds
 on its first note (the templates' Hyperscan databases, word tables, the misspelling index;
-:mod:`itdeid.warm_start`). Each ``--rev`` (a commit; with one, the working tree is the new code)
+:mod:`itdeid.estimators.warm_start`). Each ``--rev`` (a commit; with one, the working tree is the new code)
 is checked out into a temporary git worktree as ``bench_code.py`` does, and each command runs
 as its own process with that checkout first on ``PYTHONPATH``, once pinned to one core
 (``taskset -c 0``) and once free to use every core the machine has; versions take turns,
@@ -28,8 +28,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from itdeid import warm_start
-from itdeid.report import header, markdown_table
+from itdeid.estimators import warm_start
+from itdeid.evaluation.report import header, markdown_table
 
 from common import checkout, git_name, publish, run_script
 

@@ -26,14 +26,14 @@ from pathlib import Path
 import pandas as pd
 
 from itdeid.document import LABELS
-from itdeid.evaluate import evaluate
+from itdeid.evaluation.evaluate import evaluate
 from itdeid.featurize import GROUPS, RECALL_GROUPS, tokenize_document
 from itdeid.formats import read_corpus
-from itdeid.model import TokenModel
+from itdeid.estimators.model import TokenModel
 from itdeid.pipeline import run_passes
-from itdeid.operating_point import decide
-from itdeid.report import header, markdown_table
-from itdeid.spans import labels_to_spans
+from itdeid.estimators.operating_point import decide
+from itdeid.evaluation.report import header, markdown_table
+from itdeid.text.spans import labels_to_spans
 from itdeid.synth import generate
 
 from common import run_script

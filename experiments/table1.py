@@ -9,7 +9,7 @@ trained on the other folds and all its stages are applied to the held-out notes;
 pooled over the out-of-fold predictions of the whole corpus. Rows:
 
 - BASELINE, C4.5
-- with ``--peers CRF,RULES``: the peer rows of issue E (:data:`itdeid.crossval.PEER_ROWS`), trained
+- with ``--peers CRF,RULES``: the peer rows of issue E (:data:`itdeid.training.crossval.PEER_ROWS`), trained
   in the same folds. A resumed run adds peers missing from a finished fold's checkpoint without
   redoing the rest.
 - ITRi_BEST: the best of the three trigger models of iteration i (by pooled 8-way F; which one is
@@ -42,16 +42,16 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from itdeid.crossval import PEER_ROWS, group_folds, row_model
-from itdeid.deidentifier import Deidentifier
+from itdeid.training.crossval import PEER_ROWS, group_folds, row_model
+from itdeid.estimators.deidentifier import Deidentifier
 from itdeid.document import LABELS
-from itdeid.evaluate import evaluate
+from itdeid.evaluation.evaluate import evaluate
 from itdeid.featurize import tokenize_document
 from itdeid.formats import read_corpus
-from itdeid.model import TokenModel
-from itdeid.report import header, markdown_table
-from itdeid.spans import labels_to_spans
-from itdeid.vote import vote
+from itdeid.estimators.model import TokenModel
+from itdeid.evaluation.report import header, markdown_table
+from itdeid.text.spans import labels_to_spans
+from itdeid.estimators.vote import vote
 
 from common import corpus_digest, load_fold, run_script
 

@@ -12,7 +12,7 @@ than a single member's, so the held-out recall lands above the target and precis
 
 A row with ``keep_oof`` (levers.py) saves, per outer fold, the out-of-fold P(PHI) and gold flags
 the threshold was chosen from. For each target recall this script applies the same rule
-(:func:`itdeid.operating_point.threshold_for_recall`, floor 0.001; and with no floor) to each
+(:func:`itdeid.estimators.operating_point.threshold_for_recall`, floor 0.001; and with no floor) to each
 fold's own calibration data, tags the fold's held-out notes at that threshold and pools: binary
 token precision and recall, PHI instance recall, the lowest per-fold recall and the thresholds.
 A row that also kept the members' out-of-fold mean (``keep_passes``) is calibrated at its own
@@ -34,11 +34,11 @@ import numpy as np
 import pandas as pd
 
 from itdeid.document import LABELS
-from itdeid.evaluate import _ratio, evaluate  # noqa: E402  (the 0/0 rule of the scores)
-from itdeid.folds import group_key
-from itdeid.operating_point import MIN_THRESHOLD, decide
-from itdeid.report import header, markdown_table
-from itdeid.spans import labels_to_spans
+from itdeid.evaluation.evaluate import _ratio, evaluate  # noqa: E402  (the 0/0 rule of the scores)
+from itdeid.estimators.folds import group_key
+from itdeid.estimators.operating_point import MIN_THRESHOLD, decide
+from itdeid.evaluation.report import header, markdown_table
+from itdeid.text.spans import labels_to_spans
 
 from common import (AFTER_DECISIONS, ROWS, add_cache_arguments, after_decisions, cache_name, cache_provenance,
                     cached_fold, cached_folds, calibration_phi, publish, require_corpus, run_script,
@@ -46,7 +46,7 @@ from common import (AFTER_DECISIONS, ROWS, add_cache_arguments, after_decisions,
 
 
 def patient_bootstrap(report, documents, resamples: int, seed: int, goals: tuple[float, float, float]) -> dict:
-    """How the pooled scores of ``report`` (an :class:`itdeid.evaluate.Evaluation` of
+    """How the pooled scores of ``report`` (an :class:`itdeid.evaluation.evaluate.Evaluation` of
     ``documents``) vary over the patients: ``resamples`` draws of the patients with replacement
     (seeded), each summing its notes' counts. Gives the 5th percentile of binary token recall,
     precision and PHI instance recall, and the share of draws meeting all three ``goals``

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from itdeid.report import header, markdown_table
+from itdeid.evaluation.report import header, markdown_table
 
 from common import publish, run_script
 

@@ -35,7 +35,7 @@ Files written (all UTF-8, ``#`` header comments, tab-separated tables with a hea
   CC0 open vocabulary, MeSH, MedlinePlus, the NHS and Wikipedia): alphabetic words of
   DRUG_MIN_LETTERS letters or more that are no first or last name of the lists above or the
   census, no listed place, and rarer than DRUG_MAX_ZIPF in English. A tagged drug name loses
-  its tag (:mod:`itdeid.drug_names`): at a high-recall operating point the trees took 'Ofloxacin'
+  its tag (:mod:`itdeid.passes.drug_names`): at a high-recall operating point the trees took 'Ofloxacin'
   and 'Maalox' for names, and the surrogates wrote a stranger's name into the medication list.
 
 For the synthetic-corpus generator only, from sources **no feature reads**, so that a

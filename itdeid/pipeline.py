@@ -24,21 +24,21 @@ from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
-from itdeid.clinical_terms import clinical_term_tokens, medicine_run_tokens
-from itdeid.drug_names import drug_tokens
-from itdeid.eponyms import eponym_tokens
-from itdeid.everyday_words import everyday_run_tokens, everyday_word_tokens
-from itdeid.identifiers import clear_plain_shapes, identifier_matches, tag_identifiers, untag_identifier_labels
-from itdeid.lone_letters import lone_letter_tokens
-from itdeid import name_gaps
-from itdeid.name_trailers import name_trailer_tokens
-from itdeid.note_slips import clear_note_slips
-from itdeid.phrase_punctuation import split_at_marks
-from itdeid.place_endings import untag_endings
-from itdeid.propagation import propagate_in_note
-from itdeid.regions import lone_region_tokens
-from itdeid.spans import joining_words
-from itdeid.subject_names import tag_named_subjects
+from itdeid.passes.clinical_terms import clinical_term_tokens, medicine_run_tokens
+from itdeid.passes.drug_names import drug_tokens
+from itdeid.passes.eponyms import eponym_tokens
+from itdeid.passes.everyday_words import everyday_run_tokens, everyday_word_tokens
+from itdeid.passes.identifiers import clear_plain_shapes, identifier_matches, tag_identifiers, untag_identifier_labels
+from itdeid.passes.lone_letters import lone_letter_tokens
+from itdeid.passes import name_gaps
+from itdeid.passes.name_trailers import name_trailer_tokens
+from itdeid.passes.note_slips import clear_note_slips
+from itdeid.passes.phrase_punctuation import split_at_marks
+from itdeid.passes.place_endings import untag_endings
+from itdeid.passes.propagation import propagate_in_note
+from itdeid.passes.regions import lone_region_tokens
+from itdeid.text.spans import joining_words
+from itdeid.passes.subject_names import tag_named_subjects
 
 #: The stages before the passes, in order: (name, what it does).
 STAGES: tuple[tuple[str, str], ...] = (

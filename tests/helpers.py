@@ -46,8 +46,8 @@ def convention_ensemble(note, seed: int):
     ``note(i, whole)`` appended: the even notes (flagged as the corpus's own, ``calibrate_on``)
     written one way (``whole=False``), the odd ones (the synthetic records' place) the other.
     Returns the model, the notes and the flags (for the learned gold conventions)."""
-    from itdeid.ensemble import InnerEnsemble
-    from itdeid.model import TokenModel
+    from itdeid.estimators.ensemble import InnerEnsemble
+    from itdeid.estimators.model import TokenModel
     docs, own = [], []
     for i, doc in enumerate(tiny_corpus(16, seed=seed)):
         added = note(i, i % 2 == 1)
@@ -79,7 +79,7 @@ def tagged_after_decisions(model, text: str, tagged: range, code: int) -> list[i
 def cleared_by(rule, text: str, tagged, code: int) -> tuple[list[str], list[str]]:
     """The tagged words (``tagged``: token texts, each tagged ``code``) that the clearing rule
     ``rule(text, starts, ends, codes)`` clears, and those the whole of
-    :func:`itdeid.identifiers.apply_identifiers` clears, each sorted."""
+    :func:`itdeid.passes.identifiers.apply_identifiers` clears, each sorted."""
     import numpy as np
 
     from itdeid.featurize import tokenize_document

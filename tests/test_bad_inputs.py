@@ -9,7 +9,7 @@ import pytest
 
 from itdeid.cli import main
 from itdeid.formats import zips
-from itdeid.model import TokenModel
+from itdeid.estimators.model import TokenModel
 
 from helpers import tiny_corpus
 

@@ -12,13 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from itdeid import batch, progress
+from itdeid import batch
+
+from itdeid.batch import progress
 from itdeid.batch import tagging
 from itdeid.cli import main
 from itdeid.formats import (read_i2b2_2006, read_jsonl_spans, write_i2b2_2006,
                             write_i2b2_2014, write_physionet)
-from itdeid.model import TokenModel
-from itdeid.outputs import FORMATS
+from itdeid.estimators.model import TokenModel
+from itdeid.render.outputs import FORMATS
 
 from helpers import tiny_corpus
 
@@ -356,7 +358,7 @@ def test_vote_is_ignored_with_a_token_model(tmp_path, model_dir, capsys):
 
 def test_the_recipes_ensemble_tags_a_folder_as_itdeid_tag_does(tmp_path):
     """itdeid deid takes the folder itdeid train writes by default (an ensemble.json folder)."""
-    from itdeid.ensemble import InnerEnsemble
+    from itdeid.estimators.ensemble import InnerEnsemble
     docs = tiny_corpus(20, seed=4)
     model = InnerEnsemble(TokenModel(n_estimators=5, n_jobs=1, previous="none"), folds=2,
                           target_recall=0.9).fit(docs)
@@ -709,7 +711,7 @@ def test_files_tagged_in_one_chunk_get_the_tags_they_get_alone(tmp_path, model_d
 def test_a_file_that_breaks_the_shared_tagging_call_fails_alone(tmp_path, model_dir):
     """When one note of a chunk makes the model raise, the chunk is retagged file by file: that
     file fails (without its text in the reason), the others are done."""
-    from itdeid.model import TokenModel as Model
+    from itdeid.estimators.model import TokenModel as Model
     model = Model.load(model_dir)
 
     class BreaksOnMarker:
@@ -1372,12 +1374,12 @@ def test_a_surrogate_folder_begun_with_another_stand_in_scheme_is_not_resumed(tm
     assert deid(tmp_path / "in", "--out", out, "--format", "surrogate", model=model_dir) == 2
     err = capsys.readouterr().err
     assert "how surrogates are drawn: this itdeid draws them otherwise" in err
-    assert "SURROGATE_SCHEME" not in err and "itdeid.surrogate" not in err and "None" not in err
+    assert "SURROGATE_SCHEME" not in err and "itdeid.render.surrogate" not in err and "None" not in err
 
 
 def test_messages_say_what_happened_and_what_to_do_in_plain_words(tmp_path, model_dir, capsys):
     """Messages named module paths and constants ('surrogate scheme
-    (itdeid.surrogate.SURROGATE_SCHEME): None before, 7 now') and jargon ('keys the manifest's
+    (itdeid.render.surrogate.SURROGATE_SCHEME): None before, 7 now') and jargon ('keys the manifest's
     digests of the inputs, which unkeyed would confirm guesses')."""
     internal = re.compile(r"\bitdeid\.[a-z_]+|[A-Z]{2,}_[A-Z_]+|\bunkeyed\b|\bdigests?\b|"
                           r"\bNone\b|\bTrue\b|\bFalse\b|\bissue [A-Z]\b")

@@ -104,7 +104,7 @@ def test_train_with_the_recall_features_and_resubstitution(tmp_path):
 
 
 def test_train_without_options_trains_the_recipe(tmp_path, capsys):
-    from itdeid.recipe import MEMBER, RECIPE
+    from itdeid.training.recipe import MEMBER, RECIPE
     docs = tiny_corpus(16, seed=5)
     write_i2b2_2006(docs, tmp_path / "train.xml")
     assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "m"),
@@ -178,8 +178,9 @@ def test_train_members_writes_an_ensemble_that_tags(tmp_path):
 def test_tag_cuts_a_long_note_and_shows_progress_in_a_log(tmp_path, monkeypatch, capsys):
     """A note longer than the piece size is tagged in pieces, with progress lines by
     characters on a stderr that is not a terminal (no text in them); spans index the note."""
-    from itdeid import pieces, progress
-    from itdeid.model import TokenModel
+    from itdeid.text import pieces
+    from itdeid.batch import progress
+    from itdeid.estimators.model import TokenModel
     TokenModel(n_estimators=5, n_jobs=1).fit(tiny_corpus(30)).save(tmp_path / "m")
     docs = tiny_corpus(40, seed=6)
     text = "\n".join(d.text for d in docs)
@@ -201,7 +202,7 @@ def test_tag_cuts_a_long_note_and_shows_progress_in_a_log(tmp_path, monkeypatch,
 
 
 def test_train_with_synthetic_records_chooses_the_threshold_on_the_corpus_alone(tmp_path, monkeypatch, capsys):
-    from itdeid.ensemble import InnerEnsemble
+    from itdeid.estimators.ensemble import InnerEnsemble
     seen = {}
     original = InnerEnsemble.fit_tokenized
 
@@ -242,7 +243,7 @@ def test_train_window_reaches_the_members_and_a_negative_one_is_refused(tmp_path
 
 
 def test_train_typer_settings_reach_the_members_with_the_recipe_default_and_bad_ones_are_refused(tmp_path, capsys):
-    from itdeid.recipe import MEMBER
+    from itdeid.training.recipe import MEMBER
     docs = tiny_corpus(12, seed=5)
     write_i2b2_2006(docs, tmp_path / "train.xml")
     assert main(["train", str(tmp_path / "train.xml"), "--out", str(tmp_path / "m"), "--members", "2",

@@ -1,14 +1,14 @@
-"""Words of intensive and hospital care standing alone lose a tag (itdeid.clinical_terms)."""
+"""Words of intensive and hospital care standing alone lose a tag (itdeid.passes.clinical_terms)."""
 import numpy as np
 import pytest
 
-from itdeid.clinical_terms import clinical_term_tokens, clinical_terms, medicine_run_tokens
+from itdeid.passes.clinical_terms import clinical_term_tokens, clinical_terms, medicine_run_tokens
 from itdeid.document import Document
 from itdeid.featurize import tokenize_document
 from itdeid.featurize.tokenized import token_offsets
 from itdeid.pipeline import apply_identifiers
-from itdeid.tokens import tokenize
-from itdeid.word_lists import census_names, gazetteer_sets
+from itdeid.text.tokens import tokenize
+from itdeid.featurize.word_lists import census_names, gazetteer_sets
 
 from helpers import cleared_by
 

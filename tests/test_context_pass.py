@@ -1,14 +1,14 @@
-"""The context pass (itdeid.context_pass): its columns, and a stacked TokenModel end to end."""
+"""The context pass (itdeid.estimators.context_pass): its columns, and a stacked TokenModel end to end."""
 import json
 
 import numpy as np
 import pytest
 
-from itdeid.context_pass import context_features, context_names
+from itdeid.estimators.context_pass import context_features, context_names
 from itdeid.document import LABELS
 from itdeid.errors import UserError
 from itdeid.featurize import tokenize_document
-from itdeid.model import TokenModel
+from itdeid.estimators.model import TokenModel
 
 from helpers import tiny_corpus
 
@@ -120,7 +120,7 @@ def _same_word_reference(words, proba):
 
 
 def test_same_word_columns_match_the_per_word_loop():
-    from itdeid.context_pass import _same_word
+    from itdeid.estimators.context_pass import _same_word
     from itdeid.featurize import tokenize_words
     rng = np.random.default_rng(0)
     for doc in tiny_corpus(20, seed=6):
@@ -134,10 +134,10 @@ def test_the_batch_stacked_columns_are_each_notes_own():
     """batch_stacked_columns over notes end to end gives each note's stacked_columns, bit for
     bit: windows stop at note edges and a word repeats only within its note (an empty note, and
     a word repeated past numpy's 8-term summation block, included)."""
-    from itdeid.context_pass import batch_stacked_columns, stacked_columns
+    from itdeid.estimators.context_pass import batch_stacked_columns, stacked_columns
     from itdeid.document import Document
     from itdeid.featurize import tokenize_document
-    from itdeid.token_batch import TokenBatch
+    from itdeid.featurize.token_batch import TokenBatch
     from helpers import tiny_corpus
     docs = [tokenize_document(d, gold=False) for d in tiny_corpus(6, seed=5)]
     docs.insert(2, tokenize_document(Document("empty", "", []), gold=False))
@@ -185,7 +185,7 @@ def _repeats_by_sorting(ids, proba):
 def test_repeated_words_columns_equal_the_sorting_reference_bit_for_bit(seed):
     """Maxima and runner-ups by segment reductions, word sums rounded as numpy's sum: the
     same bits as a sort per column and a sum per word, ties and long words included."""
-    from itdeid.context_pass import _repeats
+    from itdeid.estimators.context_pass import _repeats
     rng = np.random.default_rng(seed)
     n = 3000
     ids = rng.integers(-1, 300, n)
@@ -197,7 +197,7 @@ def test_repeated_words_columns_equal_the_sorting_reference_bit_for_bit(seed):
 
 
 def test_word_sums_round_as_numpys_sum():
-    from itdeid.context_pass import _word_sums
+    from itdeid.estimators.context_pass import _word_sums
     rng = np.random.default_rng(3)
     size = np.array([1, 2, 5, 7, 8, 9, 16, 31, 129, 3])
     values = (rng.random(size.sum()) * 1e3).astype(np.float32)

@@ -4,11 +4,11 @@ import pytest
 
 pytest.importorskip("sklearn_crfsuite", reason="the CRF peer needs sklearn-crfsuite (pip install '.[peers]')")
 
-from itdeid.crf import CRFModel, bio, document_features, unbio  # noqa: E402
-from itdeid.crossval import crossval, row_model  # noqa: E402
+from itdeid.estimators.crf import CRFModel, bio, document_features, unbio  # noqa: E402
+from itdeid.training.crossval import crossval, row_model  # noqa: E402
 from itdeid.document import Document, Span  # noqa: E402
 from itdeid.errors import UserError  # noqa: E402
-from itdeid.evaluate import evaluate  # noqa: E402
+from itdeid.evaluation.evaluate import evaluate  # noqa: E402
 from itdeid.featurize import tokenize_document  # noqa: E402
 
 from helpers import tiny_corpus  # noqa: E402
@@ -75,8 +75,8 @@ def test_a_crf_folder_is_one_kind_of_model_folder(tmp_path):
     on returning the old model; load_model said a CRF folder was no model folder."""
     import json
 
-    from itdeid.deidentifier import load_model
-    from itdeid.model import TokenModel
+    from itdeid.estimators.deidentifier import load_model
+    from itdeid.estimators.model import TokenModel
     corpus = tiny_corpus(12)
     crf = CRFModel(max_iterations=10, stand_ins=1).fit(corpus)
     TokenModel(n_estimators=3, n_jobs=1).fit(corpus).save(tmp_path / "token")
@@ -110,7 +110,7 @@ def test_bad_parameters_and_a_corpus_without_phi_are_refused_at_fit():
 
 
 def test_a_threshold_for_the_crf_is_refused_not_ignored():
-    from itdeid.deidentifier import set_threshold
+    from itdeid.estimators.deidentifier import set_threshold
     crf = CRFModel(max_iterations=5).fit(tiny_corpus(6))
     with pytest.raises(UserError, match="a CRFModel tags with no P\\(PHI\\) threshold"):
         set_threshold(crf, 0.5)

@@ -2,9 +2,9 @@
 import numpy as np
 import pytest
 
-from itdeid.crossval import crossval, group_folds, results_table
+from itdeid.training.crossval import crossval, group_folds, results_table
 from itdeid.document import Document
-from itdeid.model import TokenModel
+from itdeid.estimators.model import TokenModel
 
 from helpers import tiny_corpus
 
@@ -63,10 +63,10 @@ def test_inner_splits_keep_each_patient_on_one_side(monkeypatch):
     """Out-of-fold previous labels (TokenModel) and harvests (Deidentifier) are predicted by
     inner models that saw none of the patient's notes (issue G, item 7): the inner split used
     to be document order modulo k, which put a patient's two notes on both sides."""
-    from itdeid.deidentifier import Deidentifier
+    from itdeid.estimators.deidentifier import Deidentifier
     from itdeid.featurize import tokenize_document
-    from itdeid.folds import inner_split
-    from itdeid.model import TokenModel
+    from itdeid.estimators.folds import inner_split
+    from itdeid.estimators.model import TokenModel
 
     docs = tiny_corpus(18, seed=7)                       # two notes a patient, consecutive
     fold, k = inner_split(docs, 3)
@@ -94,7 +94,7 @@ def test_inner_splits_keep_each_patient_on_one_side(monkeypatch):
 
 
 def test_inner_split_without_patients_falls_back_to_documents():
-    from itdeid.folds import inner_split
+    from itdeid.estimators.folds import inner_split
 
     docs = tiny_corpus(6, seed=7)
     for d in docs:
@@ -115,7 +115,7 @@ def test_lever_rows_run_in_itdeid_cv(tmp_path):
 
 
 def test_crossval_takes_the_estimator_itself():
-    from itdeid.model import TokenModel
+    from itdeid.estimators.model import TokenModel
     docs = tiny_corpus(12, seed=2)
     by_factory = crossval(docs, lambda: TokenModel(n_estimators=3, n_jobs=1), folds=2)
     by_estimator = crossval(docs, TokenModel(n_estimators=3, n_jobs=1), folds=2)

@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 
 from itdeid.cli import main
-from itdeid.deidentifier import load_model
-from itdeid.outputs import FORMATS, render
+from itdeid.estimators.deidentifier import load_model
+from itdeid.render.outputs import FORMATS, render
 from itdeid.resources import default_model_dir
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
@@ -80,7 +80,7 @@ def test_default_model_keeps_no_word_that_was_only_phi_in_its_training_notes(phy
     from collections import Counter
 
     from itdeid.featurize import phrase_suffixes, tokenize_document
-    from itdeid.presets import preset_corpus
+    from itdeid.training.presets import preset_corpus
 
     documents, _, _ = preset_corpus("default", physionet_dir)
     seen, as_phi = Counter(), Counter()
@@ -136,7 +136,7 @@ def test_tag_names_the_installed_model_default(tmp_path, monkeypatch):
 
 def test_default_model_tags_a_surname_after_pt_in_any_case():
     """'Pt Murphy tolerating po's': the shipped model found 34-43 % of surnames after 'pt'
-    (experiments/results/named-subjects.md); itdeid.subject_names tags those the training
+    (experiments/results/named-subjects.md); itdeid.passes.subject_names tags those the training
     notes never use as ordinary text, and turned off, the trees alone miss these."""
     from itdeid.document import Document
     model = load_model(default_model_dir())
@@ -176,7 +176,7 @@ def test_a_function_word_between_a_date_and_a_hospital_stays_in_every_format(joi
     import re
 
     from itdeid.formats import read_i2b2_2006
-    from itdeid.surrogate import Surrogates
+    from itdeid.render.surrogate import Surrogates
     note, spans, codes = joined_note
     ats = [m.start() for m in re.finditer(r"\b(?:at|At|AT)\b", JOINED)]
     assert len(ats) == 4 and all(codes[a] == 0 for a in ats)

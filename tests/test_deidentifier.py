@@ -1,7 +1,7 @@
 """Deidentifier: iterations, stages, no gold at tagging time, save/load identical output."""
 import pytest
 
-from itdeid.deidentifier import Deidentifier
+from itdeid.estimators.deidentifier import Deidentifier
 from itdeid.document import Document
 from itdeid.featurize import tokenize_document
 

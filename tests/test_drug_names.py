@@ -1,14 +1,14 @@
-"""Drug names (gazetteers/drug_names.txt, itdeid.drug_names): a tagged drug name standing alone
+"""Drug names (gazetteers/drug_names.txt, itdeid.passes.drug_names): a tagged drug name standing alone
 loses its tag, so no surrogate name is written into a medication list; a person named like a
 drug, after a title or beside another tagged word, keeps it."""
 import numpy as np
 import pytest
 
 from itdeid.document import LABELS
-from itdeid.drug_names import drug_names, drug_tokens
+from itdeid.passes.drug_names import drug_names, drug_tokens
 from itdeid.pipeline import apply_identifiers
-from itdeid.tokens import tokenize
-from itdeid.word_lists import census_names, gazetteer_sets
+from itdeid.text.tokens import tokenize
+from itdeid.featurize.word_lists import census_names, gazetteer_sets
 
 DOCTOR = LABELS.index("DOCTOR")
 

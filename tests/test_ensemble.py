@@ -1,14 +1,14 @@
-"""itdeid.ensemble.InnerEnsemble: the inner fold models kept and averaged."""
+"""itdeid.estimators.ensemble.InnerEnsemble: the inner fold models kept and averaged."""
 import json
 
 import numpy as np
 import pytest
 
-from itdeid.deidentifier import load_model, set_threshold
-from itdeid.ensemble import InnerEnsemble
+from itdeid.estimators.deidentifier import load_model, set_threshold
+from itdeid.estimators.ensemble import InnerEnsemble
 from itdeid.errors import UserError
 from itdeid.featurize import tokenize_document
-from itdeid.model import TokenModel
+from itdeid.estimators.model import TokenModel
 
 from helpers import rewrite_state, tiny_corpus
 
@@ -131,7 +131,7 @@ def test_a_screen_of_zero_is_the_full_ensemble_and_a_screen_keeps_member_zero_el
     screen, a token no member-0 probability near it reaches keeps member 0's probabilities, a
     token near one gets the full ensemble's, and each note's result is its own (no reach across
     notes)."""
-    from itdeid.ensemble import SCREEN_REACH
+    from itdeid.estimators.ensemble import SCREEN_REACH
     docs, model = stacked
     tds = [tokenize_document(d, gold=False) for d in docs[:6]]
     full = model.predict_proba_tokenized(tds)
@@ -148,7 +148,7 @@ def test_a_screen_of_zero_is_the_full_ensemble_and_a_screen_keeps_member_zero_el
         first = model.members_[0].predict_proba_tokenized(tds)
         # these 5-tree models rate no token below about 0.09, so the screen's margin under the
         # threshold is lifted here (the margin itself is checked below)
-        monkeypatch.setattr("itdeid.ensemble.SCREEN_MARGIN", 1)
+        monkeypatch.setattr("itdeid.estimators.ensemble.SCREEN_MARGIN", 1)
         model.threshold = 0.9
         screen = float(np.quantile(np.concatenate([1 - f[:, 0] for f in first]), 0.8))
         model.screen = screen
@@ -160,7 +160,7 @@ def test_a_screen_of_zero_is_the_full_ensemble_and_a_screen_keeps_member_zero_el
         model.save(tmp_path / "m")
         assert load_model(tmp_path / "m").screen == screen
         # a screen above a tenth of the threshold acts as that tenth
-        monkeypatch.setattr("itdeid.ensemble.SCREEN_MARGIN", 10)
+        monkeypatch.setattr("itdeid.estimators.ensemble.SCREEN_MARGIN", 10)
         model.threshold = min(1.0, 10 * screen)
         model.screen = 0.95
         high = model.predict_proba_tokenized(tds)
@@ -188,7 +188,7 @@ def test_screen_rounds_give_member_zero_all_its_trees_only_where_its_first_round
     """screen_rounds (issue I): member 0's first rounds judge every token; a token they rate
     at a tenth of the screen or more gets all of its trees, the others keep that first look;
     as many rounds as the trees have is the plain screen bit for bit; the setting is saved."""
-    from itdeid.ensemble import SCREEN_REACH
+    from itdeid.estimators.ensemble import SCREEN_REACH
     docs, model = stacked
     tds = [tokenize_document(d, gold=False) for d in docs[:6]]
     lead = model.members_[0]
@@ -197,7 +197,7 @@ def test_screen_rounds_give_member_zero_all_its_trees_only_where_its_first_round
     assert not np.allclose(whole, look)                 # two of five rounds: another answer
     np.testing.assert_array_equal(lead.learner_.predict_proba(X, 5), whole)
     np.testing.assert_array_equal(lead.learner_.predict_proba(X, 50), whole)
-    monkeypatch.setattr("itdeid.ensemble.SCREEN_MARGIN", 1)   # 5-tree models: see the test above
+    monkeypatch.setattr("itdeid.estimators.ensemble.SCREEN_MARGIN", 1)   # 5-tree models: see the test above
     p_look = 1 - look[:, 0]
     levels = np.unique(p_look)                          # a screen between two of its levels
     screen = float(levels[len(levels) // 2 - 1] + levels[len(levels) // 2]) / 2
@@ -237,11 +237,11 @@ def test_screen_rounds_give_member_zero_all_its_trees_only_where_its_first_round
 def test_screen_reach_sets_how_many_tokens_go_on_with_one_that_passes(stacked, monkeypatch):
     """screen_reach (issue I): None is SCREEN_REACH; 0 sends on the tokens that pass alone, so
     every other token keeps member 0's probabilities; a bad value is refused."""
-    from itdeid.ensemble import SCREEN_REACH
+    from itdeid.estimators.ensemble import SCREEN_REACH
     docs, model = stacked
     tds = [tokenize_document(d, gold=False) for d in docs[:6]]
     first = np.concatenate(model.members_[0].predict_proba_tokenized(tds))
-    monkeypatch.setattr("itdeid.ensemble.SCREEN_MARGIN", 1)   # 5-tree models: see above
+    monkeypatch.setattr("itdeid.estimators.ensemble.SCREEN_MARGIN", 1)   # 5-tree models: see above
     levels = np.unique(1 - first[:, 0])
     screen = float(levels[len(levels) // 2 - 1] + levels[len(levels) // 2]) / 2
     try:
@@ -288,7 +288,7 @@ def test_a_stage_list_that_disagrees_with_context_pass_is_one_line_naming_the_fi
 
 
 def test_stage_labels_share_the_stage_phi_as_the_mean_shares_its_own():
-    from itdeid.ensemble import stage_labels
+    from itdeid.estimators.ensemble import stage_labels
     mean = np.zeros((3, 9), dtype=np.float32)
     mean[0, [0, 1, 5]] = [0.6, 0.3, 0.1]   # PHI mass 0.4, three quarters PATIENT's
     mean[1, 0] = 1.0                      # no PHI mass: shared evenly
@@ -301,7 +301,7 @@ def test_stage_labels_share_the_stage_phi_as_the_mean_shares_its_own():
 
 def test_the_threshold_is_chosen_on_the_documents_calibrate_on_flags(monkeypatch):
     """Synthetic notes may train the members without setting the operating point."""
-    import itdeid.ensemble as ensemble
+    import itdeid.estimators.ensemble as ensemble
     seen = []
     real = ensemble.threshold_for_recall
 
@@ -322,7 +322,7 @@ def test_the_threshold_is_chosen_on_the_documents_calibrate_on_flags(monkeypatch
 
 def test_the_threshold_is_read_off_the_kept_calibration_data_which_is_never_saved(fitted, tmp_path):
     import math
-    from itdeid.operating_point import MAX_THRESHOLD, MIN_THRESHOLD
+    from itdeid.estimators.operating_point import MAX_THRESHOLD, MIN_THRESHOLD
     _, model = fitted
     p_phi, gold = model.calibration_
     assert p_phi.shape == gold.shape and gold.any()
@@ -334,7 +334,7 @@ def test_the_threshold_is_read_off_the_kept_calibration_data_which_is_never_save
 
 
 def test_draws_are_whole_ensembles_with_their_own_seeds_averaged_out_of_fold(tmp_path):
-    from itdeid.folds import inner_split
+    from itdeid.estimators.folds import inner_split
     docs = tiny_corpus(30, seed=4)
     base = TokenModel(n_estimators=5, n_jobs=1, previous="none", resubstitutions=1, random_state=7)
     model = InnerEnsemble(base, folds=3, target_recall=0.9, draws=2).fit(docs)
@@ -360,8 +360,8 @@ def test_draws_are_whole_ensembles_with_their_own_seeds_averaged_out_of_fold(tmp
 
 def test_each_draw_has_its_own_context_stage_reading_its_own_members(tmp_path):
     """Tagging is the mean of the draws' blends, each draw's stage reading its members' mean."""
-    from itdeid.context_pass import stacked_columns
-    from itdeid.ensemble import stage_labels
+    from itdeid.estimators.context_pass import stacked_columns
+    from itdeid.estimators.ensemble import stage_labels
     docs = tiny_corpus(30, seed=4)
     base = TokenModel(n_estimators=5, n_jobs=1, previous="none", resubstitutions=1, random_state=7)
     model = InnerEnsemble(base, folds=3, target_recall=0.9, draws=2, context_pass=True,
@@ -448,7 +448,7 @@ def test_fewer_patients_than_members_asked_is_said(caplog):
     from itdeid.document import Document
     docs = [Document(d.id, d.text, d.spans, patient=f"p{i % 3}") for i, d in enumerate(tiny_corpus(9, seed=1))]
     base = TokenModel(n_estimators=3, n_jobs=1, previous="none")
-    with caplog.at_level("WARNING", logger="itdeid.ensemble"):
+    with caplog.at_level("WARNING", logger="itdeid.estimators.ensemble"):
         ensemble = InnerEnsemble(base, folds=5, target_recall=0.9).fit(docs)
     assert len(ensemble.members_) == 3
     assert "3 members instead of the 5 asked: the training notes have 3 patients" in caplog.text

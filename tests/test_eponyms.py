@@ -1,4 +1,4 @@
-"""Eponyms (features/eponyms.json, itdeid.eponyms): a tagged 'Quinton cath' or "Wilson's
+"""Eponyms (features/eponyms.json, itdeid.passes.eponyms): a tagged 'Quinton cath' or "Wilson's
 disease" loses its tag, so no surrogate name is written into the clinical text; a person with
 the same name keeps it."""
 import numpy as np
@@ -6,7 +6,7 @@ import pytest
 
 from itdeid.document import LABELS
 from itdeid.pipeline import apply_identifiers
-from itdeid.tokens import tokenize
+from itdeid.text.tokens import tokenize
 
 DOCTOR = LABELS.index("DOCTOR")
 

@@ -1,4 +1,4 @@
-"""itdeid.evaluate and ``itdeid evaluate`` against counts worked out by hand.
+"""itdeid.evaluation.evaluate and ``itdeid evaluate`` against counts worked out by hand.
 
 The fixture (token unit; tokens split at every gold and predicted span edge):
 
@@ -21,7 +21,7 @@ import pytest
 import itdeid.cli
 from itdeid.document import LABELS, Document, Span
 from itdeid.errors import UserError
-from itdeid.evaluate import HIPAA_CLASSES, SUMMARY_MEASURES, evaluate
+from itdeid.evaluation.evaluate import HIPAA_CLASSES, SUMMARY_MEASURES, evaluate
 from itdeid.formats import write_i2b2_2006, write_jsonl_spans
 
 TEXT_A = "John Smith was seen by Dr. Kay Jones on 3/12/2005 at Mercy Hospital."
@@ -293,7 +293,7 @@ def test_per_class_instances_have_their_own_precision():
 def test_score_files_are_written_into_a_new_folder(tmp_path):
     """`evaluate --json nd/e.json` failed on the missing folder that tag and synth create."""
     from itdeid.document import Document, Span
-    from itdeid.evaluate import evaluate
+    from itdeid.evaluation.evaluate import evaluate
     gold = [Document("a", "Dr Bo", [Span(3, 5, "DOCTOR")])]
     scores = evaluate(gold, {"a": [Span(3, 5, "DOCTOR")]})
     scores.write_json(tmp_path / "new" / "e.json")

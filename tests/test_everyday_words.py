@@ -1,9 +1,9 @@
-"""Everyday English words tagged where the case says nothing lose the tag (itdeid.everyday_words)."""
+"""Everyday English words tagged where the case says nothing lose the tag (itdeid.passes.everyday_words)."""
 import numpy as np
 import pytest
 
 from itdeid.document import Document
-from itdeid.everyday_words import everyday_run_tokens, everyday_word_tokens
+from itdeid.passes.everyday_words import everyday_run_tokens, everyday_word_tokens
 from itdeid.featurize import tokenize_document
 from itdeid.featurize.tokenized import token_offsets
 from itdeid.pipeline import apply_identifiers

@@ -52,7 +52,7 @@ def test_table1_trained_on_one_corpus_tested_on_another(tmp_path, monkeypatch):
     import json
     scores = json.loads((out / "scores.json").read_text())
     # scored on the 4 test documents only: the gold PHI tokens counted are the test corpus's
-    from itdeid.evaluate import evaluate
+    from itdeid.evaluation.evaluate import evaluate
     from itdeid.formats import read_corpus
     test_docs = read_corpus(tmp_path / "test.xml")
     n_gold = evaluate(test_docs, {d.id: [] for d in test_docs}).to_dict()["summary"]["token_8way"]["n_gold"]
@@ -152,7 +152,7 @@ def test_headings_script(tmp_path, monkeypatch, capsys):
 
 def test_bench_script(tmp_path, monkeypatch):
     """The benchmark runs itdeid deid as a user would and writes every measure it promises."""
-    from itdeid.deidentifier import Deidentifier
+    from itdeid.estimators.deidentifier import Deidentifier
     docs = tiny_corpus(12, seed=5)
     write_i2b2_2006(docs, tmp_path / "tiny.xml")
     Deidentifier(iterations=1, model_params={"n_estimators": 2, "n_jobs": 1, "previous": "gold"}).fit(
@@ -330,7 +330,7 @@ def test_thresholds_patient_bootstrap_draws_patients_not_notes():
     the 5th percentiles are a draw of the second patient alone, 0."""
     import importlib.util
     from itdeid.document import Document, Span
-    from itdeid.evaluate import evaluate
+    from itdeid.evaluation.evaluate import evaluate
 
     spec = importlib.util.spec_from_file_location("thresholds", EXPERIMENTS / "thresholds.py")
     module = importlib.util.module_from_spec(spec)
@@ -350,7 +350,7 @@ def test_thresholds_patient_bootstrap_draws_patients_not_notes():
 
 def test_start_up_script_times_both_commands_for_two_checkouts(tmp_path, monkeypatch):
     """experiments/start_up.py: each command, one core and all, for each version, turn about."""
-    from itdeid.model import TokenModel
+    from itdeid.estimators.model import TokenModel
     root = EXPERIMENTS.parent
     if not (root / ".git").exists() or shutil.which("git") is None:
         pytest.skip("needs the git checkout")

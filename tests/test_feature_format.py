@@ -6,13 +6,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from itdeid.context_pass import stacked_columns
-from itdeid.ensemble import InnerEnsemble
+from itdeid.estimators.context_pass import stacked_columns
+from itdeid.estimators.ensemble import InnerEnsemble
 from itdeid.errors import UserError
-from itdeid.feature_format import FEATURE_FORMAT
+from itdeid.featurize.feature_format import FEATURE_FORMAT
 from itdeid.featurize import GROUPS, RECALL_GROUPS, TRIAL_GROUPS, FeatureExtractor, tokenize_document
 from itdeid.formats import read_corpus
-from itdeid.model import TokenModel
+from itdeid.estimators.model import TokenModel
 from helpers import tiny_corpus
 
 RECORD = Path(__file__).resolve().parent / "data" / "feature-fingerprint.json"
@@ -65,7 +65,7 @@ def test_feature_values_are_those_recorded_for_this_format():
     differing = _differing(now, recorded) if all(same.values()) else []
     assert all(same.values()) and not differing, (
         "feature values changed: models trained before would read other numbers. Raise "
-        "FEATURE_FORMAT in itdeid/feature_format.py, retrain the shipped model (itdeid train "
+        "FEATURE_FORMAT in itdeid/featurize/feature_format.py, retrain the shipped model (itdeid train "
         f"--preset default --out itdeid/models/default) and record the new values in {RECORD} "
         f"(python tests/test_feature_format.py --record). Differs: {[k for k, v in same.items() if not v]}"
         f" {differing[:10]}")
@@ -86,7 +86,7 @@ def saved(tmp_path_factory):
 def test_a_model_of_another_feature_format_is_refused_naming_the_retrain_command(saved, tmp_path, kind,
                                                                                  state, value):
     import shutil
-    from itdeid.deidentifier import load_model
+    from itdeid.estimators.deidentifier import load_model
     folder = tmp_path / kind
     shutil.copytree(saved / kind, folder)
     load_model(folder)                                   # as saved: this code's format

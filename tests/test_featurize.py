@@ -210,7 +210,7 @@ def test_plain_words_get_wordfreqs_own_zipf_frequency():
     import random
     from wordfreq import get_frequency_dict, zipf_frequency
     from itdeid.featurize import tokenize_words
-    from itdeid.zipf import plain_zipf as _plain_zipf, zipf as _zipf
+    from itdeid.featurize.zipf import plain_zipf as _plain_zipf, zipf as _zipf
     from itdeid.synth import generate
     rng = random.Random(0)
     known = sorted(w for w in get_frequency_dict("en", "best") if w.isascii() and w.isalpha() and w.islower())

@@ -1,10 +1,10 @@
-"""A parameter changed between fit and predict or save is refused, naming it (itdeid.fitted_params);
+"""A parameter changed between fit and predict or save is refused, naming it (itdeid.estimators.fitted_params);
 the ones that act when tagging (threads, a threshold, the vote rule) may change."""
 import pytest
 
-from itdeid.deidentifier import Deidentifier, load_model
+from itdeid.estimators.deidentifier import Deidentifier, load_model
 from itdeid.errors import ParameterError
-from itdeid.model import TokenModel
+from itdeid.estimators.model import TokenModel
 
 from helpers import tiny_corpus
 

@@ -1,5 +1,5 @@
 """Templates compiled with a first-character guard and run behind a literal filter
-(itdeid.guarded) find exactly what the templates as written find: every template the package
+(itdeid.templates.guarded) find exactly what the templates as written find: every template the package
 ships (the 'plain' templates too), on synthetic records and nursing notes, the HIPAA-kinds
 corpus with its distractors, the same texts in upper case and with non-ASCII letters, and
 strings made to sit at the guards' edges."""
@@ -9,7 +9,7 @@ import string
 
 import pytest
 
-from itdeid.guarded import (Template, compile_template, first_characters, folded_form, lowered_ascii,
+from itdeid.templates.guarded import (Template, compile_template, first_characters, folded_form, lowered_ascii,
                             required_literals, skipping_form)
 from itdeid.resources import load_json
 from itdeid.synth import generate

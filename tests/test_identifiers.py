@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from itdeid.document import LABELS, Document
-from itdeid.identifiers import identifier_spans, identifier_templates
-from itdeid.model import TokenModel
+from itdeid.passes.identifiers import identifier_spans, identifier_templates
+from itdeid.estimators.model import TokenModel
 
 from helpers import tiny_corpus
 from hipaa_kinds import DISTRACTORS, LEARNED, hipaa_corpus
@@ -110,9 +110,9 @@ def test_a_phone_number_glued_to_its_label_by_a_hyphen_is_found_whole():
 def test_a_fixed_shape_template_gives_its_class_where_the_model_gave_another():
     """The house number of '42 Beacon Street' typed DATE by the model kept its class, and the
     surrogates wrote it back shifted like a year, '41 Beacon Street'."""
-    from itdeid.identifiers import LABEL_CODE
+    from itdeid.passes.identifiers import LABEL_CODE
     from itdeid.pipeline import apply_identifiers
-    from itdeid.tokens import tokenize
+    from itdeid.text.tokens import tokenize
     text = "Lives at 42 Beacon Street . Dr. \u738b\u4f1f saw her ."
     tokens = tokenize(text)
     starts = np.array([t.start for t in tokens])
@@ -131,9 +131,9 @@ def test_a_label_before_an_identifier_is_not_phi():
     for a name, and 'SSN' for a doctor's. A template's label is cleared; the state before a ZIP
     code (LOCATION in some gold, not in other) keeps the model's reading; a label inside
     another match's PHI ('ext' of a phone number with its extension) stays PHI."""
-    from itdeid.identifiers import LABEL_CODE
+    from itdeid.passes.identifiers import LABEL_CODE
     from itdeid.pipeline import apply_identifiers
-    from itdeid.tokens import tokenize
+    from itdeid.text.tokens import tokenize
     text = "MRN: 4452198 , SSN 123-45-6789 , Boston , MA 02115 , Tel 617-555-0134 ext. 22"
     tokens = tokenize(text)
     starts = np.array([t.start for t in tokens])
@@ -273,7 +273,7 @@ TITLES = ("Dr", "Mrs", "Mr", "Ms", "Miss")
 
 @pytest.mark.parametrize("text", NOT_PLAIN)
 def test_plain_templates_leave_years_and_names_to_the_model(text):
-    from itdeid.identifiers import plain_spans
+    from itdeid.passes.identifiers import plain_spans
     spans = [(a, b) for a, b in plain_spans(text) if text[a:b] not in TITLES]   # 'Dr' of 'Dr. Lee' is plain
     assert not spans, [text[a:b] for a, b in spans]
 

@@ -13,7 +13,7 @@ import pytest
 
 from itdeid.batch import settings
 from itdeid.cli import main
-from itdeid.model import TokenModel
+from itdeid.estimators.model import TokenModel
 
 from helpers import tiny_corpus
 

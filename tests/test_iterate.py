@@ -4,7 +4,7 @@ import pytest
 
 from itdeid.document import LABELS, Document, Span
 from itdeid.featurize import tokenize_document
-from itdeid.iterate import acronym, harvest, heading_entropy, trusted_columns, unambiguous_headings
+from itdeid.estimators.iterate import acronym, harvest, heading_entropy, trusted_columns, unambiguous_headings
 
 DOCTOR, PATIENT, HOSPITAL, DATE = (LABELS.index(c) for c in ("DOCTOR", "PATIENT", "HOSPITAL", "DATE"))
 

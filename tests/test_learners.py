@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from itdeid.errors import UserError
-from itdeid.learners import LEARNERS, Learner
-from itdeid.plain_trees import PlainTrees
+from itdeid.estimators.learners import LEARNERS, Learner
+from itdeid.estimators.plain_trees import PlainTrees
 
 
 def _data(seed=0, n=300):
@@ -151,7 +151,7 @@ def test_compressed_learner_is_capped_and_plain_ubjson_still_read(tmp_path, monk
     a plain UBJSON file (written before the files were compressed) loads to the same model."""
     import gzip
 
-    import itdeid.learners as learners
+    import itdeid.estimators.learners as learners
     X, y = _data()
     fitted = Learner("xgboost", n_estimators=3).fit(X, y)
     meta = fitted.save(tmp_path)
@@ -178,7 +178,7 @@ def test_a_gpu_device_with_a_cpu_only_xgboost_is_one_line_saying_what_to_install
     get the CUDA build, not fail deep inside xgboost."""
     import xgboost
     from itdeid.errors import UserError
-    from itdeid.learners import Learner
+    from itdeid.estimators.learners import Learner
     monkeypatch.setattr(xgboost, "build_info", lambda: {"USE_CUDA": False})
     X = np.random.default_rng(0).random((20, 3)).astype(np.float32)
     y = np.arange(20) % 2
@@ -203,7 +203,7 @@ def test_subsample_draws_rows_per_round_and_survives_saving(tmp_path):
 
 @pytest.mark.parametrize("value", [0, 1.5, True, -0.1])
 def test_token_model_refuses_a_subsample_outside_0_1(value):
-    from itdeid.model import TokenModel
+    from itdeid.estimators.model import TokenModel
     with pytest.raises(ValueError, match="subsample"):
         TokenModel(subsample=value).check_params()
 
@@ -228,7 +228,7 @@ def test_phi_weight_weighs_the_phi_rows_of_the_detector_only():
 
 @pytest.mark.parametrize("value", [0, -1.0, True])
 def test_token_model_refuses_a_phi_weight_not_above_0(value):
-    from itdeid.model import TokenModel
+    from itdeid.estimators.model import TokenModel
     with pytest.raises(ValueError, match="phi_weight"):
         TokenModel(phi_weight=value).check_params()
 
@@ -259,6 +259,6 @@ def test_typer_grows_its_own_trees_and_the_detector_is_unchanged(tmp_path):
                                     dict(typer_learning_rate=0), dict(typer_learning_rate=1.5),
                                     dict(typer_learning_rate=True)])
 def test_token_model_refuses_typer_settings_out_of_range(change):
-    from itdeid.model import TokenModel
+    from itdeid.estimators.model import TokenModel
     with pytest.raises(ValueError, match="typer_"):
         TokenModel(**change).check_params()

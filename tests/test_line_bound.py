@@ -1,4 +1,4 @@
-"""A template that keeps to a line (itdeid.line_bound) finds in a line, scanned alone, what the
+"""A template that keeps to a line (itdeid.templates.line_bound) finds in a line, scanned alone, what the
 scan of the whole text finds there: every shipped template that keeps to a line, on the texts
 tests/test_guarded.py checks the guards on; and apply_identifiers' plain step, which scans only
 the lines that hold a tag, clears what the whole note's scan clears."""
@@ -7,9 +7,9 @@ import re
 import numpy as np
 import pytest
 
-from itdeid import identifiers
-from itdeid.guarded import Template, lowered_ascii
-from itdeid.line_bound import keeps_to_line
+from itdeid.passes import identifiers
+from itdeid.templates.guarded import Template, lowered_ascii
+from itdeid.templates.line_bound import keeps_to_line
 from test_guarded import TEMPLATES, TEXTS
 
 

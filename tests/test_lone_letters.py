@@ -1,7 +1,7 @@
-"""A tagged single letter with no other tag near it loses its tag (itdeid.lone_letters)."""
+"""A tagged single letter with no other tag near it loses its tag (itdeid.passes.lone_letters)."""
 import pytest
 
-from itdeid.lone_letters import lone_letter_tokens
+from itdeid.passes.lone_letters import lone_letter_tokens
 
 from helpers import cleared_by
 

@@ -1,11 +1,11 @@
-"""In a long text a template runs only where itdeid.match_starts says a match can begin (issue I):
+"""In a long text a template runs only where itdeid.templates.match_starts says a match can begin (issue I):
 every template of the package finds there the same matches as ``finditer`` over the whole text."""
 import re
 
 import pytest
 
-from itdeid import match_starts
-from itdeid.guarded import Template
+from itdeid.templates import match_starts
+from itdeid.templates.guarded import Template
 
 from test_prefilter import _templates, _texts
 

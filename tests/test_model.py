@@ -5,8 +5,8 @@ import numpy as np
 import sklearn.base
 import pytest
 
-from itdeid.evaluate import evaluate
-from itdeid.model import NotFittedError, TokenModel
+from itdeid.evaluation.evaluate import evaluate
+from itdeid.estimators.model import NotFittedError, TokenModel
 
 from helpers import tiny_corpus
 
@@ -41,10 +41,10 @@ def test_fit_returns_self_with_learned_attributes(corpus):
 def test_fit_refuses_a_y_in_scikit_learns_habit(corpus, estimator):
     """The labels are the documents' spans; a y once slipped into the next positional
     parameter (trusted phrases, calibration flags) and trained on it."""
-    from itdeid.crf import CRFModel
-    from itdeid.deidentifier import Deidentifier
-    from itdeid.ensemble import InnerEnsemble
-    from itdeid.rules import RuleModel
+    from itdeid.estimators.crf import CRFModel
+    from itdeid.estimators.deidentifier import Deidentifier
+    from itdeid.estimators.ensemble import InnerEnsemble
+    from itdeid.estimators.rules import RuleModel
     model = {"token": lambda: TokenModel(n_estimators=2, n_jobs=1),
              "ensemble": lambda: InnerEnsemble(TokenModel(n_estimators=2, n_jobs=1, previous="none"), folds=2),
              "system": lambda: Deidentifier(iterations=1), "crf": CRFModel, "rules": RuleModel}[estimator]()
@@ -127,7 +127,7 @@ def test_segmented_decoding_equals_token_by_token(corpus, fitted, segment):
     """Long notes are decoded in segments side by side; the repaired result must be exactly the
     token-by-token one, both for a real model and for one whose labels chain."""
     from itdeid.featurize import tokenize_document
-    from itdeid.model import _lengths, decode
+    from itdeid.estimators.model import _lengths, decode
     docs = [tokenize_document(d, gold=False) for d in corpus[30:]]
     X = fitted.extractor_.transform(docs)
     columns = fitted.extractor_.previous_columns()
@@ -145,9 +145,9 @@ def test_segmented_decoding_equals_token_by_token(corpus, fitted, segment):
     assert all(np.array_equal(a, b) for a, b in zip(exact, naive))
 
 
-@pytest.mark.parametrize("loader, filename", [("itdeid.model:TokenModel", "model.json"),
-                                              ("itdeid.deidentifier:Deidentifier", "deidentifier.json"),
-                                              ("itdeid.crf:CRFModel", "crf.json")])
+@pytest.mark.parametrize("loader, filename", [("itdeid.estimators.model:TokenModel", "model.json"),
+                                              ("itdeid.estimators.deidentifier:Deidentifier", "deidentifier.json"),
+                                              ("itdeid.estimators.crf:CRFModel", "crf.json")])
 def test_a_damaged_model_file_is_one_clear_error(tmp_path, loader, filename):
     """Every model kind reads its state through one checker: bad JSON names the file and line,
     another kind of model names what it is, never a traceback."""
@@ -218,7 +218,7 @@ def test_learner_and_split_parameters_are_checked_at_fit(change):
 
 
 def test_an_ensemble_checks_its_own_parameters_at_fit():
-    from itdeid.ensemble import InnerEnsemble
+    from itdeid.estimators.ensemble import InnerEnsemble
     from itdeid.synth import generate
     docs = generate(4, seed=1)
     for kwargs, name in (({"folds": 1}, "folds"), ({"screen": 2.0}, "screen")):

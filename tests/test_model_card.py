@@ -1,13 +1,13 @@
-"""The shipped MODEL_CARD.md was written by the command that trained the model (itdeid.model_card)
+"""The shipped MODEL_CARD.md was written by the command that trained the model (itdeid.model_folder.model_card)
 and still says what the results files it cites say (issue J)."""
 from pathlib import Path
 
 import pytest
 
-from itdeid import model_card
-from itdeid.deidentifier import load_model
-from itdeid.recipe import RECIPE
-from itdeid.report import machine
+from itdeid.model_folder import model_card
+from itdeid.estimators.deidentifier import load_model
+from itdeid.training.recipe import RECIPE
+from itdeid.evaluation.report import machine
 from itdeid.resources import default_model_dir
 
 from helpers import script_functions

@@ -6,9 +6,9 @@ import shutil
 import pytest
 
 from itdeid.cli import main
-from itdeid.deidentifier import Deidentifier, load_model
+from itdeid.estimators.deidentifier import Deidentifier, load_model
 from itdeid.errors import UserError
-from itdeid.model import TokenModel
+from itdeid.estimators.model import TokenModel
 
 from helpers import tiny_corpus
 
@@ -147,7 +147,7 @@ def test_params_that_disagree_with_the_saved_learner_or_triggers_are_refused(tmp
     """get_params must describe the model that tags: an edited name the files do not back is damage."""
     import json
     from itdeid.errors import UserError
-    from itdeid.model import TokenModel
+    from itdeid.estimators.model import TokenModel
     from itdeid.synth import generate
     TokenModel(n_estimators=3, n_jobs=1).fit(generate(6, seed=1)).save(tmp_path / "m")
     state = json.loads((tmp_path / "m" / "model.json").read_text())
@@ -191,7 +191,7 @@ def test_an_xgboost_file_giving_nan_is_refused_at_load(saved, tmp_path):
 
 def test_answers_that_are_no_distribution_stop_the_run_naming_the_file():
     import numpy as np
-    from itdeid.learners import checked_distribution
+    from itdeid.estimators.learners import checked_distribution
     good = np.full((2, 9), 1 / 9, dtype=np.float32)
     assert checked_distribution(good, "m") is good
     for bad in (np.full((2, 9), np.nan), np.zeros((2, 9)), np.full((2, 9), 1.0)):
@@ -200,7 +200,7 @@ def test_answers_that_are_no_distribution_stop_the_run_naming_the_file():
 
 
 def test_a_tree_file_with_a_leaf_of_no_weight_is_refused(tmp_path):
-    from itdeid.plain_trees import PlainTrees
+    from itdeid.estimators.plain_trees import PlainTrees
     data = {"kind": "PlainTrees", "format": 1, "n_classes": 2, "n_features": 1, "weights": None,
             "trees": [{"children_left": [1, -1, -1], "children_right": [2, -1, -1], "feature": [0, 0, 0],
                        "threshold": [0.5, 0, 0], "value": [[1, 1], [0, 0], [1, 0]]}]}
@@ -220,7 +220,7 @@ ENSEMBLE_DAMAGE = {
 
 @pytest.fixture(scope="module")
 def saved_ensemble(tmp_path_factory):
-    from itdeid.ensemble import InnerEnsemble
+    from itdeid.estimators.ensemble import InnerEnsemble
     folder = tmp_path_factory.mktemp("ensemble") / "ensemble"
     InnerEnsemble(TokenModel(n_estimators=3, n_jobs=1, previous="none"), folds=2,
                   target_recall=0.9).fit(tiny_corpus(12, seed=4)).save(folder)
@@ -252,7 +252,7 @@ def test_a_member_folder_linked_from_outside_is_refused(saved_ensemble, tmp_path
 
 
 def test_model_state_files_are_read_within_limits(tmp_path):
-    from itdeid.model_files import read_json_file
+    from itdeid.model_folder.model_files import read_json_file
     path = tmp_path / "model.json"
     path.write_text('{"kind": "TokenModel"}')
     with pytest.raises(UserError, match="model.json: 22 bytes, over the 10 bytes a model file may "
@@ -270,7 +270,7 @@ def test_a_model_path_that_is_a_file_says_so(saved, tmp_path, capsys):
 
 
 def test_a_saved_lexicon_holds_counts_only():
-    from itdeid.lexicon import Lexicon
+    from itdeid.featurize.lexicon import Lexicon
     row = [0] * 17
     assert Lexicon.from_dict({"tokens": 3, "table": {"foley": row}}).tokens == 3
     for bad in ({"tokens": -1, "table": {}}, {"tokens": True, "table": {}},
@@ -286,7 +286,7 @@ def test_a_saved_lexicon_holds_counts_only():
 
 def _with_digests(saved_ensemble, tmp_path):
     """A copy of the ensemble folder written as ``itdeid train`` writes one (model_out.replacing)."""
-    from itdeid.model_out import replacing
+    from itdeid.model_folder.model_out import replacing
     folder = tmp_path / "ensemble"
     with replacing(folder) as fresh:
         shutil.copytree(saved_ensemble, fresh, dirs_exist_ok=True)
@@ -386,7 +386,7 @@ def test_digests_are_read_as_sha256sum_reads_them(saved_ensemble, tmp_path):
         listed.write_text(variant, encoding="utf-8")
         load_model(folder)
     listed.write_text(original)
-    from itdeid import model_digests
+    from itdeid.model_folder import model_digests
     state = folder / "ensemble.json"
     state.write_text(json.dumps(json.loads(state.read_text()), indent=1))    # lines to convert
     model_digests.write(folder)

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from itdeid.model_out import replacing
+from itdeid.model_folder.model_out import replacing
 
 
 def _dead_pid() -> int:
@@ -70,9 +70,9 @@ def test_a_save_over_a_model_of_the_same_kind_replaces_it_whole(tmp_path):
     on other notes), and a train-written folder's digests no longer described it."""
     from helpers import tiny_corpus
 
-    from itdeid.deidentifier import load_model
-    from itdeid.ensemble import InnerEnsemble
-    from itdeid.model import TokenModel
+    from itdeid.estimators.deidentifier import load_model
+    from itdeid.estimators.ensemble import InnerEnsemble
+    from itdeid.estimators.model import TokenModel
     corpus = tiny_corpus(12, seed=4)
 
     def ensemble(folds):
@@ -93,7 +93,7 @@ def test_a_save_over_a_model_of_the_same_kind_replaces_it_whole(tmp_path):
 def test_retraining_into_a_model_folder_holding_other_files_is_refused(tmp_path):
     """A team's NOTES.txt in the model folder was deleted with the old model, without a word."""
     from itdeid.errors import UserError
-    from itdeid.model_out import check_out
+    from itdeid.model_folder.model_out import check_out
     folder = tmp_path / "model"
     folder.mkdir()
     for name in ("ensemble.json", "MODEL_CARD.md", "SHA256SUMS", "member-0/model.json",
@@ -114,7 +114,7 @@ def test_a_team_file_named_like_a_model_part_is_neither_deleted_nor_replaced(tmp
     from helpers import tiny_corpus
 
     from itdeid.errors import UserError
-    from itdeid.model import TokenModel
+    from itdeid.estimators.model import TokenModel
     corpus = tiny_corpus(8, seed=4)
     folder = tmp_path / "m"
     model = TokenModel(n_estimators=3, n_jobs=1).fit(corpus)
@@ -164,9 +164,9 @@ def test_a_save_through_a_linked_member_folder_is_refused(tmp_path):
     """The save followed member-0 -> another model's member and overwrote it."""
     from helpers import tiny_corpus
 
-    from itdeid.ensemble import InnerEnsemble
+    from itdeid.estimators.ensemble import InnerEnsemble
     from itdeid.errors import UserError
-    from itdeid.model import TokenModel
+    from itdeid.estimators.model import TokenModel
     ensemble = InnerEnsemble(TokenModel(n_estimators=3, n_jobs=1, previous="none"), folds=2,
                              target_recall=0.9).fit(tiny_corpus(10, seed=4))
     ensemble.save(tmp_path / "other")
@@ -181,7 +181,7 @@ def test_a_save_through_a_linked_member_folder_is_refused(tmp_path):
 def test_model_files_are_the_models_own_wherever_other_files_lie(tmp_path):
     """A .DS_Store inside member-0 took the member's files out of a run's model fingerprint:
     a changed member then resumed the run, and a Finder visit refused it."""
-    from itdeid.model_out import model_files
+    from itdeid.model_folder.model_out import model_files
     for name in ("ensemble.json", "SHA256SUMS", "MODEL_CARD.md", ".DS_Store", "member-0/model.json",
                  "member-0/.DS_Store", "member-0/detector/learner.ubj.gz", "member-0/detector/notes.txt",
                  "context-0/learner.ubj.gz", "mine/model.json"):

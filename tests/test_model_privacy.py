@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from itdeid.deidentifier import Deidentifier
+from itdeid.estimators.deidentifier import Deidentifier
 from itdeid.document import Document, Span
 from itdeid.featurize import phrase_suffixes, tokenize_document
-from itdeid.word_lists import gazetteer_sets
-from itdeid.model import TokenModel
+from itdeid.featurize.word_lists import gazetteer_sets
+from itdeid.estimators.model import TokenModel
 
 from helpers import tiny_corpus
 
@@ -135,7 +135,7 @@ def test_context_pass_keeps_no_training_phi(tmp_path, corpus):
 
 def test_inner_ensemble_folder_holds_no_training_phi(tmp_path, corpus):
     """An ensemble folder is its members' TokenModel folders and a JSON of parameters."""
-    from itdeid.ensemble import InnerEnsemble
+    from itdeid.estimators.ensemble import InnerEnsemble
     from itdeid.featurize import GROUPS, RECALL_GROUPS
     base = TokenModel(groups=GROUPS + RECALL_GROUPS, n_estimators=5, n_jobs=1, previous="none",
                       trigger_min_count=2, resubstitutions=1)
@@ -150,7 +150,7 @@ def test_crf_with_stand_ins_keeps_no_training_phi(tmp_path, corpus):
     it keeps their names (so saving is refused), on stand-in copies it keeps none of them.
     ('hope' is left out: it is a census first name, so a stand-in may be 'Hope'.)"""
     pytest.importorskip("sklearn_crfsuite")
-    from itdeid.crf import CRFModel
+    from itdeid.estimators.crf import CRFModel
     CRFModel(max_iterations=20).fit(corpus).save(tmp_path / "raw", keeps_training_phi=True)
     raw = folder_text(tmp_path / "raw")
     assert all(word in raw for word in ONLY_PHI[1:])      # the scan sees what a CRF keeps

@@ -1,4 +1,4 @@
-"""The text the model reads (itdeid.model_text): look-alikes as ASCII one for one, invisible
+"""The text the model reads (itdeid.text.model_text): look-alikes as ASCII one for one, invisible
 characters left out and accents composed, with spans mapped back to the note's own offsets."""
 import unicodedata
 
@@ -6,8 +6,8 @@ import pytest
 
 from itdeid.document import Document, Span
 from itdeid.featurize import note_spans, tokenize_document
-from itdeid.model_text import model_text, to_model, to_note
-from itdeid.surrogate import Surrogates
+from itdeid.text.model_text import model_text, to_model, to_note
+from itdeid.render.surrogate import Surrogates
 
 
 def test_look_alikes_are_read_one_character_for_one():
@@ -102,7 +102,7 @@ def test_a_mark_outside_the_latin_blocks_is_read_inside_its_word():
 def test_twin_notes_score_alike():
     """evaluate tokenized the note itself: each zero-width space or accent made tokens of its
     own, and the same predictions scored 33 % binary recall on a note, 9 % on its twin."""
-    from itdeid.evaluate import evaluate
+    from itdeid.evaluation.evaluate import evaluate
     scores = []
     for name in ("Helene Smith", "Helene S\u200bm\u200bi\u200bt\u200bh",
                  unicodedata.normalize("NFD", "Hélène Smith")):
@@ -118,7 +118,7 @@ def test_full_width_forms_are_read_as_ascii_and_left_out_of_names():
     """'２０１９／０３／１４' was no date to the templates, and a name's span took in the
     full-width colon and comma beside it ('：王伟，')."""
     from itdeid import load_model
-    from itdeid.outputs import render
+    from itdeid.render.outputs import render
     text = "Patient\uff1a\u738b\u4f1f\uff0cseen \uff12\uff10\uff11\uff19\uff0f\uff10\uff13\uff0f\uff11\uff14\u3002"
     read, starts = model_text(text)
     assert read == "Patient:\u738b\u4f1f,seen 2019/03/14." and starts is None

@@ -4,7 +4,7 @@ import pytest
 
 from itdeid.document import LABELS, Document
 from itdeid.featurize import tokenize_document
-from itdeid.name_gaps import join_name_gaps
+from itdeid.passes.name_gaps import join_name_gaps
 
 CODE = {label: i for i, label in enumerate(LABELS)}
 
@@ -50,7 +50,7 @@ def test_short_and_empty_notes():
 def test_a_state_after_a_tagged_place_and_a_comma_is_the_place_s():
     """The shipped model tagged 'Portland' and left 'ME' of 'Portland, ME' in the sample letter
     (issue J's demo): with the town, the state narrows the place to one."""
-    from itdeid.name_gaps import join_state_after_place
+    from itdeid.passes.name_gaps import join_state_after_place
     from itdeid.pipeline import join_gaps
     LOC = LABELS.index("LOCATION")
     for text, expected in (("Pinewood Practice\nPortland, ME\n", ["Portland", "ME"]),

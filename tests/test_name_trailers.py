@@ -1,8 +1,8 @@
-"""An ordinary word tagged at a person's name's end loses the tag (itdeid.name_trailers)."""
+"""An ordinary word tagged at a person's name's end loses the tag (itdeid.passes.name_trailers)."""
 import pytest
 
 from itdeid.document import LABELS
-from itdeid.name_trailers import name_trailer_tokens
+from itdeid.passes.name_trailers import name_trailer_tokens
 
 from helpers import cleared_by
 

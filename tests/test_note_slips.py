@@ -1,14 +1,14 @@
-"""A tagged slip of a word the training notes use loses the tag (itdeid.note_slips)."""
+"""A tagged slip of a word the training notes use loses the tag (itdeid.passes.note_slips)."""
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from itdeid.document import Document, LABELS
-from itdeid.ensemble import InnerEnsemble
+from itdeid.estimators.ensemble import InnerEnsemble
 from itdeid.featurize import tokenize_document
-from itdeid.lexicon import Lexicon
-from itdeid.note_slips import clear_note_slips, note_slip_tokens
+from itdeid.featurize.lexicon import Lexicon
+from itdeid.passes.note_slips import clear_note_slips, note_slip_tokens
 
 LOCATION = LABELS.index("LOCATION")
 #: What a model saw as ordinary text, and how often.

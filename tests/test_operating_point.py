@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 
 from itdeid.cli import main
-from itdeid.deidentifier import load_model, set_threshold
+from itdeid.estimators.deidentifier import load_model, set_threshold
 from itdeid.errors import UserError
-from itdeid.evaluate import evaluate
+from itdeid.evaluation.evaluate import evaluate
 from itdeid.formats import write_i2b2_2006
-from itdeid.model import TokenModel
-from itdeid.operating_point import MAX_THRESHOLD, decide, threshold_for_recall
+from itdeid.estimators.model import TokenModel
+from itdeid.estimators.operating_point import MAX_THRESHOLD, decide, threshold_for_recall
 
 from helpers import tiny_corpus
 

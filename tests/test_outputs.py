@@ -6,8 +6,8 @@ import pytest
 from itdeid.document import Document, Span
 from itdeid.formats import read_i2b2_2006, read_jsonl_spans
 from itdeid.formats.text import read_text_file
-from itdeid.outputs import FORMATS, render
-from itdeid.surrogate import Surrogates
+from itdeid.render.outputs import FORMATS, render
+from itdeid.render.surrogate import Surrogates
 
 # Spans: "Ann Lee" 3-10, "Jan 5\n2010" 16-26 (across a line end), "Ko" 34-36.
 TEXT = "Pt Ann Lee seen Jan 5\n2010 by Dr. Ko.\n"

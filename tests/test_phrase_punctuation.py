@@ -1,12 +1,12 @@
-"""The marks a corpus's gold leaves between two words of one PHI phrase (itdeid.phrase_punctuation)."""
+"""The marks a corpus's gold leaves between two words of one PHI phrase (itdeid.passes.phrase_punctuation)."""
 import numpy as np
 import pytest
 
 from itdeid.document import LABELS, Document, Span
-from itdeid.ensemble import InnerEnsemble
+from itdeid.estimators.ensemble import InnerEnsemble
 from itdeid.errors import UserError
 from itdeid.featurize import tokenize_document
-from itdeid.phrase_punctuation import MIN_LEFT_OUT, check_pairs, left_out, split_at_marks
+from itdeid.passes.phrase_punctuation import MIN_LEFT_OUT, check_pairs, left_out, split_at_marks
 
 from helpers import convention_ensemble, rewrite_state, tagged_after_decisions
 

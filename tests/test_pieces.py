@@ -1,14 +1,14 @@
-"""itdeid.pieces: long notes tagged in overlapping pieces (cuts, offsets, spans across a cut,
+"""itdeid.text.pieces: long notes tagged in overlapping pieces (cuts, offsets, spans across a cut,
 output equal to tagging whole where the guarantee says so)."""
 import re
 
 import pytest
 
 from itdeid.document import Document, Span
-from itdeid.model import TokenModel
+from itdeid.estimators.model import TokenModel
 from itdeid.batch.tagging import tag_notes
-from itdeid.pieces import Piece, cut, in_core, join_at_cuts, tag_counted, tag_documents
-from itdeid.tokens import count_tokens
+from itdeid.text.pieces import Piece, cut, in_core, join_at_cuts, tag_counted, tag_documents
+from itdeid.text.tokens import count_tokens
 
 from helpers import tiny_corpus
 

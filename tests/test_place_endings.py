@@ -1,12 +1,12 @@
-"""What a place's name takes after it, learned from the gold (itdeid.place_endings)."""
+"""What a place's name takes after it, learned from the gold (itdeid.passes.place_endings)."""
 import numpy as np
 import pytest
 
 from itdeid.document import LABELS, Document, Span
-from itdeid.ensemble import InnerEnsemble
+from itdeid.estimators.ensemble import InnerEnsemble
 from itdeid.errors import UserError
 from itdeid.featurize import tokenize_document
-from itdeid.place_endings import ENDINGS, MIN_LEFT_OUT, check_kinds, left_out, untag_endings
+from itdeid.passes.place_endings import ENDINGS, MIN_LEFT_OUT, check_kinds, left_out, untag_endings
 
 from helpers import convention_ensemble, rewrite_state, tagged_after_decisions
 

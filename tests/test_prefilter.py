@@ -1,4 +1,4 @@
-"""Hyperscan's prefilter (itdeid.prefilter, issue I) may skip a template in a note only where the
+"""Hyperscan's prefilter (itdeid.templates.prefilter, issue I) may skip a template in a note only where the
 template cannot match there: every template of the package, on every note of the test corpora,
 finds the same matches with it as without it."""
 import re
@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from itdeid import prefilter
+from itdeid.templates import prefilter
 from itdeid.featurize import regex_templates
-from itdeid.measures import clock_templates
+from itdeid.featurize.measures import clock_templates
 from itdeid.formats import read_corpus
-from itdeid.guarded import Template
-from itdeid.identifiers import identifier_templates, plain_templates
-from itdeid.measures import measure_templates
+from itdeid.templates.guarded import Template
+from itdeid.passes.identifiers import identifier_templates, plain_templates
+from itdeid.featurize.measures import measure_templates
 from itdeid.synth import generate
 
 from helpers import tiny_corpus
@@ -129,7 +129,7 @@ def test_remembered_scans_are_bounded_in_texts(monkeypatch):
 def test_which_may_match_answers_as_may_match_does_for_each():
     """A caller with a list of templates asks once which may match; the answer must be
     may_match's for every one of them, in order (else a template would be skipped wrongly)."""
-    from itdeid.identifiers import identifier_templates, plain_templates
+    from itdeid.passes.identifiers import identifier_templates, plain_templates
     templates = ([p for _k, _c, p, _l in identifier_templates()] + [p for _k, p in plain_templates()]
                  + [Template(r"(?<=x)\d{3}"), Template("caf\u00e9 \\d+")])
     ids = [t.prefilter_id for t in templates]

@@ -1,8 +1,8 @@
 """Training recipes: the corpus they assemble, the model card, and a clear error without data."""
 import pytest
 
-from itdeid import presets
-from itdeid.ensemble import InnerEnsemble
+from itdeid.training import presets
+from itdeid.estimators.ensemble import InnerEnsemble
 from itdeid.errors import UserError
 
 
@@ -42,7 +42,7 @@ def test_default_preset_needs_physionet(tmp_path):
 
 
 def test_default_preset_is_the_recipe_on_the_shared_split(physionet_dir):
-    from itdeid.recipe import RECIPE
+    from itdeid.training.recipe import RECIPE
     documents, calibrate, data = presets.preset_corpus("default", physionet_dir)
     assert sum(calibrate) == 1422 and len(documents) == 1422 + RECIPE["synthetic"]
     assert "GPL 2.0" in data["physionet"] and f"read from `{physionet_dir}`" in data["physionet"]

@@ -1,8 +1,8 @@
-"""itdeid.progress: a bar on a terminal, a plain line now and then elsewhere, never going back."""
+"""itdeid.batch.progress: a bar on a terminal, a plain line now and then elsewhere, never going back."""
 import io
 import re
 
-from itdeid.progress import Progress
+from itdeid.batch.progress import Progress
 
 
 class Terminal(io.StringIO):

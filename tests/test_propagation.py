@@ -1,10 +1,10 @@
-"""A rare word tagged once in a note is tagged wherever the note writes it (itdeid.propagation)."""
+"""A rare word tagged once in a note is tagged wherever the note writes it (itdeid.passes.propagation)."""
 import numpy as np
 
 from itdeid.document import LABELS
 from itdeid.pipeline import apply_identifiers
-from itdeid.propagation import propagate_in_note
-from itdeid.tokens import tokenize
+from itdeid.passes.propagation import propagate_in_note
+from itdeid.text.tokens import tokenize
 
 PATIENT, LOCATION = LABELS.index("PATIENT"), LABELS.index("LOCATION")
 

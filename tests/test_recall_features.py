@@ -4,13 +4,13 @@ import re
 import numpy as np
 import pytest
 
-from itdeid.casing import ANNOUNCER_KINDS, casing_columns
+from itdeid.featurize.casing import ANNOUNCER_KINDS, casing_columns
 from itdeid.document import Document, Span
 from itdeid.featurize import GROUPS, RECALL_GROUPS, FeatureExtractor, tokenize_document
-from itdeid.word_lists import census_names
-from itdeid.lexicon import Lexicon
-from itdeid.model import TokenModel
-from itdeid.resubstitute import recased, resubstituted
+from itdeid.featurize.word_lists import census_names
+from itdeid.featurize.lexicon import Lexicon
+from itdeid.estimators.model import TokenModel
+from itdeid.estimators.resubstitute import recased, resubstituted
 
 from helpers import tiny_corpus
 
@@ -159,7 +159,7 @@ def test_word_neighbours_are_the_nearest_words_within_two_tokens():
     """lexicon.neighbours (array form) against the rule spelled out token by token, on seeded
     random runs of words, punctuation and non-ASCII letters."""
     import random
-    from itdeid.lexicon import neighbours
+    from itdeid.featurize.lexicon import neighbours
     rng = random.Random(0)
     for _ in range(3000):
         words = [rng.choice(["a", ".", ",", "1", "_", "\u00e9", "--"]) for _ in range(rng.randint(0, 8))]

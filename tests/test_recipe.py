@@ -1,4 +1,4 @@
-"""Issue G, item 6: the recommended recipe (itdeid.recipe) over the HIPAA-kinds test corpus.
+"""Issue G, item 6: the recommended recipe (itdeid.training.recipe) over the HIPAA-kinds test corpus.
 
 The recipe is trained on a small synthetic corpus (no e-mail, URL, IP, VIN, ... in it) and run
 on notes holding several examples of every HIPAA Safe Harbor identifier kind that occurs in
@@ -8,7 +8,7 @@ towns, counties, hospitals) depend on what the training notes teach.
 import pytest
 
 from itdeid.document import Document
-from itdeid.recipe import MEMBER, recipe_model
+from itdeid.training.recipe import MEMBER, recipe_model
 from itdeid.synth import generate
 
 from hipaa_kinds import LEARNED, hipaa_corpus

@@ -1,4 +1,4 @@
-"""A state or a country standing alone loses a LOCATION tag; a town's state keeps it (itdeid.regions)."""
+"""A state or a country standing alone loses a LOCATION tag; a town's state keeps it (itdeid.passes.regions)."""
 import numpy as np
 import pytest
 
@@ -6,7 +6,7 @@ from itdeid.document import LABELS, Document
 from itdeid.featurize import tokenize_document
 from itdeid.featurize.tokenized import token_offsets
 from itdeid.pipeline import apply_identifiers
-from itdeid.regions import lone_region_tokens
+from itdeid.passes.regions import lone_region_tokens
 
 LOC = LABELS.index("LOCATION")
 

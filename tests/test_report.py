@@ -1,11 +1,11 @@
-"""itdeid.report: results files say which code made them."""
+"""itdeid.evaluation.report: results files say which code made them."""
 
 
 def test_code_version_names_the_checkout_itdeid_runs_from_not_the_working_folder(tmp_path, monkeypatch):
     """Run from inside another repository, results files named that repository's commit."""
     import subprocess
 
-    from itdeid import report
+    from itdeid.evaluation import report
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     subprocess.run(["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t",
                     "commit", "-q", "--allow-empty", "-m", "other"], check=True)

@@ -63,7 +63,7 @@ def test_the_recipe_rows_tag_as_the_recipe_does():
     """The row whose folds the cited results score is trained at the recipe's target and tags
     with its screen (session 40 moved the screen, and the rows with it)."""
     import sys
-    from itdeid.recipe import RECIPE
+    from itdeid.training.recipe import RECIPE
     sys.path.insert(0, str(EXPERIMENTS))
     try:
         import common           # levers.py's rows

@@ -1,7 +1,7 @@
 """The rule-only peer: regular expressions and dictionaries, no learning."""
-from itdeid.crossval import crossval, row_model
+from itdeid.training.crossval import crossval, row_model
 from itdeid.document import Document
-from itdeid.rules import RuleModel
+from itdeid.estimators.rules import RuleModel
 
 from helpers import tiny_corpus
 

@@ -1,8 +1,8 @@
-"""Span <-> token label conversion (itdeid.spans)."""
+"""Span <-> token label conversion (itdeid.text.spans)."""
 
 from itdeid.document import NON_PHI, Span
-from itdeid.spans import labels_to_spans, token_labels
-from itdeid.tokens import tokenize
+from itdeid.text.spans import labels_to_spans, token_labels
+from itdeid.text.tokens import tokenize
 
 TEXT = "Seen by Dr. John Smith on 6/03/04 at Mercy\nHospital, MRN12345."
 
@@ -143,7 +143,7 @@ def test_a_possessive_is_left_outside_the_name():
 def test_annotated_phi_joins_the_predictions_over_all_their_characters():
     """An input's own PHI annotations are released by no one: added to the predictions, an
     overlap becomes one span over both, of the annotation's class."""
-    from itdeid.spans import with_annotated
+    from itdeid.text.spans import with_annotated
     annotated = [Span(0, 4, "PATIENT"), Span(20, 25, "DATE"), Span(40, 44, "ID")]
     predicted = [Span(0, 10, "DOCTOR"), Span(18, 22, "LOCATION"), Span(24, 30, "DATE"), Span(50, 55, "AGE")]
     assert with_annotated(annotated, predicted) == [

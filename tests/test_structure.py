@@ -1,10 +1,10 @@
-"""Document structure (itdeid.structure): headings, sentences, lines."""
+"""Document structure (itdeid.text.structure): headings, sentences, lines."""
 import numpy as np
 import pytest
 
 from itdeid.resources import load_json
-from itdeid.structure import Heading, Structure, analyze, find_headings, normalize_heading
-from itdeid.tokens import tokenize
+from itdeid.text.structure import Heading, Structure, analyze, find_headings, normalize_heading
+from itdeid.text.tokens import tokenize
 
 SUMMARY = """\
 311970250 | MMC | 01234567 | | 5/14/2001 12:00:00 AM | Discharge Summary | Signed | DIS | Admission Date: 5/14/2001 Report Status: Signed
@@ -208,7 +208,7 @@ def test_upper_case_place_line_is_not_a_heading():
 def _inline_headings_reference(line, offset, skip_to, inv):
     """The first, quadratic version of structure._inline_headings (every colon rescanned the
     line from ``skip_to``), kept to check the linear one against."""
-    import itdeid.structure as s
+    import itdeid.text.structure as s
     found = []
     for colon in s._INLINE_COLON.finditer(line, skip_to):
         if colon.start() < skip_to:
@@ -235,7 +235,7 @@ def _inline_headings_reference(line, offset, skip_to, inv):
 def test_inline_headings_of_a_long_line_are_those_of_the_quadratic_search(monkeypatch, one_line):
     """A note of one huge line (a 5 MB export) is searched for inline labels in linear time;
     the headings found are exactly those of the first, quadratic search."""
-    import itdeid.structure as s
+    import itdeid.text.structure as s
     from itdeid.synth import generate
     text = "\n".join(d.text for d in generate(12, seed=1))
     text = text.replace("\n", "  ; ") if one_line else text
@@ -250,7 +250,7 @@ def test_letter_counts_agree_with_str_methods():
     """The note-case shares count letters and capitals as str.isalpha/str.isupper do, also for
     accented, Greek, titlecase and other non-ASCII letters (seeded random strings)."""
     import random
-    from itdeid.structure import _code_points, _letter_counts
+    from itdeid.text.structure import _code_points, _letter_counts
     rng = random.Random(0)
     alphabet = "abcXYZ 12\n\t\u00c9\u00e9\u00df\u0130\u0131\u01c5\u03a3\u03c3\u2160\u2170_-."
     for _ in range(2000):
@@ -263,7 +263,7 @@ def test_first_characters_read_from_code_points_are_the_str_methods():
     """A token's first character as the sentence rules read it (by code for ASCII, by str
     methods beyond it): the same as str.isupper() or str.isdigit(), str.isalpha() and the
     bullet set."""
-    from itdeid.structure import _BULLET, _code_points, _first_characters
+    from itdeid.text.structure import _BULLET, _code_points, _first_characters
     text = "aZ09-*•#>+.!?éÉßǅǆ٣ⅣΣσ\u00a0\U0001d400x"
     upper, letter, bullet = _first_characters(_code_points(text), np.arange(len(text)))
     assert upper.tolist() == [c.isupper() or c.isdigit() for c in text]

@@ -1,10 +1,10 @@
-"""A census surname right after 'pt' or 'patient' is tagged PATIENT (itdeid.subject_names)."""
+"""A census surname right after 'pt' or 'patient' is tagged PATIENT (itdeid.passes.subject_names)."""
 import numpy as np
 import pytest
 
 from itdeid.document import LABELS, Document
 from itdeid.featurize import tokenize_document
-from itdeid.subject_names import tag_named_subjects
+from itdeid.passes.subject_names import tag_named_subjects
 
 
 def _tagged(text: str, known=frozenset()) -> list[str]:

@@ -10,9 +10,9 @@ import pytest
 from itdeid.cli import main
 from itdeid.document import LABELS, PHI_CLASSES
 from itdeid.featurize import tokenize_document
-from itdeid.word_lists import gazetteer_sets
+from itdeid.featurize.word_lists import gazetteer_sets
 from itdeid.formats import read_corpus, write_i2b2_2006
-from itdeid.stats import PAPER_PER_100K, corpus_stats
+from itdeid.evaluation.stats import PAPER_PER_100K, corpus_stats
 from itdeid.synth import generate
 
 HELDOUT = Path(__file__).resolve().parents[1] / "experiments" / "heldout" / "handwritten-discharge.xml"
@@ -286,7 +286,7 @@ def test_latin1_folded_keeps_offsets_and_writes_physionet(tmp_path):
 def test_stats_names_only_headings_of_several_patients():
     """A heading line can be a name ('KOWALCZYK MARTA:'); stats printed it in its summary."""
     from itdeid.document import Document
-    from itdeid.stats import format_stats
+    from itdeid.evaluation.stats import format_stats
     docs = [Document(f"n{k}", "KOWALCZYK MARTA:\nSeen today.\nMEDICATIONS:\nNone.\n", patient="p1")
             for k in range(4)]
     docs += [Document(f"m{k}", "MEDICATIONS:\nAspirin.\n", patient=f"p{k + 2}") for k in range(2)]
@@ -301,7 +301,7 @@ def test_a_heading_holding_gold_phi_is_not_named_whatever_its_patient_count():
     experiments/headings.py through nameable_headings)."""
     from itdeid.document import Document, Span
     from itdeid.featurize import tokenize_document
-    from itdeid.stats import nameable_headings
+    from itdeid.evaluation.stats import nameable_headings
     docs = [Document(f"n{k}", "ZBIGNIEW NOWAK:\nSeen today.\nMEDICATIONS:\nNone.\n",
                      [Span(0, 14, "PATIENT")]) for k in range(4)]
     assert [name for name, _ in corpus_stats(docs)["headings"]["most_common"]] == ["MEDICATIONS"]

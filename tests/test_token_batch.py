@@ -1,4 +1,4 @@
-"""Feature rows built for a whole batch at once (itdeid.token_batch, issue I): a note's rows are
+"""Feature rows built for a whole batch at once (itdeid.featurize.token_batch, issue I): a note's rows are
 the same whatever batch it is in, no window or trigger reaches into another note, and the batch
 forms of the per-note computations give the same numbers."""
 import numpy as np
@@ -7,8 +7,8 @@ import pytest
 from itdeid.document import Document
 from itdeid.featurize import GROUPS, RECALL_GROUPS, FeatureExtractor, tokenize_document
 from itdeid.featurize.extractor import _suffix_columns
-from itdeid.token_batch import TokenBatch
-from itdeid.triggers import TriggerLists
+from itdeid.featurize.token_batch import TokenBatch
+from itdeid.featurize.triggers import TriggerLists
 
 from helpers import tiny_corpus
 
@@ -243,9 +243,9 @@ def test_place_marks_over_a_batch_are_each_notes_marks(fitted):
 
 def test_word_neighbours_over_a_batch_are_each_notes_neighbours(fitted):
     """The nearest word within two tokens either side, found over a whole batch: each note's
-    own neighbours (itdeid.lexicon.neighbours) as batch indices, and none in another note."""
+    own neighbours (itdeid.featurize.lexicon.neighbours) as batch indices, and none in another note."""
     from itdeid.featurize.extractor import _batch_neighbours
-    from itdeid.lexicon import neighbours
+    from itdeid.featurize.lexicon import neighbours
     _docs, test = fitted
     short = [tokenize_document(Document(k, text, []), gold=False)
              for k, text in (("a", "x"), ("b", ", y"), ("c", "- -"), ("d", "z , , w ."))]

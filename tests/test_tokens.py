@@ -1,11 +1,11 @@
-"""The tokenizer's decisions (see the itdeid.tokens docstring) and its offset invariants."""
+"""The tokenizer's decisions (see the itdeid.text.tokens docstring) and its offset invariants."""
 import random
 import re
 import string
 
 import pytest
 
-from itdeid.tokens import Token, tokenize
+from itdeid.text.tokens import Token, tokenize
 
 
 def texts(text, boundaries=()):
@@ -102,7 +102,7 @@ def test_the_possessive_letter_runs_tokenize_as_the_backtracking_ones_did():
     back would be followed by a letter, never by the digit the lookahead wants, so the tokens
     must be those of the same pattern without the possessive marks: checked on strings drawn
     from the characters the alternatives turn on, and on glued compounds."""
-    from itdeid import tokens
+    from itdeid.text import tokens
     pattern = tokens._TOKEN.pattern
     assert "{3,}+" in pattern and "{2,}+" in pattern
     backtracking = re.compile(pattern.replace("{3,}+", "{3,}").replace("{2,}+", "{2,}"))
@@ -119,7 +119,7 @@ def test_the_plain_word_alternative_changes_no_token():
     """Plain words are matched first (issue I, session 20); every token must be the one the
     compound alternatives alone give: on strings drawn from the characters they turn on, digits
     and letters of other scripts included, and on glued compounds."""
-    from itdeid import tokens
+    from itdeid.text import tokens
     compounds = re.compile(tokens._COMPOUNDS)
     rng = random.Random(1)
     alphabet = "aAzZ09 .,/-:'\u2019_sS\nMgyoMRN#\u00e9\u00df\u0661\u00b2"
@@ -134,7 +134,7 @@ def test_the_space_guard_changes_no_token():
     character that is not space, so the tokens must be those of the alternatives unguarded, on
     strings drawn with every kind of space Python's ``\\s`` knows beside the characters the
     alternatives turn on."""
-    from itdeid import tokens
+    from itdeid.text import tokens
     assert tokens._TOKEN.pattern.startswith("(?=\\S)")
     unguarded = re.compile(tokens._PLAIN_WORD + "|" + tokens._COMPOUNDS)
     rng = random.Random(2)

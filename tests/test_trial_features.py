@@ -3,10 +3,10 @@ words, announcing words themselves), ``measure`` (clinical measurements written 
 ``clock`` (times of day written like years)."""
 import pytest
 
-from itdeid.casing import ANNOUNCER_KINDS
+from itdeid.featurize.casing import ANNOUNCER_KINDS
 from itdeid.document import Document
 from itdeid.featurize import FeatureExtractor, GROUPS, tokenize_document
-from itdeid.spelling import announcer_kind, edits1, near_word_zipf, spelling_columns
+from itdeid.featurize.spelling import announcer_kind, edits1, near_word_zipf, spelling_columns
 
 
 def test_edits1_holds_each_kind_of_edit_and_not_the_word():
@@ -45,7 +45,7 @@ def test_the_group_gives_one_value_per_token_through_the_extractor():
     assert "near_word_zipf" in fx.feature_names_ and "announcer_self@-1" in fx.feature_names_
 
 
-# ---- the trial group ``measure`` (itdeid.measures, features/measures.json) ------------------
+# ---- the trial group ``measure`` (itdeid.featurize.measures, features/measures.json) ------------------
 from itdeid.featurize import static_columns  # noqa: E402
 
 
@@ -75,7 +75,7 @@ def test_only_the_number_of_an_announced_template_is_flagged():
     assert flags["8/10"] and not flags["pain"]
 
 
-# ---- the trial group ``clock`` (itdeid.measures, features/clock_times.json) ---------------
+# ---- the trial group ``clock`` (itdeid.featurize.measures, features/clock_times.json) ---------------
 @pytest.mark.parametrize("text,token", [
     ("extubated at 2015 no stridor", "2015"), ("present till approx 2030 .", "2030"),
     ("arrived to MICU AT 0130 alert", "0130"), ("MICU NPN 1900-0730 : neuro", "1900-0730"),
@@ -107,8 +107,8 @@ def test_one_edit_index_finds_what_edits1_finds():
     """The lookup path of near_word_zipf and announcer_kind gives the words edits1 would, on
     common words, announcers, their one-edit slips and random letter strings (seeded)."""
     import random
-    from itdeid.casing import announcers
-    from itdeid.spelling import _announcer_index, _common_index, common_words
+    from itdeid.featurize.casing import announcers
+    from itdeid.featurize.spelling import _announcer_index, _common_index, common_words
     rng = random.Random(0)
     common = common_words()
     letters = "abcdefghijklmnopqrstuvwxyz"
@@ -128,9 +128,9 @@ def test_one_edit_index_finds_what_edits1_finds():
     assert checked > 1500
 
 
-# ---- the trial group ``nameshape`` (itdeid.name_shape) --------------------------------------
+# ---- the trial group ``nameshape`` (itdeid.featurize.name_shape) --------------------------------------
 def test_names_are_spelled_more_like_names_than_misspellings_and_abbreviations_are():
-    from itdeid.name_shape import name_shape
+    from itdeid.featurize.name_shape import name_shape
     for name in ("rossetti", "keeley", "souza", "krissy"):
         for other in ("recievd", "cvvhf", "cosyntropin", "hospital"):
             assert name_shape(name) > name_shape(other), (name, other)
@@ -153,9 +153,9 @@ def test_the_nameshape_group_goes_through_the_extractor_with_its_window():
     assert "name_shape@-1" in fx.feature_names_
 
 
-# ---- the trial group ``languages`` (itdeid.languages) ---------------------------------------
+# ---- the trial group ``languages`` (itdeid.featurize.languages) ---------------------------------------
 def test_words_of_other_languages_are_common_there_and_english_only_words_are_not():
-    from itdeid.languages import language_values
+    from itdeid.featurize.languages import language_values
     for word in ("nguyen", "kowalski", "rossetti", "maria"):
         zipf, count = language_values(word)
         assert zipf > 2.0 and count >= 1, word
@@ -172,7 +172,7 @@ def test_the_languages_group_goes_through_the_extractor_with_its_window():
 def test_spelling_answers_a_long_run_of_letters_at_once(monkeypatch):
     """A word two letters longer than the longest vocabulary word is one edit from none: a long
     run of letters (an attachment's base64) is answered without the n^2 work of its edits."""
-    from itdeid import spelling
+    from itdeid.featurize import spelling
 
     def no_edits(word):
         raise AssertionError("edits built for a word too long to be one edit from any")

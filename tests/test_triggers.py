@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from itdeid.document import LABELS
-from itdeid.triggers import TriggerLists, information_gain
+from itdeid.featurize.triggers import TriggerLists, information_gain
 
 DOCTOR = LABELS.index("DOCTOR")
 DATE = LABELS.index("DATE")

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from itdeid.errors import UserError
-from itdeid.learners import DETECTOR_FOLDER, TYPE_FLOOR, TYPER_FOLDER, Learner
-from itdeid.ensemble import InnerEnsemble
-from itdeid.model import TokenModel
+from itdeid.estimators.learners import DETECTOR_FOLDER, TYPE_FLOOR, TYPER_FOLDER, Learner
+from itdeid.estimators.ensemble import InnerEnsemble
+from itdeid.estimators.model import TokenModel
 
 from helpers import tiny_corpus
 

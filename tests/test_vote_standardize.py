@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-from itdeid.standardize import predicted_phrases, standardize
-from itdeid.vote import vote
+from itdeid.estimators.standardize import predicted_phrases, standardize
+from itdeid.estimators.vote import vote
 
 N, PAT, DOC, LOC = 0, 1, 2, 3
 

@@ -1,4 +1,4 @@
-"""A fresh process's start (itdeid.warm_start, issue I): the collector held off while a model
+"""A fresh process's start (itdeid.estimators.warm_start, issue I): the collector held off while a model
 loads and warms up, then one pass and a freeze; the templates' prefilter compiled beside the
 loading only where a core is spare."""
 import gc
@@ -6,10 +6,14 @@ import weakref
 
 import pytest
 
-from itdeid import batch, prefilter, warm_start
+from itdeid import batch
+
+from itdeid.templates import prefilter
+
+from itdeid.estimators import warm_start
 from itdeid.batch import settings as batch_settings
 from itdeid.document import Document
-from itdeid.model import TokenModel
+from itdeid.estimators.model import TokenModel
 
 from helpers import tiny_corpus
 

@@ -1,13 +1,15 @@
-"""itdeid.word_table: per-word values computed once, the same as computed token by token."""
+"""itdeid.featurize.word_table: per-word values computed once, the same as computed token by token."""
 import math
 
 import numpy as np
 
-from itdeid import featurize, word_lists
+from itdeid import featurize
+
+from itdeid.featurize import word_lists
 from itdeid.featurize import note_columns
 from itdeid.featurize import tokenize_document
-from itdeid.word_table import WordTable
-from itdeid.zipf import zipf
+from itdeid.featurize.word_table import WordTable
+from itdeid.featurize.zipf import zipf
 
 from helpers import tiny_corpus
 
@@ -67,8 +69,11 @@ def test_document_columns_equal_the_token_by_token_values():
 def test_the_per_word_caches_share_the_tables_cap():
     """A long run fills every per-word cache to its cap (at 200,000 words they held some 320 MiB,
     experiments/results/many-files-caps.md): one number, word_table.MAX_WORDS, bounds them all."""
-    from itdeid import crf, name_shape, spelling, zipf
-    from itdeid.word_table import MAX_WORDS
+    from itdeid.estimators import crf
+    from itdeid.featurize import name_shape
+    from itdeid.featurize import spelling
+    from itdeid.featurize import zipf
+    from itdeid.featurize.word_table import MAX_WORDS
     cached = [zipf.zipf, spelling.near_word_zipf, spelling.announcer_kind, name_shape.name_shape,
               note_columns._shape, crf._token_features]
     sizes = {f.__qualname__: f.cache_info().maxsize for f in cached}

@@ -12,15 +12,15 @@ module runs the batch; each part is described in the module that implements it:
   ``--patient-map``); :mod:`itdeid.batch.rename`: outputs named by a keyed hash.
 * :mod:`itdeid.batch.unit`: one input read, tagged and rendered, in a worker;
   :mod:`itdeid.batch.tagging`: long notes tagged in pieces, so memory stays bounded
-  (:mod:`itdeid.pieces`).
-* :mod:`itdeid.progress`: progress on stderr in bytes of input, moving within a long file: a
+  (:mod:`itdeid.text.pieces`).
+* :mod:`itdeid.batch.progress`: progress on stderr in bytes of input, moving within a long file: a
   bar on a terminal, a line every 30 seconds otherwise (never note text nor file names).
 * :mod:`itdeid.batch.engines`: where inputs are processed (this process, a process pool, Dask).
 * :mod:`itdeid.batch.manifest`: the manifest that makes a rerun skip the inputs already done;
   :mod:`itdeid.batch.files`: atomic writing, hashes and fingerprints, below all the others.
 
 Output layout (``OUT`` is ``--out``; ``STEM`` the relative path without its ``.txt``, ``.xml``,
-``.text`` or ``.zip``; suffixes as :func:`itdeid.outputs.render` gives them)::
+``.text`` or ``.zip``; suffixes as :func:`itdeid.render.outputs.render` gives them)::
 
     one note a file     OUT/STEM<suffix>                e.g. OUT/ward/note1.txt + .redact.jsonl
     several notes       --format jsonl: OUT/STEM.jsonl  (the spans of all its notes, in order)
@@ -59,7 +59,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-from itdeid import model_digests
+from itdeid.model_folder import model_digests
 from itdeid.batch.files import make_private_folders
 from itdeid.batch.engines import (ENGINES, chunk_files, import_distributed, run_dask, run_inline,
                                   run_pool)
@@ -68,10 +68,10 @@ from itdeid.batch.inputs import (INPUT_FORMATS, InputFailed, Unit, check_layout,
                                  unique_units, without_itdeid_files, without_span_files)
 from itdeid.batch.manifest import (MANIFEST_NAME, Manifest, entry_for, other_root, remove_orphans,
                                    up_to_date, write_result)
-from itdeid.model_files import threshold_described
+from itdeid.model_folder.model_files import threshold_described
 from itdeid.pipeline import check_skip
-from itdeid.outputs import FORMATS
-from itdeid.progress import Progress
+from itdeid.render.outputs import FORMATS
+from itdeid.batch.progress import Progress
 from itdeid.batch.unit import UnitResult, process_unit
 from itdeid.batch.patients import Grouping, group
 from itdeid.batch.rename import (MAP_SUFFIX, looks_like_phi, map_path, renamed, without_note_ids,
@@ -172,7 +172,7 @@ class BatchSummary:
 
 
 def _check_options(fmt, input_format, vote, workers, engine, scheduler) -> None:
-    from itdeid.vote import RULES
+    from itdeid.estimators.vote import RULES
     if fmt not in FORMATS:
         raise UserError(f"unknown output format {fmt!r}; expected one of {', '.join(FORMATS)}")
     if input_format not in INPUT_FORMATS:
@@ -228,7 +228,7 @@ def deidentify(inputs: Iterable[str], out, model=None, fmt: str = DEFAULT_FORMAT
 
     ``skip_passes`` turns passes or pass groups of :mod:`itdeid.pipeline` off by name.
 
-    ``progress`` shows progress on stderr (:mod:`itdeid.progress`). ``report`` receives every
+    ``progress`` shows progress on stderr (:mod:`itdeid.batch.progress`). ``report`` receives every
     message for the user (warnings, failures, notes; stderr by default): they name files, note
     ids and offsets, never note text. Usage problems (bad options, a missing input or model, a
     refused layout or folder) raise :class:`UserError` before any input is processed.
@@ -399,7 +399,7 @@ def _run(units, out, settings, manifest, force, strict, workers, engine, schedul
          progress, report) -> BatchSummary:
     """The batch loop: skip finished inputs, process the rest on the engine, write, record.
     Progress is counted in bytes of input, moving within a file as its notes are tagged
-    (:mod:`itdeid.progress`: a bar on a terminal, a line now and then in a log)."""
+    (:mod:`itdeid.batch.progress`: a bar on a terminal, a line now and then in a log)."""
     summary = BatchSummary(out, settings.fmt, files=len(units))
     inputs = {unit.path for unit in units}
     owners: dict[str, str] = {}

@@ -20,7 +20,7 @@ absolute path (so they must see the same file system) and receive the surrogate 
 task; results come back to this process to be written, so outputs are the same as with the
 local engine.
 
-Progress. Given a :class:`~itdeid.progress.Progress`, an engine reports each chunk in flight
+Progress. Given a :class:`~itdeid.batch.progress.Progress`, an engine reports each chunk in flight
 as a partial amount (bytes of its inputs tagged so far, :func:`process_units`) and drops it
 once the chunk's results are back (the caller then counts its files done), so a bar moves
 within a long file. Pool workers send their amounts back on a queue the parent reads between

@@ -1,6 +1,6 @@
 """Which notes belong to which patient, for surrogates that are consistent per patient.
 
-Surrogates are keyed by patient (:mod:`itdeid.surrogate`): one patient's doctor gets one
+Surrogates are keyed by patient (:mod:`itdeid.render.surrogate`): one patient's doctor gets one
 surrogate name and all their dates one shift, in every note. Some formats say whose a note is
 (PhysioNet ``<patient>-<note>`` records, i2b2 2014 ``100-01.xml`` names, i2b2 2006 ``PATIENT``
 attributes); a plain-text file does not, so without help each file is its own patient. The user

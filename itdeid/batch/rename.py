@@ -34,7 +34,7 @@ from pathlib import Path
 from itdeid.batch.files import write_atomic
 from itdeid.batch.inputs import Unit, root_of, secret_file_outside
 from itdeid.errors import UserError
-from itdeid.word_lists import census_names, gazetteer_sets
+from itdeid.featurize.word_lists import census_names, gazetteer_sets
 
 #: Hex digits of a renamed input's name (96 bits: no two inputs of a tree share one).
 NAME_HEX = 24

@@ -8,7 +8,7 @@ One output folder holds the outputs of one set of settings (:meth:`Settings.fing
 rerun under other settings is refused, naming what differs (:func:`differences`), because a
 folder mixing, say, redacted notes with brat's original text cannot be shipped safely.
 
-The key. Surrogates (``fmt="surrogate"``, :class:`itdeid.surrogate.Surrogates`) and renamed
+The key. Surrogates (``fmt="surrogate"``, :class:`itdeid.render.surrogate.Surrogates`) and renamed
 outputs (``rename``) are keyed by a secret: it undoes the date shifts and confirms guessed file
 names, so it must never travel with the outputs. Every run has one, whatever its format: the
 manifest's digests of the inputs are keyed by it (:attr:`Settings.digest_key`), since a plain
@@ -36,7 +36,7 @@ from itdeid.batch.files import fingerprint, folder_sha256, make_private_folders
 from itdeid.batch.inputs import secret_file_outside
 from itdeid.errors import FormatError, UserError
 from itdeid.formats.files import open_regular
-from itdeid.surrogate import SURROGATE_SCHEME
+from itdeid.render.surrogate import SURROGATE_SCHEME
 
 #: The key file an older itdeid kept inside ``OUT``; a folder that still holds one is refused.
 OLD_KEY_NAME = ".itdeid-surrogate-key"
@@ -83,11 +83,11 @@ def _is_model_dir(folder: Path) -> bool:
 
 
 def model_fingerprint(folder: Path) -> str:
-    """sha256 of the model's own files (names and contents, :func:`itdeid.model_out.model_files`),
+    """sha256 of the model's own files (names and contents, :func:`itdeid.model_folder.model_out.model_files`),
     so a retrained or edited model redoes the inputs, while a moved one does not, nor one whose
     card was rescored or beside which another file appeared."""
-    from itdeid.model_files import check_size
-    from itdeid.model_out import model_files
+    from itdeid.model_folder.model_files import check_size
+    from itdeid.model_folder.model_out import model_files
     files = model_files(folder)
     for path in files:      # an oversized file is refused before any of it is read
         check_size(path)
@@ -242,20 +242,20 @@ def differences(old: dict, new: dict) -> list[str]:
 
 def load_tagger(settings: Settings, alone: bool = False):
     """The model and (for surrogates) the Surrogates of ``settings``, as each worker loads
-    them once, warmed up with the collector held off (:mod:`itdeid.warm_start`). ``alone``: this
+    them once, warmed up with the collector held off (:mod:`itdeid.estimators.warm_start`). ``alone``: this
     is the run's only tagging process, so a core the process may use besides its own is free,
     and the templates' prefilter compiles there while the model loads."""
-    from itdeid.warm_start import starting
+    from itdeid.estimators.warm_start import starting
     with starting(alone):
         return _warm_tagger(settings)
 
 
 def _warm_tagger(settings: Settings):
     """:func:`load_tagger`'s model and Surrogates, the model warmed up
-    (:func:`itdeid.warm_start.warm_up`)."""
-    from itdeid.deidentifier import Deidentifier, load_model, set_threshold
-    from itdeid.surrogate import Surrogates
-    from itdeid.warm_start import warm_up
+    (:func:`itdeid.estimators.warm_start.warm_up`)."""
+    from itdeid.estimators.deidentifier import Deidentifier, load_model, set_threshold
+    from itdeid.render.surrogate import Surrogates
+    from itdeid.estimators.warm_start import warm_up
     model = load_model(settings.model_dir)
     if settings.vote is not None and isinstance(model, Deidentifier):
         model.set_params(vote=settings.vote)._check()

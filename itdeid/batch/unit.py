@@ -22,12 +22,12 @@ from itdeid.document import Document, Span
 from itdeid.errors import UserError
 from itdeid.batch.files import content_digest
 from itdeid.batch.inputs import InputFailed, Unit, read_documents, read_input
-from itdeid.outputs import RELEASED, render
+from itdeid.render.outputs import RELEASED, render
 from itdeid.batch.rename import looks_like_phi
 from itdeid.batch.settings import Settings
 from itdeid.batch.tagging import tag_notes
-from itdeid.pieces import tags_independently
-from itdeid.spans import with_annotated
+from itdeid.text.pieces import tags_independently
+from itdeid.text.spans import with_annotated
 
 
 @dataclass
@@ -188,7 +188,7 @@ def process_units(units: list[Unit], settings: Settings, model, surrogates,
     """Read, tag and render several input files, one :class:`UnitResult` each, in order.
 
     Each file is read and rendered on its own, so a bad one fails alone. Their notes are tagged
-    in one call when the model allows (:func:`~itdeid.pieces.tags_independently`): decoding
+    in one call when the model allows (:func:`~itdeid.text.pieces.tags_independently`): decoding
     then advances all of them side by side, which is what makes folders of short notes fast,
     and gives each note the tags it would get alone. Should that call fail (or log a warning,
     which must be reported against its own file), every file is tagged on its own instead.

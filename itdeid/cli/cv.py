@@ -7,15 +7,15 @@ from pathlib import Path
 import pandas as pd
 from tqdm import tqdm
 
-from itdeid.crossval import LEVER_ROWS, PEER_ROWS, STANDARD_ROWS, crossval, results_table, row_model
+from itdeid.training.crossval import LEVER_ROWS, PEER_ROWS, STANDARD_ROWS, crossval, results_table, row_model
 from itdeid.document import Document
 from itdeid.errors import UserError
 from itdeid.featurize import tokenize_document
 from itdeid.formats import read_annotated_corpus, write_jsonl_spans
-from itdeid.learners import LEARNERS
-from itdeid.model import PREVIOUS
-from itdeid.report import header, markdown_table
-from itdeid.triggers import VARIANTS
+from itdeid.estimators.learners import LEARNERS
+from itdeid.estimators.model import PREVIOUS
+from itdeid.evaluation.report import header, markdown_table
+from itdeid.featurize.triggers import VARIANTS
 
 
 #: The rows ``cv`` runs unless told otherwise (the paper's).

@@ -12,8 +12,8 @@ import sys
 from itdeid.batch import DEFAULT_FORMAT, ENGINES, INPUT_FORMATS, MANIFEST_NAME, deidentify
 from itdeid.document import PHI_CLASSES
 from itdeid.errors import UserError, printable
-from itdeid.outputs import FORMATS
-from itdeid.vote import RULES
+from itdeid.render.outputs import FORMATS
+from itdeid.estimators.vote import RULES
 
 
 def add_parser(subparsers):

@@ -4,7 +4,7 @@ from __future__ import annotations
 import sys
 
 from itdeid.errors import UserError
-from itdeid.evaluate import UNITS, evaluate
+from itdeid.evaluation.evaluate import UNITS, evaluate
 from itdeid.formats import READ_FORMATS, detect_format, read_corpus, read_spans
 
 #: Formats predictions may come in: any corpus format with spans, or JSON Lines spans.

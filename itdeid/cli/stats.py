@@ -5,7 +5,7 @@ import json
 from pathlib import Path
 
 from itdeid.formats import READ_FORMATS, read_corpus
-from itdeid.stats import corpus_stats, format_stats
+from itdeid.evaluation.stats import corpus_stats, format_stats
 
 
 def add_parser(subparsers):

@@ -1,23 +1,23 @@
 """``itdeid tag MODEL_DIR INPUT --out PRED``: tag documents with a trained model.
 
 Notes are tagged a bounded number of characters at a time, a long note in pieces
-(:mod:`itdeid.pieces`), with progress in characters on stderr (:mod:`itdeid.progress`).
+(:mod:`itdeid.text.pieces`), with progress in characters on stderr (:mod:`itdeid.batch.progress`).
 """
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
-from itdeid import model_digests
+from itdeid.model_folder import model_digests
 from itdeid.document import Document
 from itdeid.errors import UserError, printable
 from itdeid.formats import read_corpus, write_corpus
 from itdeid import load_model
-from itdeid.model_files import threshold_described
-from itdeid.pieces import tag_documents
-from itdeid.progress import Progress
+from itdeid.model_folder.model_files import threshold_described
+from itdeid.text.pieces import tag_documents
+from itdeid.batch.progress import Progress
 from itdeid.resources import model_folder
-from itdeid.warm_start import starting, warm_up
+from itdeid.estimators.warm_start import starting, warm_up
 
 
 def add_parser(subparsers):
@@ -54,11 +54,11 @@ def run(args):
     # 'default' names the installed model, as deid's --model left out does, unless a folder of
     # that name is given (a new user had to dig the installed model's path out of site-packages)
     # loaded and warmed up with the collector held off, then frozen, and the templates compiled
-    # beside it with a core to spare (itdeid.warm_start): the one process tagging
+    # beside it with a core to spare (itdeid.estimators.warm_start): the one process tagging
     with starting(alone=True):
         # imported here, not with the module: it brings scikit-learn and xgboost (about a
         # second), which the templates' compile then runs beside
-        from itdeid.deidentifier import set_threshold
+        from itdeid.estimators.deidentifier import set_threshold
         model = load_model(args.model)
         if args.threshold is not None:
             set_threshold(model, args.threshold)

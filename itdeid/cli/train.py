@@ -1,6 +1,6 @@
 """``itdeid train CORPUS --out MODEL_DIR``: train a token model, or the whole iterative system.
 
-With no options it trains the recommended recipe (:mod:`itdeid.recipe`); each option turns one
+With no options it trains the recommended recipe (:mod:`itdeid.training.recipe`); each option turns one
 part of it off or changes it.
 """
 from __future__ import annotations
@@ -8,21 +8,21 @@ from __future__ import annotations
 import argparse
 import time
 
-from itdeid.deidentifier import HARVEST, SPREAD, Deidentifier
-from itdeid.ensemble import InnerEnsemble
+from itdeid.estimators.deidentifier import HARVEST, SPREAD, Deidentifier
+from itdeid.estimators.ensemble import InnerEnsemble
 from itdeid.errors import ParameterError, UserError
 from itdeid.formats import read_annotated_corpus
-from itdeid.learners import LEARNERS
+from itdeid.estimators.learners import LEARNERS
 from itdeid.featurize import GROUPS, RECALL_GROUPS
-from itdeid.model import PREVIOUS, TokenModel
-from itdeid.model_out import check_out, replacing
-from itdeid.operating_point import MAX_THRESHOLD, MIN_THRESHOLD
+from itdeid.estimators.model import PREVIOUS, TokenModel
+from itdeid.model_folder.model_out import check_out, replacing
+from itdeid.estimators.operating_point import MAX_THRESHOLD, MIN_THRESHOLD
 from itdeid.pipeline import check_skip
-from itdeid.presets import PRESETS, train_preset
-from itdeid.recipe import MEMBER, RECIPE
+from itdeid.training.presets import PRESETS, train_preset
+from itdeid.training.recipe import MEMBER, RECIPE
 from itdeid.synth import supplement
-from itdeid.triggers import VARIANTS
-from itdeid.vote import RULES
+from itdeid.featurize.triggers import VARIANTS
+from itdeid.estimators.vote import RULES
 
 
 #: ``--features``: named feature-group sets.

@@ -34,27 +34,27 @@ each one's worth is measured against the paper's set:
 
 ========== ===================================================================================
 casing     announcing words in any case and case relative to the line and note
-           (:mod:`itdeid.casing`)
+           (:mod:`itdeid.featurize.casing`)
 census     1990 US Census first-name and surname frequencies (about 5,500 and 89,000 names)
 lexicon    the training notes' own vocabulary: ordinary-occurrence counts against English
-           frequency, and how often the word before or after was PHI (:mod:`itdeid.lexicon`)
+           frequency, and how often the word before or after was PHI (:mod:`itdeid.featurize.lexicon`)
 spelling   one edit from a common English word; the token itself an announcing word, even
-           misspelled (:mod:`itdeid.spelling`)
+           misspelled (:mod:`itdeid.featurize.spelling`)
 measure    clinical measurements written like dates: settings, scores, counts with their unit
-           or announcing word (:mod:`itdeid.measures`, features/measures.json)
+           or announcing word (:mod:`itdeid.featurize.measures`, features/measures.json)
 ========== ===================================================================================
 
 and groups on trial (:data:`TRIAL_GROUPS`), measured in experiments/levers.py before they join:
 
 ========== ===================================================================================
 clock      times of day written like years or numbers: after 'at' or 'till', with am/pm, hh:mm,
-           shift ranges (:mod:`itdeid.measures`, features/clock_times.json); measured and
+           shift ranges (:mod:`itdeid.featurize.measures`, features/clock_times.json); measured and
            left out
 nameshape  how much a word is spelled like a name rather than like English: character
-           trigrams of public name lists against wordfreq's words (:mod:`itdeid.name_shape`);
+           trigrams of public name lists against wordfreq's words (:mod:`itdeid.featurize.name_shape`);
            measured and left out
 languages  how common the word is in 26 other languages written in Latin letters, for names no
-           US list holds (:mod:`itdeid.languages`, wordfreq's lists); measured and left
+           US list holds (:mod:`itdeid.featurize.languages`, wordfreq's lists); measured and left
            out
 ========== ===================================================================================
 

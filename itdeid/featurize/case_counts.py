@@ -15,7 +15,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from itdeid.featurize.tokenized import TokenizedDocument
-from itdeid.token_batch import TokenBatch
+from itdeid.featurize.token_batch import TokenBatch
 
 
 class CaseCounts:

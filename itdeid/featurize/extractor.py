@@ -13,21 +13,21 @@ from typing import Sequence
 
 import numpy as np
 
-from itdeid.casing import CASING_COLUMNS
+from itdeid.featurize.casing import CASING_COLUMNS
 from itdeid.document import PHI_CLASSES
 from itdeid.featurize.case_counts import CaseCounts, _batch_own_case_counts, _log_ratio
 from itdeid.featurize.groups import GROUPS, _STATIC_GROUPS, batch_static_columns, check_groups
 from itdeid.featurize.note_columns import ORTHOGRAPHY_COLUMNS, phrase_suffixes
 from itdeid.featurize.tokenized import TokenizedDocument, token_offsets, tokenize_words
-from itdeid.folds import group_key
-from itdeid.languages import LANGUAGE_COLUMNS
-from itdeid.lexicon import LEXICON_COLUMNS, MIN_COUNT, Lexicon, fold_lexicons, lexicon_columns
-from itdeid.lexicon import N_CLASSES as LEXICON_CLASSES
-from itdeid.spelling import SPELLING_COLUMNS
-from itdeid.token_batch import TokenBatch
-from itdeid.tokens import LETTER_OR_DIGIT
-from itdeid.triggers import TriggerLists
-from itdeid.word_lists import gazetteer_sets
+from itdeid.estimators.folds import group_key
+from itdeid.featurize.languages import LANGUAGE_COLUMNS
+from itdeid.featurize.lexicon import LEXICON_COLUMNS, MIN_COUNT, Lexicon, fold_lexicons, lexicon_columns
+from itdeid.featurize.lexicon import N_CLASSES as LEXICON_CLASSES
+from itdeid.featurize.spelling import SPELLING_COLUMNS
+from itdeid.featurize.token_batch import TokenBatch
+from itdeid.text.tokens import LETTER_OR_DIGIT
+from itdeid.featurize.triggers import TriggerLists
+from itdeid.featurize.word_lists import gazetteer_sets
 
 #: Inner folds of the lexicon's out-of-fold statistics for training rows.
 LEXICON_FOLDS = 5
@@ -48,11 +48,11 @@ class FeatureExtractor:
     window : int, default 2
         Attributes of this many tokens on each side are added for the windowed columns.
     trigger_min_count, trigger_min_gain, trigger_top_k
-        Filters of the trigger lists (see :mod:`itdeid.triggers`).
+        Filters of the trigger lists (see :mod:`itdeid.featurize.triggers`).
     nonphi_min_count : int, default 3
         A word seen this often in training and never as PHI counts as a non-PHI word.
     lexicon_min_count : int, default 2
-        Ordinary occurrences a word needs to be kept by the ``lexicon`` group (:mod:`itdeid.lexicon`).
+        Ordinary occurrences a word needs to be kept by the ``lexicon`` group (:mod:`itdeid.featurize.lexicon`).
 
     Attributes (after fit)
     ----------------------
@@ -135,7 +135,7 @@ class FeatureExtractor:
         required when the ``trusted`` group is on. ``batch``: a :class:`TokenBatch` of these
         same ``docs`` shared with other extractors (an ensemble's members), so the columns of
         the notes alone are joined once. ``rows``: a boolean mask over all the tokens; only
-        their rows are assembled (a screened ensemble's later members, :mod:`itdeid.ensemble`),
+        their rows are assembled (a screened ensemble's later members, :mod:`itdeid.estimators.ensemble`),
         the same rows as ``transform(docs)[rows]``.
 
         ``like``: another extractor and its full matrix of the same batch (an ensemble's member
@@ -182,10 +182,10 @@ class FeatureExtractor:
 
     def fit_transform(self, docs, trusted=None, copies: Sequence[TokenizedDocument] = ()):
         """Fit on ``docs``, then the training rows: those of ``docs``, then those of ``copies``
-        (re-substituted training notes, :mod:`itdeid.resubstitute`, which are not fitted on).
+        (re-substituted training notes, :mod:`itdeid.estimators.resubstitute`, which are not fitted on).
 
         With the ``lexicon`` group, each document's lexicon columns come from the other
-        patients' notes (:func:`itdeid.lexicon.fold_lexicons`), since a note's own counts would
+        patients' notes (:func:`itdeid.featurize.lexicon.fold_lexicons`), since a note's own counts would
         give its labels away; a copy uses the statistics of its source note's fold.
         """
         self.fit(docs)
@@ -203,7 +203,7 @@ class FeatureExtractor:
                 batch: TokenBatch | None = None, rows: np.ndarray | None = None) -> np.ndarray:
         """The rows of ``docs`` stacked; ``lexicons``: per document, the lexicon its
         ``lexicon`` columns come from (default: the fitted one). Built for the whole batch at
-        once (:mod:`itdeid.token_batch`); a note's rows do not depend on the batch."""
+        once (:mod:`itdeid.featurize.token_batch`); a note's rows do not depend on the batch."""
         docs = list(docs)
         if batch is None:
             batch = TokenBatch(docs)
@@ -392,7 +392,7 @@ class FeatureExtractor:
 
 
 def _batch_neighbours(batch: TokenBatch) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`itdeid.lexicon.neighbours` of every note of ``batch``, as batch indices (-1:
+    """:func:`itdeid.featurize.lexicon.neighbours` of every note of ``batch``, as batch indices (-1:
     none), remembered on the batch: whether a token is a word is asked once per distinct word,
     where a note-by-note pass searched every token, and a neighbour is
     looked for in the token's own note only."""

@@ -12,14 +12,14 @@ from typing import Sequence
 
 import numpy as np
 
-from itdeid.casing import casing_columns
+from itdeid.featurize.casing import casing_columns
 from itdeid.featurize.note_columns import (_clock_columns, _context_columns, _heading_columns,
                                            _location_columns, _measure_columns, _orthography_batch,
                                            _orthography_columns, _regex_columns, _sentence_columns)
 from itdeid.featurize.layout_batch import casing_batch, context_batch, heading_batch
 from itdeid.featurize.tokenized import TokenizedDocument
 from itdeid.featurize.word_columns import _WORD_GROUPS, _word_group_columns
-from itdeid.token_batch import TokenBatch
+from itdeid.featurize.token_batch import TokenBatch
 
 GROUPS: tuple[str, ...] = (
     "basic", "orthography", "frequency", "heading", "regex", "location", "sentence", "context",

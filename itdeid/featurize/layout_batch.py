@@ -1,6 +1,6 @@
 """The layout groups (casing, context, heading) of a whole batch at once, as array operations.
 
-Their note-by-note functions (:func:`itdeid.casing.casing_columns`,
+Their note-by-note functions (:func:`itdeid.featurize.casing.casing_columns`,
 :func:`~itdeid.featurize.note_columns._context_columns`,
 :func:`~itdeid.featurize.note_columns._heading_columns`) walk a note token by token, carrying a
 state from one token to the next: the last announcing word and how far back it is, whether a
@@ -9,7 +9,7 @@ loops, writing one numpy element at a time, took a noticeable share of the recip
 tagging time (experiments/results/stage-times-frozen.md). Each state has a closed form over the
 batch's tokens end to end:
 
-- the nearest announcing word at most :data:`~itdeid.casing.REACH` words back is the first of
+- the nearest announcing word at most :data:`~itdeid.featurize.casing.REACH` words back is the first of
   the words one, two and three places back (punctuation of ``_SKIPPED`` not counted) that is one;
 - an open quotation mark is an odd count of quotation marks earlier in the line;
 - a bracket depth that never goes below 0 is the running sum of opening (+1) and closing (-1)
@@ -18,7 +18,7 @@ batch's tokens end to end:
   than three and are all upper case.
 
 Lines and notes bound every state: each note's first token starts a line
-(:func:`itdeid.structure.analyze`), and every line restarts the quotes and brackets. The columns
+(:func:`itdeid.text.structure.analyze`), and every line restarts the quotes and brackets. The columns
 are the note-by-note functions' own, bit for bit (``tests/test_token_batch.py``), and are
 remembered on the batch, which the members of an ensemble share.
 """
@@ -26,10 +26,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from itdeid.casing import _SKIPPED, REACH, announcers
+from itdeid.featurize.casing import _SKIPPED, REACH, announcers
 from itdeid.featurize.tokenized import token_offsets
-from itdeid.structure import _code_points
-from itdeid.token_batch import TokenBatch
+from itdeid.text.structure import _code_points
+from itdeid.featurize.token_batch import TokenBatch
 
 #: Token texts the context group reads as an opening and a closing bracket (its test is
 #: ``text in "([{"``, which also holds for a run of them).
@@ -62,7 +62,7 @@ def _per_text(batch: TokenBatch, test) -> np.ndarray:
 
 
 def casing_batch(batch: TokenBatch) -> dict[str, np.ndarray]:
-    """:func:`itdeid.casing.casing_columns` of every note of ``batch``, end to end."""
+    """:func:`itdeid.featurize.casing.casing_columns` of every note of ``batch``, end to end."""
     key = ("layout", "casing")
     if key in batch.memo:
         return batch.memo[key]
@@ -89,7 +89,7 @@ def casing_batch(batch: TokenBatch) -> dict[str, np.ndarray]:
 
 
 def _announced_batch(batch: TokenBatch) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`itdeid.casing._announced` of every note: per word that is not skipped, the kind
+    """:func:`itdeid.featurize.casing._announced` of every note: per word that is not skipped, the kind
     of the nearest announcing word among the :data:`REACH` words before it in its note, and
     how many words back."""
     table = announcers()

@@ -19,13 +19,13 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from itdeid.featurize.tokenized import LABEL_CODE, TokenizedDocument, token_offsets
-from itdeid.guarded import Template, lowered_ascii, may_match
-from itdeid.measures import FLAGGED, clock_templates, measure_templates
+from itdeid.templates.guarded import Template, lowered_ascii, may_match
+from itdeid.featurize.measures import FLAGGED, clock_templates, measure_templates
 from itdeid.resources import load_json
-from itdeid.token_batch import TokenBatch
-from itdeid.tokens import TOKEN_TEXT
-from itdeid.word_lists import gazetteer_sets, positions_in
-from itdeid.word_table import MAX_WORDS, WordTable
+from itdeid.featurize.token_batch import TokenBatch
+from itdeid.text.tokens import TOKEN_TEXT
+from itdeid.featurize.word_lists import gazetteer_sets, positions_in
+from itdeid.featurize.word_table import MAX_WORDS, WordTable
 
 
 @lru_cache(maxsize=1)
@@ -204,8 +204,8 @@ def _heading_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
 
 def _first_template(td: TokenizedDocument, templates: list[Template], lowered: str | None) -> np.ndarray:
     """Per token, the 1-based index of the first of ``templates`` whose match (its group
-    :data:`~itdeid.measures.FLAGGED` where it has one) covers it; 0: none. ``lowered``:
-    the note's :func:`~itdeid.guarded.lowered_ascii`."""
+    :data:`~itdeid.featurize.measures.FLAGGED` where it has one) covers it; 0: none. ``lowered``:
+    the note's :func:`~itdeid.templates.guarded.lowered_ascii`."""
     text = td.document.text
     which = np.zeros(len(td.tokens), dtype=np.float32)
     found = [(k, a, b) for k in may_match(templates, text)   # most match nothing in a note
@@ -232,7 +232,7 @@ def _regex_columns(td: TokenizedDocument) -> dict[str, np.ndarray]:
 
 
 def _template_columns(td: TokenizedDocument, templates: list[Template], name: str) -> dict[str, np.ndarray]:
-    """Covered by one of ``templates`` (:mod:`itdeid.measures`), and which one first (1-based;
+    """Covered by one of ``templates`` (:mod:`itdeid.featurize.measures`), and which one first (1-based;
     0: none), as columns ``name`` and ``name_template``."""
     which = _first_template(td, templates, lowered_ascii(td.document.text))
     return {name: (which > 0).astype(np.float32), f"{name}_template": which}

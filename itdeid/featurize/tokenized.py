@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from itdeid.document import LABEL_CODE, LABELS, Document, Span
-from itdeid.model_text import model_text, to_model, to_note
-from itdeid.spans import labels_to_spans, token_labels
-from itdeid.structure import Structure, analyze
-from itdeid.tokens import Token, token_bounds, tokenize
+from itdeid.text.model_text import model_text, to_model, to_note
+from itdeid.text.spans import labels_to_spans, token_labels
+from itdeid.text.structure import Structure, analyze
+from itdeid.text.tokens import Token, token_bounds, tokenize
 
 
 
@@ -37,7 +37,7 @@ class TokenizedDocument:
     structure: Structure
     labels: np.ndarray | None = None
     #: Where each character of ``document.text`` begins in the note it was read from, when the
-    #: model reads it with characters left out or composed (:func:`itdeid.model_text.model_text`);
+    #: model reads it with characters left out or composed (:func:`itdeid.text.model_text.model_text`);
     #: None when offsets are the note's own.
     starts: np.ndarray | None = None
     cache: dict = field(default_factory=dict, repr=False, compare=False)
@@ -70,7 +70,7 @@ def tokenize_document(document: Document, gold: bool = True) -> TokenizedDocumen
     """Tokenize a document; with ``gold``, split tokens at its span edges and label them.
 
     Splitting at gold edges only happens at training and evaluation time; at tagging time the
-    text's own tokens are used. The text is the one the model reads (:mod:`itdeid.model_text`:
+    text's own tokens are used. The text is the one the model reads (:mod:`itdeid.text.model_text`:
     look-alikes as ASCII, invisible characters left out, accents composed);
     ``TokenizedDocument.document`` is then a copy with that text and its spans, and ``starts``
     maps offsets back to the note where they differ (:func:`note_spans`).
@@ -96,7 +96,7 @@ def tokenize_document(document: Document, gold: bool = True) -> TokenizedDocumen
 
 def note_spans(td: TokenizedDocument, codes) -> list[Span]:
     """The PHI spans of label ``codes`` of ``td``'s tokens, at offsets into the note it was read
-    from (whole tokens, the span rules of :func:`itdeid.spans.labels_to_spans`)."""
+    from (whole tokens, the span rules of :func:`itdeid.text.spans.labels_to_spans`)."""
     return to_note(labels_to_spans(td.document.text, td.tokens, [LABELS[c] for c in codes]), td.starts)
 
 

@@ -3,7 +3,7 @@ name shape and other languages.
 
 Over a batch of notes they are computed once per distinct word of the batch and indexed by its
 tokens' word ids (:func:`_word_group_columns`); each word's values are remembered across
-batches in a :class:`~itdeid.word_table.WordTable`, so a long run computes a word once.
+batches in a :class:`~itdeid.featurize.word_table.WordTable`, so a long run computes a word once.
 """
 from __future__ import annotations
 
@@ -12,13 +12,13 @@ from typing import Sequence
 
 import numpy as np
 
-from itdeid.languages import LANGUAGE_COLUMNS, language_values
-from itdeid.name_shape import name_shape
-from itdeid.spelling import spelling_words
-from itdeid.token_batch import TokenBatch
-from itdeid.word_lists import census_names, gazetteer_sets
-from itdeid.word_table import WordTable
-from itdeid.zipf import zipf
+from itdeid.featurize.languages import LANGUAGE_COLUMNS, language_values
+from itdeid.featurize.name_shape import name_shape
+from itdeid.featurize.spelling import spelling_words
+from itdeid.featurize.token_batch import TokenBatch
+from itdeid.featurize.word_lists import census_names, gazetteer_sets
+from itdeid.featurize.word_table import WordTable
+from itdeid.featurize.zipf import zipf
 
 _ZIPF_TABLE = WordTable(lambda word: (zipf(word),), 1)
 

@@ -122,7 +122,7 @@ def write_i2b2_2006(documents: list[Document], path) -> None:
 
 def render_i2b2_2006(documents: list[Document], path="<i2b2-2006>") -> bytes:
     """The UTF-8 bytes :func:`write_i2b2_2006` writes, for callers that write the file themselves
-    (one file a note in ``itdeid.outputs``); ``path`` only names the output in errors."""
+    (one file a note in ``itdeid.render.outputs``); ``path`` only names the output in errors."""
     unique(documents, path)
     out = ['<?xml version="1.0" encoding="UTF-8"?>\n<ROOT>\n']
     for doc in documents:

@@ -117,7 +117,7 @@ def supplement(records: int, seed: int = 0, nursing: float = 0.5, named: float =
     to PhysioNet's nursing notes they ranked real PHI better over 10 folds
     (experiments/NOTEBOOK.md), where discharge summaries alone taught little about nursing notes.
     ``named`` is :func:`generate`'s (the recipe's 0.3: experiments/levers.py's
-    ``_NAMED`` row, itdeid/recipe.py)."""
+    ``_NAMED`` row, itdeid/training/recipe.py)."""
     return [replace(d, id=SUPPLEMENT_PREFIX + d.id, patient=SUPPLEMENT_PREFIX + d.patient)
             for d in generate(records, seed=seed, nursing=nursing, named=named)]
 

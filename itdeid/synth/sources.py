@@ -13,7 +13,7 @@ and headings of nursing progress notes, ``synth_nursing.json`` (``nursing``,
 
 Why a module of its own: what the records *say* lives in data files, so the vocabulary can grow
 or be corrected without touching the generator (several of these tables are read by
-:mod:`~itdeid.surrogate` and :mod:`~itdeid.featurize` too), and reading them is slow next to
+:mod:`~itdeid.render.surrogate` and :mod:`~itdeid.featurize` too), and reading them is slow next to
 drawing from them, hence the cache: ``generate`` is called many times in one test run. Lists keep
 their file's order, which the random draws depend on: reordering a file changes the corpus.
 """

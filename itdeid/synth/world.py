@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from itdeid.synth.sources import lexicon
 from itdeid.synth.styles import STYLES
-from itdeid.word_lists import without_accents
+from itdeid.featurize.word_lists import without_accents
 
 #: Where a name comes from. Real notes name people of every origin, about half of them outside
 #: the feature name list: a first name is a word-name ('Hope', 'May') with probability

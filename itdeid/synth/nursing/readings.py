@@ -3,7 +3,7 @@
 A nursing note is full of numbers written the way dates, ranges and phones are: ventilator
 settings 'PS 10/5/50%' and 'A/C 700x12/5/40%', blood gases '7.32/45/80', pain '6/10', cultures
 '2/4 bottles', ranges '60-80s', pressures '120/60', clock times '0400'. A model trained on
-discharge summaries takes them for dates (:mod:`itdeid.measures` is the feature side of this), so
+discharge summaries takes them for dates (:mod:`itdeid.featurize.measures` is the feature side of this), so
 the generator writes them often and never as PHI. Each slot of :data:`MEASURES` is a function
 of the note's random stream, so a slot draws the same as it always did.
 """

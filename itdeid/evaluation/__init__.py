@@ -1,0 +1,1 @@
+"""Scores and reports: evaluation, corpus statistics, results files."""

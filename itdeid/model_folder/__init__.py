@@ -1,0 +1,1 @@
+"""Model folders: files, reading and writing, digests, the model card."""

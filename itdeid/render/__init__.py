@@ -1,0 +1,1 @@
+"""What a de-identified note becomes: output formats and surrogates."""

@@ -1,0 +1,1 @@
+"""The template engine: guarded regular expressions, their prefilter and line bounds."""

@@ -1,0 +1,1 @@
+"""Text of a note: tokens, layout, spans, pieces."""

@@ -1,0 +1,1 @@
+"""Training: the recipe, presets and cross-validation."""
