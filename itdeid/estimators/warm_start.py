@@ -6,7 +6,7 @@ about a second), the word tables, the misspelling index, the frequency and censu
 batch tool (:func:`itdeid.batch.settings.load_tagger`) and ``itdeid tag`` build it all at start,
 on a made-up note (:data:`WARM_UP_NOTE`), so a worker is ready before its first chunk and what
 was built can be frozen with the model. Two things make that start cheaper
-(``experiments/results/start-up-session43.md`` measures them):
+(``experiments/start_up.py`` measures them):
 
 - :func:`held_collector`: Python's cyclic garbage collector is held off while the model loads
   and warms up. Those are hundreds of thousands of objects that all live as long as the

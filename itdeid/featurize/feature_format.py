@@ -1,8 +1,8 @@
 """Which feature values a model's trees learned from, so that a model never reads other ones.
 
 A boosted tree compares a column with a number it learned. If the code later computes that
-column differently, an old model still loads, still tags, and tags worse without any sign: issue
-J found the shipped model trained before a change to the case ratios. So every model file
+column differently, an old model still loads, still tags, and tags worse without any sign (a
+model trained before a change to the case ratios would read the new ratios). So every model file
 records the :data:`FEATURE_FORMAT` of the code that trained it, and :func:`check_feature_format`
 refuses a model of another format at load time with a message naming the command that retrains
 it. A model written before formats were recorded has none and is refused the same way.
