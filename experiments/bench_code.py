@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: What the child process runs, in the checkout on its PYTHONPATH.
 CHILD = r"""
 import hashlib, json, sys, time
-from itdeid.estimators.deidentifier import load_model
+from itdeid.model_folder.load import load_model
 from itdeid.featurize import tokenize_document
 from itdeid.formats import read_corpus
 corpus, model_dir, skip, notes, warm = sys.argv[1], sys.argv[2], *map(int, sys.argv[3:6])

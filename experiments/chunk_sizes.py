@@ -45,7 +45,7 @@ CHILD = r"""
 import hashlib, json, sys, time
 from itdeid.estimators.warm_start import starting, warm_up
 from itdeid.batch.tagging import tag_notes
-from itdeid.estimators.deidentifier import load_model
+from itdeid.model_folder.load import load_model
 from itdeid.formats import read_corpus
 corpus, model_dir, size = sys.argv[1], sys.argv[2], int(sys.argv[3])
 with starting(False):

@@ -28,6 +28,6 @@ def load_model(folder=None):
     ``"default"``, the model installed with itdeid (:func:`itdeid.resources.model_folder`).
     Imported on first use: ``import itdeid`` stays light (the models pull in xgboost and
     scikit-learn)."""
-    from itdeid.estimators.deidentifier import load_model as load
+    from itdeid.model_folder.load import load_model as load
     from itdeid.resources import model_folder
     return load(model_folder(folder))

@@ -75,7 +75,7 @@ def test_a_crf_folder_is_one_kind_of_model_folder(tmp_path):
     on returning the old model; load_model said a CRF folder was no model folder."""
     import json
 
-    from itdeid.estimators.deidentifier import load_model
+    from itdeid.model_folder.load import load_model
     from itdeid.estimators.model import TokenModel
     corpus = tiny_corpus(12)
     crf = CRFModel(max_iterations=10, stand_ins=1).fit(corpus)

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from itdeid.cli import main
-from itdeid.estimators.deidentifier import load_model
+from itdeid.model_folder.load import load_model
 from itdeid.render.outputs import FORMATS, render
 from itdeid.resources import default_model_dir
 

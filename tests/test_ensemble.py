@@ -4,7 +4,9 @@ import json
 import numpy as np
 import pytest
 
-from itdeid.estimators.deidentifier import load_model, set_threshold
+from itdeid.estimators.deidentifier import set_threshold
+
+from itdeid.model_folder.load import load_model
 from itdeid.estimators.ensemble import InnerEnsemble
 from itdeid.errors import UserError
 from itdeid.featurize import tokenize_document

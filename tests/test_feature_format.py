@@ -86,7 +86,7 @@ def saved(tmp_path_factory):
 def test_a_model_of_another_feature_format_is_refused_naming_the_retrain_command(saved, tmp_path, kind,
                                                                                  state, value):
     import shutil
-    from itdeid.estimators.deidentifier import load_model
+    from itdeid.model_folder.load import load_model
     folder = tmp_path / kind
     shutil.copytree(saved / kind, folder)
     load_model(folder)                                   # as saved: this code's format

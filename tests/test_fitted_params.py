@@ -2,7 +2,9 @@
 the ones that act when tagging (threads, a threshold, the vote rule) may change."""
 import pytest
 
-from itdeid.estimators.deidentifier import Deidentifier, load_model
+from itdeid.estimators.deidentifier import Deidentifier
+
+from itdeid.model_folder.load import load_model
 from itdeid.errors import ParameterError
 from itdeid.estimators.model import TokenModel
 

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from itdeid.model_folder import model_card
-from itdeid.estimators.deidentifier import load_model
+from itdeid.model_folder.load import load_model
 from itdeid.training.recipe import RECIPE
 from itdeid.evaluation.report import machine
 from itdeid.resources import default_model_dir

@@ -6,7 +6,8 @@ import shutil
 import pytest
 
 from itdeid.cli import main
-from itdeid.estimators.deidentifier import Deidentifier, load_model
+from itdeid.estimators.deidentifier import Deidentifier
+from itdeid.model_folder.load import load_model
 from itdeid.errors import UserError
 from itdeid.estimators.model import TokenModel
 

@@ -70,7 +70,7 @@ def test_a_save_over_a_model_of_the_same_kind_replaces_it_whole(tmp_path):
     on other notes), and a train-written folder's digests no longer described it."""
     from helpers import tiny_corpus
 
-    from itdeid.estimators.deidentifier import load_model
+    from itdeid.model_folder.load import load_model
     from itdeid.estimators.ensemble import InnerEnsemble
     from itdeid.estimators.model import TokenModel
     corpus = tiny_corpus(12, seed=4)

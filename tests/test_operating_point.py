@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from itdeid.cli import main
-from itdeid.estimators.deidentifier import load_model, set_threshold
+from itdeid.estimators.deidentifier import set_threshold
+from itdeid.model_folder.load import load_model
 from itdeid.errors import UserError
 from itdeid.evaluation.evaluate import evaluate
 from itdeid.formats import write_i2b2_2006

@@ -49,7 +49,7 @@ def test_a_model_keeps_the_passes_it_was_trained_to_skip_and_writes_none_otherwi
     import json
 
     from helpers import tiny_corpus
-    from itdeid.estimators.deidentifier import load_model
+    from itdeid.model_folder.load import load_model
     from itdeid.estimators.model import TokenModel
     docs = tiny_corpus(20)
     TokenModel(n_estimators=3, n_jobs=1, identifiers=True, skip_passes=("plain_shapes",)).fit(docs).save(tmp_path / "a")

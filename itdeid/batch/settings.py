@@ -253,7 +253,8 @@ def load_tagger(settings: Settings, alone: bool = False):
 def _warm_tagger(settings: Settings):
     """:func:`load_tagger`'s model and Surrogates, the model warmed up
     (:func:`itdeid.estimators.warm_start.warm_up`)."""
-    from itdeid.estimators.deidentifier import Deidentifier, load_model, set_threshold
+    from itdeid.estimators.deidentifier import Deidentifier, set_threshold
+    from itdeid.model_folder.load import load_model
     from itdeid.render.surrogate import Surrogates
     from itdeid.estimators.warm_start import warm_up
     model = load_model(settings.model_dir)

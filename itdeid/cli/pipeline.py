@@ -23,7 +23,7 @@ def add_parser(subparsers):
 def run(args):
     model = None
     if args.model is not None:
-        from itdeid.estimators.deidentifier import load_model
+        from itdeid.model_folder.load import load_model
         from itdeid.resources import default_model_dir
         model = load_model(default_model_dir() if args.model == "default" else args.model)
     try:

@@ -33,7 +33,7 @@ from itdeid.estimators.context_pass import check_context_weight, context_names, 
 from itdeid.document import LABELS, Document, Span
 from itdeid.errors import ParameterError, UserError
 from itdeid.featurize import (GROUPS, CaseCounts, FeatureExtractor, TokenizedDocument,
-                              check_groups, note_spans, set_previous, token_offsets, tokenize_document,
+                              check_groups, note_spans, set_previous, tokenize_document,
                               tokenize_documents)
 from itdeid.estimators import fitted_params
 from itdeid.pipeline import check_skip_passes, run_passes, saved_params

@@ -1,7 +1,7 @@
 """Writing a model folder: a new model replaces the old one whole, or nothing changes.
 
 Each model kind writes its own files (``model.json``, ``ensemble.json``, ``deidentifier.json``
-and member folders), and :func:`itdeid.estimators.deidentifier.load_model` picks the kind by the files it
+and member folders), and :func:`itdeid.model_folder.load.load_model` picks the kind by the files it
 finds. Saving a new model into a folder that held another kind once left the old files beside
 the new ones, and ``itdeid deid`` went on tagging with the old model without a word. So
 ``itdeid train`` checks its ``--out`` before training (:func:`check_out`: a new or empty folder,
@@ -25,7 +25,7 @@ from itdeid.errors import UserError
 from itdeid.estimators.learners import KNOWN_FILES
 
 #: Files whose presence makes a folder a model folder that a new model may replace (``crf.json``:
-#: the CRF peer's, which :func:`~itdeid.estimators.deidentifier.load_model` reads too).
+#: the CRF peer's, which :func:`~itdeid.model_folder.load.load_model` reads too).
 MODEL_STATE_FILES = ("model.json", "ensemble.json", "deidentifier.json", "crf.json")
 #: The model card a training writes beside the model (documentation, replaced with it).
 CARD = "MODEL_CARD.md"
@@ -55,7 +55,7 @@ def check_out(folder) -> Path:
 def check_kind(folder, state_file: str) -> Path:
     """``folder`` made ready for a model whose state is ``state_file`` (one of
     :data:`MODEL_STATE_FILES`): created, and refused (:class:`UserError`) when it holds another
-    kind's state, which :func:`~itdeid.estimators.deidentifier.load_model` would find first or instead; an
+    kind's state, which :func:`~itdeid.model_folder.load.load_model` would find first or instead; an
     old model of the same kind is removed (the new one replaces it whole), and so are digests
     (``SHA256SUMS``) that would no longer describe the folder. Every model's ``save`` calls it;
     ``itdeid train`` saves into a fresh folder anyway. A link is refused: a member folder
