@@ -181,7 +181,7 @@ def test_a_save_through_a_linked_member_folder_is_refused(tmp_path):
 def test_model_files_are_the_models_own_wherever_other_files_lie(tmp_path):
     """A .DS_Store inside member-0 took the member's files out of a run's model fingerprint:
     a changed member then resumed the run, and a Finder visit refused it."""
-    from itdeid.model_folder.model_out import model_files
+    from itdeid.model_folder.layout import model_files
     for name in ("ensemble.json", "SHA256SUMS", "MODEL_CARD.md", ".DS_Store", "member-0/model.json",
                  "member-0/.DS_Store", "member-0/detector/learner.ubj.gz", "member-0/detector/notes.txt",
                  "context-0/learner.ubj.gz", "mine/model.json"):

@@ -83,11 +83,11 @@ def _is_model_dir(folder: Path) -> bool:
 
 
 def model_fingerprint(folder: Path) -> str:
-    """sha256 of the model's own files (names and contents, :func:`itdeid.model_folder.model_out.model_files`),
+    """sha256 of the model's own files (names and contents, :func:`itdeid.model_folder.layout.model_files`),
     so a retrained or edited model redoes the inputs, while a moved one does not, nor one whose
     card was rescored or beside which another file appeared."""
     from itdeid.model_folder.model_files import check_size
-    from itdeid.model_folder.model_out import model_files
+    from itdeid.model_folder.layout import model_files
     files = model_files(folder)
     for path in files:      # an oversized file is refused before any of it is read
         check_size(path)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from itdeid.errors import UserError
 from itdeid.model_folder import model_digests
-from itdeid.model_folder.model_out import MODEL_STATE_FILES
+from itdeid.model_folder.layout import MODEL_STATE_FILES
 
 
 def load_model(folder):

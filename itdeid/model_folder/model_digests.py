@@ -23,8 +23,9 @@ import re
 from pathlib import Path, PurePosixPath
 
 from itdeid.errors import UserError
+from itdeid.model_folder.layout import DIGESTS, model_files
 
-FILE = "SHA256SUMS"
+FILE = DIGESTS
 #: Files of a model folder the digests leave out: the list itself, and the card (documentation).
 UNLISTED = (FILE, "MODEL_CARD.md")
 
@@ -104,7 +105,6 @@ def check(folder) -> int | None:
 
 def _check_all_listed(folder: Path, names: set[str]) -> None:
     """Refuse a model file the list leaves out: a line removed left its file unchecked."""
-    from itdeid.model_folder.model_out import model_files       # here: model_out imports this module
     for path in model_files(folder):
         if path.relative_to(folder).as_posix() not in names:
             raise UserError(f"{path}: a model file {FILE} does not list (a line removed, or a "

@@ -20,16 +20,9 @@ import stat
 from contextlib import contextmanager
 from pathlib import Path
 
-from itdeid.model_folder import model_digests
 from itdeid.errors import UserError
-from itdeid.estimators.learners import KNOWN_FILES
-
-#: Files whose presence makes a folder a model folder that a new model may replace (``crf.json``:
-#: the CRF peer's, which :func:`~itdeid.model_folder.load.load_model` reads too).
-MODEL_STATE_FILES = ("model.json", "ensemble.json", "deidentifier.json", "crf.json")
-#: The model card a training writes beside the model (documentation, replaced with it).
-CARD = "MODEL_CARD.md"
-
+from itdeid.model_folder import model_digests
+from itdeid.model_folder.layout import _MODEL_FILES, _MODEL_FOLDER, CARD, MODEL_STATE_FILES
 
 def check_out(folder) -> Path:
     """``folder`` as a place to save a model: absent, empty, or a model folder (which the new
@@ -75,13 +68,6 @@ def check_kind(folder, state_file: str) -> Path:
     return folder
 
 
-#: The files a model's ``save`` writes, by name (state, learners, the CRF's model, the digests).
-_MODEL_FILES = frozenset(MODEL_STATE_FILES) | KNOWN_FILES | {"model.crfsuite", model_digests.FILE}
-#: The folders it writes: an ensemble's members and stage models, a system's models, a token
-#: model's second pass, a two-step learner's steps.
-_MODEL_FOLDER = re.compile(r"member-\d+|context-\d+|itr\d+-(token|phrase|ngram)|context|detector|typer")
-
-
 def _is_model_part(path: Path) -> bool:
     """Whether ``path`` is something a model's ``save`` wrote: a model file by its name, or a
     model folder by its name whose every entry is one. A broader rule (any ``learner.*``, any
@@ -92,22 +78,6 @@ def _is_model_part(path: Path) -> bool:
     if path.is_dir():
         return bool(_MODEL_FOLDER.fullmatch(path.name)) and all(map(_is_model_part, path.iterdir()))
     return path.name in _MODEL_FILES
-
-
-def model_files(folder) -> list[Path]:
-    """The files of the model in ``folder``: those named as a model's ``save`` names them, in
-    the folder or in its model folders (``member-K/``, ``detector/``...), however many other
-    files lie beside them; its digests and card left out. What tags the notes, so a run's
-    resume can tell a retrained model from one whose card was rewritten, whose digests were
-    added or beside which a ``.DS_Store`` appeared, even inside a member folder (each refused a
-    resume before, or let a changed member's model resume when it held a stray file)."""
-    files = []
-    for entry in sorted(Path(folder).iterdir()):
-        if entry.is_dir() and _MODEL_FOLDER.fullmatch(entry.name):
-            files += model_files(entry)
-        elif entry.is_file() and entry.name in _MODEL_FILES and entry.name != model_digests.FILE:
-            files.append(entry)
-    return files
 
 
 def _remove_model_parts(folder: Path) -> None:
