@@ -33,7 +33,7 @@ from itdeid.evaluation.evaluate import evaluate
 from itdeid.featurize import GROUPS, FeatureExtractor, set_previous, tokenize_document
 from itdeid.formats import read_corpus
 from itdeid.estimators.learners import Learner
-from itdeid.estimators.model import decode
+from itdeid.estimators.decoding import decode
 from itdeid.evaluation.report import header, markdown_table
 from itdeid.text.spans import labels_to_spans
 

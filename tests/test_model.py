@@ -127,7 +127,8 @@ def test_segmented_decoding_equals_token_by_token(corpus, fitted, segment):
     """Long notes are decoded in segments side by side; the repaired result must be exactly the
     token-by-token one, both for a real model and for one whose labels chain."""
     from itdeid.featurize import tokenize_document
-    from itdeid.estimators.model import _lengths, decode
+    from itdeid.estimators.decoding import decode
+    from itdeid.estimators.model import _lengths
     docs = [tokenize_document(d, gold=False) for d in corpus[30:]]
     X = fitted.extractor_.transform(docs)
     columns = fitted.extractor_.previous_columns()

@@ -217,3 +217,19 @@ def damaged(path):
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as error:
         detail = f"missing entry {error}" if isinstance(error, KeyError) else str(error)
         raise UserError(f"{path}: damaged model state ({type(error).__name__}: {detail})") from None
+
+
+def checked_words(values, name: str) -> list[str]:
+    """A saved list of words, checked."""
+    if not isinstance(values, list) or not all(isinstance(w, str) for w in values):
+        raise ValueError(f"{name} must be a list of words")
+    return values
+
+
+def checked_word_table(table, name: str, allowed) -> dict:
+    """A saved {word: integer} table, checked (values in ``allowed`` when given)."""
+    if not isinstance(table, dict) or not all(
+            is_count(v) and (allowed is None or v in allowed) for v in table.values()):
+        raise ValueError(f"{name} must map words to counts" if allowed is None else
+                         f"{name} must map words to codes {min(allowed)}..{max(allowed)}")
+    return table

@@ -35,7 +35,7 @@ occurrences of the same word (``context_pass``), and a system's trusted and stan
 phrases pooled per note (``spread="document"``; with ``spread="patient"``, a cut note's pieces
 pool with the pieces tagged in the same call, not with the patient's other notes). The
 previous-label feature starts afresh at each window's start, ``context`` characters before the
-core, and decoding re-converges within a few tokens (:func:`itdeid.estimators.model.decode`). So the tags
+core, and decoding re-converges within a few tokens (:func:`itdeid.estimators.decoding.decode`). So the tags
 of a cut note can differ from tagging it whole, and not only near cuts: the note-wide counts
 change everywhere. Measured with a 5-tree model on 60 short notes joined into one and cut in 7
 pieces: the groups that read a few tokens, a line or a heading (basic, orthography, regex,
