@@ -187,8 +187,8 @@ def batch_context_features(batch, proba: np.ndarray, rows: np.ndarray | None = N
 def batch_stacked_columns(batch, proba: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
     """:func:`stacked_columns` of every note of a :class:`~itdeid.featurize.token_batch.TokenBatch`, end
     to end (the same rows); ``proba`` the notes' label probabilities, end to end. ``rows``: a
-    boolean mask over the tokens; only their rows (a screened ensemble's stage reads the 6 % of
-    the tokens the screen keeps)."""
+    boolean mask over the tokens; only their rows (a screened ensemble's stage reads the few
+    tokens the screen keeps)."""
     from itdeid.featurize import ORTHOGRAPHY_COLUMNS, batch_static_columns
     orthography = batch_static_columns(batch, "orthography")
     own = [orthography[c] for c in ORTHOGRAPHY_COLUMNS]

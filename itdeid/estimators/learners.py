@@ -188,8 +188,8 @@ class Learner:
             booster = self.estimator_.get_booster()
             if not getattr(self, "_one_thread", False):
                 # Tagging calls the classifier once a token position on a few hundred rows, where
-                # waking a team of threads costs far more than it saves (measured: 31 ms a call
-                # with all cores, 0.4 ms with one); parallel tagging comes from worker processes.
+                # waking a team of threads costs far more than it saves; parallel tagging comes
+                # from worker processes.
                 # Trees trained on a GPU (--device cuda) predict on the CPU too: these rows are
                 # numpy arrays in host memory, and xgboost would otherwise copy each small batch
                 # to the card (warning of the mismatch) for no gain.

@@ -152,8 +152,8 @@ class TokenModel(BaseEstimator):
         Share of the copies' name words drawn from the gazetteers' common US names (weighted
         lists of about 700 first names and 1,000 surnames) instead of the 1990 census lists,
         drawn uniformly, whose names are mostly rare words. Real names are often common words
-        ('Mark', 'Page'): 42 % of the PhysioNet gold's name words have a Zipf frequency of 3.5
-        or more, against 7 % of the census stand-ins'.
+        ('Mark', 'Page'): far more of the PhysioNet gold's name words are common English words
+        than of the census stand-ins.
     recase : float, default 0.0
         Share of the copies written in the other casing: upper case for a mostly lower-case
         note, lower case for a mostly upper-case one (:func:`itdeid.estimators.resubstitute.recased`), so
@@ -166,7 +166,7 @@ class TokenModel(BaseEstimator):
     phi_weight : float, default 1.0
         Weight of each PHI token in training the PHI-or-not decision, against 1 for ordinary
         text (a two-step learner's class model weighs its PHI tokens alike). Real notes hold
-        under 1 % PHI, and the operating point lies where recall is 0.95: more weight on the
+        very little PHI, and the operating point lies where recall is 0.95: more weight on the
         PHI makes the trees spend their splits on the PHI that looks ordinary rather than on
         the ordinary text that is easy.
     typer_estimators, typer_learning_rate : int and float or None, default None
@@ -187,7 +187,7 @@ class TokenModel(BaseEstimator):
     negative_rate : float, default 1.0
         Fraction of the *distant* non-PHI tokens (more than ``window + 1`` tokens from any PHI
         token) the learner trains on, each kept one weighted ``1 / negative_rate`` so the class
-        balance the trees see is unchanged in expectation. Real notes are over 99 % such tokens,
+        balance the trees see is unchanged in expectation. Real notes are almost all such tokens,
         so a rate of 0.1-0.2 cuts the boosting cost several times; 1.0 keeps every token. Tokens
         near PHI (the context the triggers and boundaries live in) and all PHI are always kept.
 

@@ -80,10 +80,9 @@ def compile_templates_beside():
     """Register the package's templates (the identifier, 'plain', regex and measure ones) and
     start compiling their Hyperscan prefilter on a thread
     (:func:`itdeid.templates.prefilter.compile_in_background`), which runs beside the imports and the
-    model's loading where it used to wait for the warm-up's first note: one note in 2.64 s
-    against 3.24 on two cores (a scratch timing, best of six). Callers start it only with a core
-    to spare: on one core the two threads took 0.25-0.35 s more CPU than one (3.40 s against
-    3.19, best of ten), and a pool's workers each have a core of their own to fill. Returns the
+    model's loading where it used to wait for the warm-up's first note, so on two cores the
+    first note is tagged sooner. Callers start it only with a core to spare: on one core the two
+    threads take more CPU than one, and a pool's workers each have a core of their own to fill. Returns the
     thread to join, or None where there is no Hyperscan."""
     from itdeid.templates import prefilter
     from itdeid.featurize import regex_templates

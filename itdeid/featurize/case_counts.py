@@ -70,8 +70,8 @@ def _batch_own_case_counts(batch: TokenBatch) -> np.ndarray:
     """Per token of a batch, its word's (capitalized, lower-case, sentence-initial) counts in
     its own note, as :class:`CaseCounts` of that note alone counts them (every model adds them
     to its own training counts), as array operations: each token's (note, word) pair numbered,
-    and its three counts a bincount over the pairs (a loop over every token of every note was
-    2 % of the recipe's tagging time)."""
+    and its three counts a bincount over the pairs (a loop over every token of every note took
+    a noticeable share of the tagging time)."""
     key = ("own case counts",)
     if key not in batch.memo:
         texts, text_ids = batch.texts()
@@ -91,8 +91,8 @@ def _batch_own_case_counts(batch: TokenBatch) -> np.ndarray:
     return batch.memo[key]
 
 
-#: Counts below this have their log ratios in a table (:func:`_small_log_ratios`): seven
-#: tokens in ten of the PhysioNet split have both counts below it.
+#: Counts below this have their log ratios in a table (:func:`_small_log_ratios`): most
+#: tokens have both counts below it.
 SMALL_COUNTS = 128
 
 

@@ -3,7 +3,7 @@
 A nursing note writes its readings the way dates and numbers are written elsewhere: 'PS
 10/5/50%' (ventilator settings), 'CP 6/10' (a pain score), '2/4 bottles' (blood cultures),
 '5/2.5/800' (cardiac output, index, resistance), '500-1000 cc'. The regex group knows the
-shapes of dates and phones and so flags these too; on PhysioNet such tokens are about a fifth
+shapes of dates and phones and so flags these too; on PhysioNet notes such tokens are a large share
 of the false alarms at a high-recall operating point (an error analysis). The templates
 of features/measures.json say what the number measures, from the word before it or the unit
 or percent sign after it, so the trees can tell '6/10' after 'pain' from '6/10' after 'seen on'.

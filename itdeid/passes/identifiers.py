@@ -15,8 +15,8 @@ licence, vehicle and device numbers are ID; ZIP codes, streets and counties LOCA
 
 The same file's 'plain' templates are the other way round: shapes that are never PHI, whose
 tokens lose the model's tag before the templates above are applied. Nursing notes write clock
-times as four digits ('heparin at 2000', '0700-1930'), which the trees took for years (19 of the
-recipe's out-of-fold false alarms on the PhysioNet split were 'at 2000' alone), and the
+times as four digits ('heparin at 2000', '0700-1930'), which the trees took for years ('at 2000' alone
+was a frequent false alarm), and the
 surrogates then moved the time as a year.
 
 Whether a model applies them is its ``identifiers`` parameter
@@ -136,8 +136,8 @@ def _template_matches(text: str, read=None) -> list[tuple[Span, str, tuple[int, 
 def _tagged_lines(text: str, read, starts: np.ndarray, codes: np.ndarray) -> list[tuple[int, int]] | None:
     """(start, end) of each line of ``text`` that holds a tagged token (``codes`` non-zero at
     token ``starts``), in order: a plain template's match clears only the tags it touches, so
-    :func:`plain_matches` need not scan the other lines (a third of a tagged note's characters
-    on the PhysioNet split hold its tags). None (scan it all) for a long
+    :func:`plain_matches` need not scan the other lines (a note's tags sit on a few of its
+    lines). None (scan it all) for a long
     text, which its own path scans (:mod:`itdeid.templates.match_starts`), or one read with offsets moved."""
     if read[1] is not None or len(text) >= LONG_TEXT:
         return None

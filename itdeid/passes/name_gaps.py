@@ -15,9 +15,9 @@ person's 'Surname, First').
 And a place's name that begins with a possessive ("Children's Hospital", which the trees tagged
 from "'s" on) takes the word before it (:func:`join_possessive_start`).
 A place's name also grows by the words of hospitals' names after it ('UNION MEMORIAL', 'Sacred
-Heart Memorial', 'ashgrove memorial', 'new haven': :func:`join_place_name_words`): out of fold on
-the PhysioNet split the trees tagged the first word and left the rest, 7 gold tokens, and the
-rule joined no word the gold leaves out. The saint's name after a place's 'St' is the
+Heart Memorial', 'ashgrove memorial', 'new haven': :func:`join_place_name_words`): the trees often tag
+a place's first word and leave the rest, and in cross-validation the rule joined no word the
+gold leaves out. The saint's name after a place's 'St' is the
 place's too ('St. Agnes' typed LOCATION and DOCTOR lost its full stop between the two spans:
 :func:`join_saint_names`). And a person's name holds no 'and', 'or' or 'of': tagged beside
 one, they lose the tag (:func:`untag_name_separators`; 'DRS KAPLAN AND MERRIWEATHER').
@@ -37,10 +37,9 @@ name's case, before the line's end or a comma, a full stop, a bracket or a semic
 The first rule is narrow on purpose: one word of a capital and lower-case letters only, with
 nothing but spaces or tabs between it and PHI tokens on both sides. A comma, a line break, a
 number or a lower-case word ('Smith and Jones') ends a name, except 'and', '&' and 'of' between
-two words the model typed HOSPITAL ('Brigham and Women's', 'Mass Eye and Ear'). On the PhysioNet
-split's out-of-fold decisions of the recipe it changed one token over 1,422 notes (a false
-alarm, "Ashgrove Hosp", where the gold marks the first word alone: a local count); it
-matters where names of institutions are written in full, as in discharge letters.
+two words the model typed HOSPITAL ('Brigham and Women's', 'Mass Eye and Ear'). In nursing
+notes it rarely changes a token; it matters where names of institutions are written in full,
+as in discharge letters.
 """
 from __future__ import annotations
 
@@ -199,10 +198,8 @@ def join_initial_before_name(td: TokenizedDocument, codes: np.ndarray) -> np.nda
     """``codes`` with a name's leading initial ('T. BRAMBLE RRT', 't. bramble rrt', 'Reported to
     D. Fennick') given the name's class: a single letter, a full stop and spaces right before a
     PATIENT or DOCTOR token, in the name's case, beginning its word (no letter or full stop
-    before it: not the 'D' of 'M.D.'). The trees found the surname and left the initial, which
-    with it narrows the person to one (in 10-fold CV on the PhysioNet split, the recipe's fold
-    caches of de59691: 8 missed gold initials found, no new false-alarm span;
-    experiments/NOTEBOOK.md). Without the
+    before it: not the 'D' of 'M.D.'). The trees often find the surname and leave the initial,
+    which with it narrows the person to one (experiments/NOTEBOOK.md). Without the
     full stop a letter before a name is as often a word ('W WDRAWL', 'C HOSPICE', 'R Hickman'),
     so it is left to the trees."""
     codes = np.asarray(codes)
@@ -349,8 +346,8 @@ def one_class_a_name(td: TokenizedDocument, codes: np.ndarray) -> np.ndarray:
     (a tagged comma or full stop before a word is no part of its name: 'Niece, Patricia').
     The first word's class wins: it stands next to what says whose name it is (a title, a
     relation word, 'Dr'), while a later word is typed from its own spelling, and surnames are
-    mostly doctors' in the notes the model learnt from. Out of fold on the PhysioNet split every
-    such pair the gold marks was of the first word's class (experiments/NOTEBOOK.md).
+    mostly doctors' in the notes the model learnt from. Where the gold marks such a pair, it is of
+    the first word's class (experiments/NOTEBOOK.md).
     Left to right, so a name of three words takes its first word's class."""
     codes = np.asarray(codes)
     if len(codes) < 2:
@@ -377,7 +374,7 @@ def untag_name_separators(td: TokenizedDocument, codes: np.ndarray) -> np.ndarra
     """``codes`` with a tagged 'and', '&', 'or' or 'of' next to a PATIENT or DOCTOR token
     untagged, unless it stands between two HOSPITAL tokens (:data:`HOSPITAL_JOINERS`): a
     person's name holds none of them, and the trees, reading 'AND' between two tagged surnames,
-    tagged it with them (out of fold on the PhysioNet split, three such words, none gold)."""
+    tagged it with them."""
     codes = np.asarray(codes)
     tokens = td.tokens
     out = None

@@ -16,10 +16,10 @@ of an initial: in 'T. BRAMBLE RRT' the surname is an everyday word), and the las
 A word that is a listed name or place, a word of a hospital's name or a census name of any
 frequency stays ('Pat Good', 'WALKER', 'CARLOS MENDES': 'mend' + 'es', a surname the held-out
 letters sign with, which the first version cleared), and so does a drug name or care term:
-after a title the phrase is a person's ('Dr. Lasix HCL', as :mod:`itdeid.passes.drug_names` keeps it). On the PhysioNet split's gold, read
-as the model's decisions, the rule clears nothing; out of fold at target 0.93 it cleared six
+after a title the phrase is a person's ('Dr. Lasix HCL', as :mod:`itdeid.passes.drug_names` keeps it). On the PhysioNet gold, read
+as the model's decisions, the rule clears nothing; in cross-validation it cleared a few
 false-alarm tokens and no gold (experiments/NOTEBOOK.md; written after reading those
-false alarms, so the split's gain flatters it).
+false alarms, so the gain measured there flatters it).
 """
 from __future__ import annotations
 

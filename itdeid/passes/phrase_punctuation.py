@@ -2,12 +2,10 @@
 
 Annotation guides disagree on the marks inside a phrase. The i2b2 2006 gold, and the synthetic
 records of :mod:`itdeid.synth`, mark 'J. Chang' and 'Apr 21, 2021' whole, full stop and comma
-included; the PhysioNet gold marks 'J' and 'Chang' and leaves the full stop out (27 times
-between two DOCTOR words, once inside), and leaves the comma of '21 Apr, 21' out every time
-(5 of 5). The trees and the joining rules of :mod:`itdeid.passes.name_gaps` ('T. BRAMBLE RRT': a leading
-initial takes its full stop) tag the mark with the words around it, so on the PhysioNet split
-the recipe's out-of-fold tags held 28 such marks the gold leaves out, about one false alarm
-token in seventeen. Neither way leaks anything: the mark is no PHI, and both words
+included; the PhysioNet gold marks 'J' and 'Chang' and leaves the full stop out nearly
+every time, and leaves the comma of '21 Apr, 21' out. The trees and the joining rules of :mod:`itdeid.passes.name_gaps` ('T. BRAMBLE RRT': a leading
+initial takes its full stop) tag the mark with the words around it, so against the PhysioNet
+gold such marks are a fair share of the false-alarm tokens. Neither way leaks anything: the mark is no PHI, and both words
 are tagged either way. It is a convention, and a team that trains on its own notes expects its
 spans to follow its own gold.
 

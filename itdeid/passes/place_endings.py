@@ -1,9 +1,8 @@
 """What a place's name takes after it ('Brackenridge 3'), learned from the gold; what it always keeps.
 
 The PhysioNet gold marks the name of a building and leaves out the number of a ward or a floor
-after it ('transfer to Brackenridge 3', 'back to Ward 3'): 39 of the 40 numbers of one to three
-digits right after a gold place token. The trees tag the number with the name, and on
-the split the recipe's out-of-fold tags held half a dozen such numbers the gold leaves out. A
+after it ('transfer to Brackenridge 3', 'back to Ward 3'): nearly every number of one to three
+digits right after a gold place token. The trees tag the number with the name. A
 ward's number without its building names no place, so which way a gold goes is a convention, and
 a team that trains on its own notes expects its spans to follow its own gold. So training counts,
 over the corpus's own notes (not the synthetic records added to them), each kind of
@@ -14,9 +13,9 @@ note), and after the decisions a tagged ending right after a tagged place loses 
 after a word of a street address ('Suite 400', 'Apt 5') is part of the address, never a ward's.
 
 Measured and left out: the word that names an institution's kind ('Fenwick Hospital', 'Ashgrove
-Hosp', 'Fenwick Rehab'), which the PhysioNet gold leaves out 49 times of 50 and the i2b2 gold,
+Hosp', 'Fenwick Rehab'), which the PhysioNet gold nearly always leaves out and the i2b2 gold,
 the project's held-out letters and the sample notes' gold take in. Learned from PhysioNet it took
-back some twenty false alarms out of fold, but it left 'Medical Center' of 'Pine Coast Medical
+back false alarms, but it left 'Medical Center' of 'Pine Coast Medical
 Center' in the shipped model's demo output, and the kind narrows which institution it was
 ('Mercy Medical Center' against 'Mercy Hospital'): a name is redacted whole.
 """

@@ -14,8 +14,7 @@ rarely (wordfreq's Zipf below :data:`MAX_ZIPF`): an everyday word tagged once ('
 every word, spreading gave many more false alarms than PHI; with rare words alone, a little PHI
 and no false alarm: experiments/NOTEBOOK.md).
 Nor does a short acronym in capitals on a line of mixed case spread ('GBS', 'DLBCL': on the
-project's held-out discharge letters the shipped model tagged each once, and spreading them
-gave three more false alarms and no PHI).
+project's held-out discharge letters spreading such acronyms gave false alarms and no PHI).
 It runs before the rules that clear a tagged drug name, care term or everyday word standing
 alone (:mod:`itdeid.passes.identifiers`), so an occurrence it tags is judged by them as the model's own
 tags are. Propagating a word's *probability* instead, to the patient's other notes or across a

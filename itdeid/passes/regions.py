@@ -5,9 +5,8 @@ a county, a ZIP code. A state or a country alone narrows a patient to millions o
 note that says 'moved from Florida' or 'cardiac cath in the Bahamas' keeps a fact a study may
 need. The PhysioNet gold never marks one standing alone, nor do the hand-written held-out letters,
 which mark a state only after its town ('Chicopee, MA'). The trees, trained also on synthetic
-records that tag a lone country (as the i2b2 2014 gold does), tagged them: on the PhysioNet
-split the recipe's out-of-fold false alarms held 'California', 'Florida', 'Illinois' and the
-'Bahamas' (experiments/NOTEBOOK.md).
+records that tag a lone country (as the i2b2 2014 gold does), tag them ('California',
+'Florida', 'Illinois', the 'Bahamas': experiments/NOTEBOOK.md).
 
 So after the decisions a LOCATION run that is exactly a US state's name or two-letter
 abbreviation (not the District of Columbia's, a city), or a country's name
@@ -15,8 +14,8 @@ abbreviation (not the District of Columbia's, a city), or a country's name
 neighbours untagged, no title before it, and not after a tagged place and a comma ('Portland,
 ME' keeps its state, which with the town narrows the place to one:
 :func:`itdeid.passes.name_gaps.join_state_after_place`), and not inside an institution's name ('U
-Maryland ER', 'MD Hospital': the PhysioNet gold marks the state there, and the rule, counted as
-if every token were tagged alone, cleared three such gold tokens before this condition). A
+Maryland ER', 'MD Hospital': the PhysioNet gold marks the state there, and without this
+condition the rule would clear such gold tokens). A
 state that is also a common first name or surname ('Virginia', 'Georgia', 'Washington') is left
 to the model, as the everyday words are (:func:`itdeid.passes.everyday_words.common_names`).
 """

@@ -1,9 +1,9 @@
 """A surname right after 'pt' or 'patient' is the patient's name.
 
 Nurses name the patient by surname as the subject of a sentence: 'Pt Murphy tolerating po's',
-'pt o'dwyer oob to chair', 'PATIENT GARCIA-LOPEZ RESTING'. The PhysioNet split never does ('pt'
+'pt o'dwyer oob to chair', 'PATIENT GARCIA-LOPEZ RESTING'. The PhysioNet notes never do ('pt'
 is followed by a verb or an adjective there: 'PT REMAINS', 'pt alert'), so the trees learned
-that the word after 'pt' is ordinary text, and the shipped model found 34-43 % of such names
+that the word after 'pt' is ordinary text, and the shipped model missed many such names
 (experiments/results/named-subjects.md); synthetic notes that name the patient so raise that only
 in part, least in notes written in one case, where capitals say nothing.
 
@@ -19,10 +19,9 @@ So after the decisions, :func:`tag_named_subjects` makes a word PATIENT when all
   census surnames too, and every clinical word the notes use after 'pt' is one the lexicon holds.
 
 A surname joined by a hyphen to another census surname ('Garcia-Lopez') is taken whole. On the
-PhysioNet split, with the vocabulary of all its notes (words seen twice or more as ordinary
-text), the rule matches 4 of 270,000 tokens: one gold name and three ordinary words ('reap',
-'aud' and a misspelt 'denies'; a local count). What it changes in the split's
-cross-validation is in experiments/NOTEBOOK.md.
+PhysioNet notes, with the vocabulary of all of them (words seen twice or more as ordinary
+text), the rule matches rarely: a gold name, or an ordinary word the vocabulary lacks ('reap',
+'aud', a misspelt 'denies'). What it changes in cross-validation is in experiments/NOTEBOOK.md.
 
 A title says the same more plainly, and the trees still missed a name after one in letters and
 discharge summaries ('Thank you for asking me to see Mr. Brown again': 'brown' is an ordinary
@@ -33,9 +32,9 @@ them non-PHI. The first word must be an initial, or no everyday English word and
 name or a word the training notes never used: 'Mr. Brown', 'Dr. Okonkwo', not 'Dr. Office' or
 'Mrs. Denies'; after a title with its full stop, an everyday word that is a census name is taken
 too ('Dr. Yellow', 'Ms. Mask': names that synthetic records hold and the trees left). Only where the title itself is written as a title ('Mr', 'Dr'): in capitals 'MR'
-and 'MS' are mitral regurgitation and mental status as often as titles (on the PhysioNet split
-all 12 capitalized words after a title that the gold leaves out follow such capitals; the other
-189 are names), and a lower-case word after a title ('Mr. and Mrs.') is no name.
+and 'MS' are mitral regurgitation and mental status as often as titles (in the PhysioNet notes
+the capitalized words after a title that the gold leaves out follow such capitals; the others
+are names), and a lower-case word after a title ('Mr. and Mrs.') is no name.
 """
 from __future__ import annotations
 

@@ -32,7 +32,7 @@ in a *skipping form* (:func:`skipping_form`): the guard consumed, then a one-cha
 lookbehind that runs the whole template from that character, its match captured in a group.
 The engine then tries the template only where the guard's characters are, and
 :meth:`Template.spans` keeps those matches as ``finditer`` would have found them (each begins at
-or after the end of the last one kept), the same spans at a third to half the time on the
+or after the end of the last one kept), the same spans in much less time on the
 digit-led templates. A template guarded by letters keeps the lookahead form: letters are
 everywhere, and there the lookbehind costs more than it saves; unless every match begins with
 the same word of two or more letters ('to', 'serial'), which its skipping form then consumes,
@@ -46,8 +46,7 @@ case the caller has, :meth:`Template.matches` runs a *folded form* instead (:fun
 the template compiled without IGNORECASE, over the lower-cased note. Lowering an ASCII text
 keeps every offset, and a pattern that names no capital letter and never turns IGNORECASE off
 inside matches there exactly what it matches case-insensitively in the text: the same offsets,
-and the case-insensitive templates that qualify took 0.29 s over the split's notes instead of
-0.40 s. ``finditer`` keeps the pattern as compiled: its matches hand out the note's own text.
+and the case-insensitive templates that qualify run faster so. ``finditer`` keeps the pattern as compiled: its matches hand out the note's own text.
 
 In a long text (a piece of a long note) :meth:`Template.matches` runs the pattern only at the
 offsets where :mod:`itdeid.templates.match_starts` says a match can begin, the same matches again. A

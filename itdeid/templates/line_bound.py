@@ -1,8 +1,7 @@
 """Which templates keep to one line: a match, and all it looks at, never crosses a line end.
 
 The 'plain' templates (:func:`itdeid.passes.identifiers.plain_templates`) clear the model's tags from
-shapes that are never PHI, and a note's tags sit on a few of its lines: a third of the
-characters of the PhysioNet split's tagged notes. Scanning only those lines finds every match
+shapes that are never PHI, and a note's tags sit on a few of its lines. Scanning only those lines finds every match
 that can touch a tag, and the same matches the whole note's scan finds there, when nothing in
 the template can match a line end (``\\n``): not its characters, its classes, its lookarounds,
 nor an end anchor. Then
@@ -15,8 +14,8 @@ nor an end anchor. Then
   mean the note's start).
 
 :func:`keeps_to_line` reads that off the parsed pattern, and says no where it is unsure (a
-back-reference, a class it does not know). 69 of the 78 plain templates keep to a line, 96 %
-of their scanning time on the split; the rest scan the whole note.
+back-reference, a class it does not know). Most plain templates keep to a line, and they take
+most of the plain templates' scanning time; the rest scan the whole note.
 """
 from __future__ import annotations
 

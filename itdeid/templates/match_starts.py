@@ -25,8 +25,8 @@ reversed pattern also accepts 0xFF: a wildcard there, so offsets are the text's 
 ``re`` can match is missed. A template that cannot be written so (a back-reference, a pattern
 that can match the empty string) or that Hyperscan cannot compile is scanned by ``re`` as before.
 
-Each template's reversed database is compiled the first time a long text asks for it (about 1.4 s
-for all of the package's templates, once a process), so only texts of :data:`LONG_TEXT`
+Each template's reversed database is compiled the first time a long text asks for it (a cost
+paid once a process, and not a small one), so only texts of :data:`LONG_TEXT`
 characters or more take this path; shorter notes keep the forward prefilter.
 """
 from __future__ import annotations

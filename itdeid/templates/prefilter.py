@@ -38,12 +38,12 @@ try:  # optional: a faster path to the same matches
 except ImportError:  # pragma: no cover - depends on the platform
     hyperscan = None
 
-#: Patterns a database holds at most (compiling all in one took about twice as long).
+#: Patterns a database holds at most (compiling all in one database is slower).
 CHUNK = 32
 #: An escape naming a character by its code point or name (``\u00b7``, ``\U0002000``,
 #: ``\N{...}``): Hyperscan cannot compile it, and a pattern written with one would fail its
 #: whole chunk, which is then compiled again pattern by pattern (the one template with them, a
-#: range of CJK letters, cost about 0.2 s of every process's start). A
+#: range of CJK letters, slowed every process's start). A
 #: pattern holding one always runs, as one written with other than ASCII does; a ``\\u`` (a
 #: backslash, then u) is taken for one too, which only costs that pattern its prefilter.
 _CODE_POINT_ESCAPE = re.compile(r"\\[uUN]")

@@ -150,10 +150,9 @@ EDGE_DASHES = "-\u2010\u2011\u2012\u2013\u2014"
 
 def _without_edge_marks(text: str, span: Span) -> Span:
     """``span`` without unmatched brackets and dashes at its ends (it holds a letter or digit).
-    On the PhysioNet split the recipe's out-of-fold spans ended in a closing bracket the gold
-    leaves out three times ('(AS DISCUSSED WITH NP JANICE)'), and began or ended with a dash three
-    times; the gold's own 1,096 spans never begin or end with a dash, and end with
-    an unmatched bracket once (a phone number)."""
+    The model's spans sometimes end in a closing bracket the gold leaves out ('(AS DISCUSSED
+    WITH NP JANICE)'), or begin or end with a dash, while the gold's own spans almost never
+    begin or end with a dash or end with an unmatched bracket."""
     start, end = span.start, span.end
     while True:
         last = text[end - 1]
