@@ -20,3 +20,17 @@ def test_code_version_names_the_checkout_itdeid_runs_from_not_the_working_folder
         assert f"git {own}" in version
     else:                                           # an installed copy has none
         assert "git" not in version
+
+
+def test_the_checkout_is_the_folder_above_the_package():
+    """Wherever report.py sits inside the package, the checkout it names is the one holding
+    setup.py beside itdeid/ (an installed copy has none, and is left alone)."""
+    from pathlib import Path
+
+    import itdeid
+    from itdeid.evaluation import report
+    above = Path(itdeid.__file__).resolve().parent.parent
+    if (above / "setup.py").is_file():
+        assert report._CHECKOUT == above
+    else:
+        assert report._CHECKOUT == above or not (report._CHECKOUT / "setup.py").exists()

@@ -48,8 +48,9 @@ def command_line() -> str:
     return " ".join([prog] + [shlex.quote(a) for a in sys.argv[1:]])
 
 
-#: The checkout itdeid runs from, when it runs from one: the folder above the package.
-_CHECKOUT = Path(__file__).resolve().parent.parent
+#: The checkout itdeid runs from, when it runs from one: the folder above the package (this
+#: module sits in ``itdeid/evaluation/``).
+_CHECKOUT = Path(__file__).resolve().parents[2]
 
 
 def code_version() -> str:
