@@ -145,7 +145,7 @@ def test_two_capitals_of_a_place_are_a_state_only_when_they_were_one(surrogates)
     """'GH' (a hospital's initials, typed LOCATION in PhysioNet's gold) once became a state
     ('to GH' -> 'to OR', 'to IN'): a stand-in of another kind, in the output and in the
     re-substituted training copies; a state abbreviation still becomes another state."""
-    from itdeid.render.surrogate import _words
+    from itdeid.render.surrogate_words import _words
     states = set(_words().state_abbrs)
     for patient in (f"p{i}" for i in range(40)):
         new = surrogates.surrogate(patient, "LOCATION", "GH")
@@ -157,7 +157,7 @@ def test_a_place_that_is_a_hospital_gets_a_hospitals_stand_in(surrogates):
     """PhysioNet's gold types hospitals LOCATION ('HARFORD MEMORIAL'): they became US cities
     ('admitted from Meadow Woods'). A place ending in a hospital's word gets the stand-in the
     same name typed HOSPITAL gets, its ending kept; other places stay places."""
-    from itdeid.render.surrogate import _words
+    from itdeid.render.surrogate_words import _words
     cities = set(_words().cities)
     for patient in (f"p{i}" for i in range(20)):
         for original, ending in (("HARFORD MEMORIAL", " MEMORIAL"), ("Calvert Hospital", " Hospital"),
