@@ -51,3 +51,10 @@ def test_no_module_imports_itself_in_a_circle():
         if module not in state:
             visit(module, [module])
     assert not circles, "import circles: " + "; ".join(" -> ".join(c) for c in circles[:5])
+
+
+def test_no_module_is_longer_than_a_reader_can_hold():
+    here = Path(itdeid.__file__).resolve().parent
+    long = {str(p.relative_to(here)): n for p in here.rglob("*.py")
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > 600}
+    assert not long, f"modules over 600 lines: {long}"
