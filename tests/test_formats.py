@@ -11,10 +11,10 @@ from itdeid.formats import i2b2_2014
 from itdeid.document import PHI_CLASSES, Document, Span
 from itdeid.errors import FormatError, UserError
 from itdeid.formats import (
-    I2B2_2014_TO_2006, detect_format, read_corpus, read_i2b2_2006, read_i2b2_2014,
-    read_jsonl_spans, read_physionet, read_spans, read_text, write_corpus, write_i2b2_2006,
-    write_i2b2_2014, write_jsonl_spans, write_physionet,
-)
+                            I2B2_2014_TO_2006, detect_format, read_corpus, read_i2b2_2006, read_i2b2_2014,
+                            read_jsonl_spans, read_physionet, read_spans, read_text, write_corpus, write_i2b2_2006,
+                            write_i2b2_2014, write_jsonl_spans, write_physionet,
+                            )
 
 from helpers import tiny_corpus
 

@@ -10,7 +10,7 @@ import string
 import pytest
 
 from itdeid.templates.guarded import (Template, compile_template, first_characters, folded_form, lowered_ascii,
-                            required_literals, skipping_form)
+                                      required_literals, skipping_form)
 from itdeid.resources import load_json
 from itdeid.synth import generate
 from hipaa_kinds import DISTRACTORS, hipaa_corpus

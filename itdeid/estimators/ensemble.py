@@ -64,7 +64,7 @@ from itdeid.passes.place_endings import check_kinds, left_out as endings_left_ou
 from itdeid.estimators.model import NotFittedError, TokenModel, check_count, labels_in_documents, predict_spans
 from itdeid.pipeline import check_skip_passes, run_passes, saved_params
 from itdeid.estimators.operating_point import (check_threshold, decide, loaded_threshold, operating_threshold,
-                                    threshold_for_recall)
+                                               threshold_for_recall)
 from itdeid.featurize.token_batch import TokenBatch
 
 logger = logging.getLogger(__name__)

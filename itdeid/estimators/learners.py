@@ -48,7 +48,7 @@ import numpy as np
 from itdeid.document import LABELS
 from itdeid.errors import UserError
 from itdeid.model_folder.model_files import (check_entries, check_size, checked_params, is_finite_number, model_part,
-                                read_json_file)
+                                             read_json_file)
 from itdeid.estimators.plain_trees import PlainTrees
 
 LEARNERS = ("xgboost", "adaboost", "tree", "majority")

@@ -43,7 +43,7 @@ from itdeid.featurize.lexicon import MIN_COUNT, Lexicon
 from itdeid.estimators.resubstitute import resubstituted
 from itdeid.estimators.decoding import decode
 from itdeid.estimators.operating_point import (check_threshold, decide, loaded_threshold, operating_threshold,
-                                    threshold_for_recall)
+                                               threshold_for_recall)
 from itdeid.featurize.feature_format import FEATURE_FORMAT, check_feature_format
 from itdeid.model_folder.model_files import (check_entries, checked_params, checked_word_table, checked_words,
                                              damaged, is_finite_number, model_part, read_model_state)

@@ -97,7 +97,7 @@ from itdeid.render.surrogate_dates import (_CLOCK, _DATE_AND_AGE_WORDS, _DATE_WO
 from itdeid.render.surrogate_draw import (_Draw, _case_like, _normalise, _reshape, _reshape_new,
                                           _split_space)
 from itdeid.render.surrogate_ids import (_ID_LABELS, _ID_RUN, _IPV4, _NANP, _SSN, _WEB_ADDRESS,
-                                        _WEB_LABELS, _valid_part)
+                                         _WEB_LABELS, _valid_part)
 from itdeid.render.surrogate_names import (_NAME_TOKEN, _POSSESSIVE_ALONE, _kept, _name_roles,
                                            _names_for, _possessive, _sex_cues)
 from itdeid.render.surrogate_places import (_DIRECTIONS, _HOME_COUNTRY, _LABELLED_NUMBER, _STREET,
