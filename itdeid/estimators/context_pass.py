@@ -40,6 +40,13 @@ def check_context_weight(value) -> None:
         raise ParameterError(f"context_weight must be a number in [0, 1], got {value!r}")
 
 
+def blend(below: np.ndarray, stage: np.ndarray, weight: float) -> np.ndarray:
+    """A context stage's probabilities blended with those of the stage below it:
+    ``weight * stage + (1 - weight) * below`` (``context_weight``; 0 is the stage below alone)."""
+    w = float(weight)
+    return w * stage + (1.0 - w) * below
+
+
 def context_names() -> list[str]:
     """Names of the columns :func:`context_features` returns, in order."""
     phi = LABELS[1:]

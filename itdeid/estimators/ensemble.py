@@ -51,7 +51,7 @@ from itdeid import __version__
 
 from itdeid.estimators import fitted_params
 from itdeid.document import Document
-from itdeid.estimators.context_pass import batch_stacked_columns, check_context_weight, stacked_names
+from itdeid.estimators.context_pass import batch_stacked_columns, blend, check_context_weight, stacked_names
 from itdeid.errors import ParameterError, UserError
 from itdeid.featurize import TokenizedDocument, tokenize_documents
 from itdeid.estimators.folds import group_key, inner_split
@@ -396,8 +396,7 @@ class InnerEnsemble(BaseEstimator):
 
     def blend_passes(self, mean: np.ndarray, stage: np.ndarray) -> np.ndarray:
         """The blend ``context_weight * stage + (1 - context_weight) * mean``."""
-        w = float(self.context_weight)
-        return w * stage + (1.0 - w) * mean
+        return blend(mean, stage, self.context_weight)
 
     # -- prediction -------------------------------------------------------------------------
     def _check_fitted(self):

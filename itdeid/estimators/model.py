@@ -29,7 +29,7 @@ import sklearn.exceptions
 from sklearn.base import BaseEstimator, clone
 
 from itdeid import __version__
-from itdeid.estimators.context_pass import check_context_weight, context_names, stack_context
+from itdeid.estimators.context_pass import blend, check_context_weight, context_names, stack_context
 from itdeid.document import LABELS, Document, Span
 from itdeid.errors import ParameterError, UserError
 from itdeid.featurize import (GROUPS, CaseCounts, FeatureExtractor, TokenizedDocument,
@@ -352,8 +352,7 @@ class TokenModel(BaseEstimator):
 
     def blend_passes(self, first: np.ndarray, second: np.ndarray) -> np.ndarray:
         """The model's probabilities from its two passes' (``context_weight``)."""
-        w = float(self.context_weight)
-        return w * second + (1.0 - w) * first
+        return blend(first, second, self.context_weight)
 
     def _training_rows(self, y: np.ndarray, lengths: np.ndarray):
         """Rows to train on and their weights under ``negative_rate`` (None, None: all, equal)."""
