@@ -123,3 +123,19 @@ def script_functions(name: str, run_name: str = "<run_path>") -> dict:
         return runpy.run_path(str(EXPERIMENTS / name), run_name=run_name)
     finally:
         sys.path[:] = path
+
+
+def tiny_model_folder(tmp_path_factory, name: str) -> Path:
+    """A small TokenModel (5 trees over 30 tiny notes) saved in a fresh folder, as the Python
+    API saves one: with no SHA256SUMS, so a run over it warns of that."""
+    from itdeid.estimators.model import TokenModel
+    folder = tmp_path_factory.mktemp(name) / "model"
+    TokenModel(n_estimators=5, n_jobs=1).fit(tiny_corpus(30)).save(folder)
+    return folder
+
+
+def deid_with(model, *args) -> int:
+    """``itdeid deid ARGS --workers 1 --model MODEL`` in this process; its exit status."""
+    from itdeid.cli import main
+    return main(["deid", *map(str, args), "--workers", "1", "--model", str(model)])
+

@@ -9,20 +9,13 @@ import pytest
 
 from itdeid.cli import main
 from itdeid.formats import zips
-from itdeid.estimators.model import TokenModel
 
-from helpers import tiny_corpus
+from helpers import deid_with as deid, tiny_corpus, tiny_model_folder
 
 
 @pytest.fixture(scope="module")
 def model_dir(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("bad-inputs-model") / "model"
-    TokenModel(n_estimators=5, n_jobs=1).fit(tiny_corpus(30)).save(folder)
-    return folder
-
-
-def deid(model, *args) -> int:
-    return main(["deid", *map(str, args), "--workers", "1", "--model", str(model)])
+    return tiny_model_folder(tmp_path_factory, "bad-inputs-model")
 
 
 def spans(path: Path) -> list[tuple[int, int, str]]:

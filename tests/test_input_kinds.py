@@ -13,22 +13,15 @@ import pytest
 
 from itdeid.batch import settings
 from itdeid.cli import main
-from itdeid.estimators.model import TokenModel
 
-from helpers import tiny_corpus
+from helpers import deid_with as deid, tiny_corpus, tiny_model_folder
 
 needs_fifos = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
 
 
 @pytest.fixture(scope="module")
 def model_dir(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("input-kinds-model") / "model"
-    TokenModel(n_estimators=5, n_jobs=1).fit(tiny_corpus(30)).save(folder)
-    return folder
-
-
-def deid(model, *args) -> int:
-    return main(["deid", *map(str, args), "--workers", "1", "--model", str(model)])
+    return tiny_model_folder(tmp_path_factory, "input-kinds-model")
 
 
 def deid_beside_fifo(fifo: Path, model, *args, seconds: float = 30) -> tuple[int | None, bool]:

@@ -53,6 +53,7 @@ from itdeid.batch.patients import patient_fingerprint
 from itdeid.batch.settings import Settings
 from itdeid.batch.unit import UnitResult
 from itdeid.errors import UserError
+from itdeid.formats.files import is_real_folder
 
 MANIFEST_NAME = ".itdeid-manifest.jsonl"
 #: Longest time an entry waits to be committed (see the module docstring).
@@ -351,7 +352,7 @@ def remove_orphans(out: Path) -> int:
         folder = folders.pop()
         try:
             with os.scandir(folder) as entries:
-                found = [(entry.path, entry.name, _is_real_folder(entry)) for entry in entries]
+                found = [(entry.path, entry.name, is_real_folder(entry)) for entry in entries]
         except OSError:
             continue            # a folder that cannot be listed holds nothing this run wrote
         for path, name, is_folder in found:
@@ -364,14 +365,6 @@ def remove_orphans(out: Path) -> int:
                 except OSError:
                     pass        # left for a later run; it is hidden and never read
     return removed
-
-
-def _is_real_folder(entry: os.DirEntry) -> bool:
-    """Whether a folder entry is a folder itself, not a link to one (as ``os.walk`` walks)."""
-    try:
-        return entry.is_dir(follow_symlinks=False)
-    except OSError:
-        return False
 
 
 def patient_tag(unit: Unit, settings: Settings) -> str | None:

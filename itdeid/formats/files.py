@@ -87,7 +87,7 @@ def _real_folders(root: str) -> set[str]:
         try:
             with os.scandir(folder) as entries:
                 names = [entry.name for entry in entries
-                         if not entry.name.startswith(".") and _is_real_folder(entry)]
+                         if not entry.name.startswith(".") and is_real_folder(entry)]
         except OSError:
             continue                    # the walk reports it as a folder it cannot list
         for name in names:
@@ -96,8 +96,9 @@ def _real_folders(root: str) -> set[str]:
     return found
 
 
-def _is_real_folder(entry: os.DirEntry) -> bool:
-    """Whether a folder entry is a folder itself, not a link to one."""
+def is_real_folder(entry: os.DirEntry) -> bool:
+    """Whether a folder entry is a folder itself, not a link to one (as ``os.walk`` walks): the
+    input walk and the clean-up of a run's leftovers both follow no link."""
     try:
         return entry.is_dir(follow_symlinks=False)
     except OSError:
