@@ -38,11 +38,11 @@ def _cleared(text, tagged_words):
     ("O2 SATS 95%. LEFT A. LINE. WALLET HOME", {"WALLET"}, ["WALLET"]),
     ("BONE SCAN TODAY TO R/O OSTEO-AWATING RHEUM CONSULT", {"AWATING"}, ["AWATING"]),   # a slip
     ("my chest hurts when i strech my arm", {"strech"}, ["strech"]),
-    ("PT WENT TO HRBOR ON 3/6", {"HRBOR"}, []),                                     # a misspelt place
+    ("PT WENT TO HARBR ON 3/6", {"HARBR"}, []),                                     # a misspelt place
     ("seen by the team, kozicki rrt", {"kozicki"}, []),                             # no word near
     ("Noted urine darker. Manual lavage with NS.", {"Manual"}, ["Manual"]),         # a sentence's start
     ("CXR done.\nAdminister racemic epi if needed.", {"Administer"}, ["Administer"]),
-    ("Lungs clear. Stord plans to wean.", {"Stord"}, []),                           # no slip at a start
+    ("Lungs clear. Stowd plans to wean.", {"Stowd"}, []),                           # no slip at a start
     ("Lungs clear, Manual lavage given.", {"Manual"}, []),                           # mid-sentence capital
     ("ABLE TO CONVERSE COHERENTLY- MEDICATED", {"COHERENTLY"}, ["COHERENTLY"]),    # a common word's ending
     ("AFTER CPT PATIENT PANICED THAT HE", {"PANICED"}, ["PANICED"]),

@@ -236,7 +236,7 @@ NOT_PLAIN = ["MI 1992; CABG 1957, 1971", "since 2006", "in march of 2022", "from
              "Tel 617-911-0143", "MRN 9112345", "Apt 11A-7", "room 9-11A",
              "pt 92, admitted", "seen Sat 12 June", "HCT 10/3 and", "K 3/4/2019", "MI 1992",
              "going to Harbor tomorrow", "plan to GH in am", "sent not to Sinai", "wants to\nHarbor",
-             "transferred to Quartermain 2", "spoke to Mary", "reported to Dr. Lee", "ABLE TO O'NEIL",
+             "transferred to Quillmoor 2", "spoke to Mary", "reported to Dr. Lee", "ABLE TO O'NEIL",
              "Dr. Sun called", "O2 sat 95%", "Monroe", "Wednesdays", "Fri-Sat",
              "MRN 4430a1", "on 1230 amiodarone", "1/230 pm", "2019 pm",
              "seen 3/10 L arm", "v2.01", "on 3/10.5", "3/14/2019 cc", "12/5 coming",

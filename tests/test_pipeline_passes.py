@@ -81,7 +81,7 @@ CASES = {
                    _model(seen_count=lambda word: SEEN.get(word, 0)), {"BIGEMENY": "NONE"}),
     "phrase_punctuation": ("Seen by Q. Lander today", {"Q": "DOCTOR", ".": "DOCTOR", "Lander": "DOCTOR"},
                            _model(punctuation_left_out_=[(".", "DOCTOR")]), {".": "NONE"}),
-    "place_endings": ("TRANSFER TO QUARTERMAIN 3 TODAY", {"QUARTERMAIN": "LOCATION", "3": "LOCATION"},
+    "place_endings": ("TRANSFER TO QUILLMOOR 3 TODAY", {"QUILLMOOR": "LOCATION", "3": "LOCATION"},
                       _model(place_endings_left_out_=["ward number"]), {"3": "NONE"}),
     "joining_words": ("on March 3 at Mercy Hospital",
                       {"March": "DATE", "3": "DATE", "at": "HOSPITAL", "Mercy": "HOSPITAL", "Hospital": "HOSPITAL"},

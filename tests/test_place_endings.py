@@ -14,11 +14,11 @@ LOC, HOSP, PHONE = (LABELS.index(c) for c in ("LOCATION", "HOSPITAL", "PHONE"))
 
 
 def _note(i: int, whole: bool, times: int = 1) -> Document:
-    """'transfer to Quartermain 3 today': the PhysioNet gold marks 'Quartermain' (whole=False)."""
+    """'transfer to Quillmoor 3 today': the PhysioNet gold marks 'Quillmoor' (whole=False)."""
     text, spans = "", []
     for _ in range(times):
         start = len(text) + len("transfer to ")
-        text += f"transfer to Quartermain {i % 9 + 1} today .\n"
+        text += f"transfer to Quillmoor {i % 9 + 1} today .\n"
         end = text.index(" today", start) if whole else text.index(" ", start)
         spans.append(Span(start, end, "LOCATION"))
     return Document(f"n{i}", text, spans)
@@ -34,13 +34,13 @@ def test_the_gold_decides_whether_a_ward_number_after_a_building_is_left_out():
 
 
 @pytest.mark.parametrize("text, tagged, kept", [
-    ("TRANSFER TO QUARTERMAIN 3 TODAY", {"QUARTERMAIN": LOC, "3": LOC}, ["QUARTERMAIN"]),
+    ("TRANSFER TO QUILLMOOR 3 TODAY", {"QUILLMOOR": LOC, "3": LOC}, ["QUILLMOOR"]),
     ("back to Ward3.", {"Ward": LOC, "3": LOC}, ["Ward"]),
     ("CELLULAR- 410 202-6694", {"-": LOC, "410": PHONE, "202-6694": PHONE}, ["-", "410", "202-6694"]),
     ("Calvert 410 202-6694", {"Calvert": LOC, "410": PHONE, "202-6694": PHONE}, ["Calvert", "410", "202-6694"]),
     ("1220 Atlantic Avenue, Suite 400", {"1220": LOC, "Atlantic": LOC, "Avenue": LOC, ",": LOC, "Suite": LOC,
                                           "400": LOC}, ["1220", "Atlantic", "Avenue", ",", "Suite", "400"]),
-    ("went to Quartermain\n3 times", {"Quartermain": LOC, "3": LOC}, ["Quartermain", "3"]),
+    ("went to Quillmoor\n3 times", {"Quillmoor": LOC, "3": LOC}, ["Quillmoor", "3"]),
     ("from CALVERT HOSPITAL today", {"CALVERT": LOC, "HOSPITAL": HOSP}, ["CALVERT", "HOSPITAL"]),
 ])
 def test_a_tagged_ward_number_after_a_tagged_place_is_untagged(text, tagged, kept):
@@ -61,8 +61,8 @@ def test_an_ensemble_learns_it_from_its_own_notes_keeps_it_and_tags_by_it(tmp_pa
     model.save(tmp_path / "m")
     again = InnerEnsemble.load(tmp_path / "m")
     assert again.place_endings_left_out_ == ["ward number"]
-    # the trees tag 'Quartermain 3'
-    assert tagged_after_decisions(again, "to Quartermain 3 today", range(1, 3), LOC) == [0, LOC, 0, 0]
+    # the trees tag 'Quillmoor 3'
+    assert tagged_after_decisions(again, "to Quillmoor 3 today", range(1, 3), LOC) == [0, LOC, 0, 0]
 
     rewrite_state(tmp_path / "m", place_endings_left_out=["Calvert"])
     with pytest.raises(UserError, match="ensemble.json"):

@@ -22,10 +22,10 @@ def _run(text, tagged, rules=False):
 
 
 def test_a_rare_tagged_word_is_tagged_at_its_other_occurrences_in_any_case():
-    text = "Margie in to visit. kept updated re condition margie from Middle River. Transfer to QUARTERMAIN"
-    out = _run(text, {("Margie", 0): PATIENT, "Quartermain": LOCATION, ("River", text.index("River")): LOCATION})
+    text = "Margie in to visit. kept updated re condition margie from Middle River. Transfer to QUILLMOOR"
+    out = _run(text, {("Margie", 0): PATIENT, "Quillmoor": LOCATION, ("River", text.index("River")): LOCATION})
     assert out[("margie", text.index("margie"))] == "PATIENT"
-    assert ("QUARTERMAIN", text.index("QUARTERMAIN")) not in out      # never tagged in this note
+    assert ("QUILLMOOR", text.index("QUILLMOOR")) not in out      # never tagged in this note
 
 
 def test_an_everyday_or_short_word_does_not_spread_and_nothing_is_tagged_without_a_tag():

@@ -154,13 +154,13 @@ def test_two_capitals_of_a_place_are_a_state_only_when_they_were_one(surrogates)
 
 
 def test_a_place_that_is_a_hospital_gets_a_hospitals_stand_in(surrogates):
-    """PhysioNet's gold types hospitals LOCATION ('HARFORD MEMORIAL'): they became US cities
+    """PhysioNet's gold types hospitals LOCATION ('GLENHOLT MEMORIAL'): they became US cities
     ('admitted from Meadow Woods'). A place ending in a hospital's word gets the stand-in the
     same name typed HOSPITAL gets, its ending kept; other places stay places."""
     from itdeid.render.surrogate_words import _words
     cities = set(_words().cities)
     for patient in (f"p{i}" for i in range(20)):
-        for original, ending in (("HARFORD MEMORIAL", " MEMORIAL"), ("Calvert Hospital", " Hospital"),
+        for original, ending in (("GLENHOLT MEMORIAL", " MEMORIAL"), ("Corvale Hospital", " Hospital"),
                                  ("Mercy Medical Center", " Medical Center")):
             new = surrogates.surrogate(patient, "LOCATION", original)
             assert new == surrogates.surrogate(patient, "HOSPITAL", original)

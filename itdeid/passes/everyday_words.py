@@ -42,7 +42,7 @@ records meets them, and such runs are false alarms.
 What is left are everyday words no list knows as a common name. In cross-validation the rule
 takes back false alarms ('WHEELCHAIR', 'DOOR', 'LIFESTYLE', 'sink', 'wallet') and no gold PHI;
 the month condition is there because without it the rule cleared the month of a date ('march',
-'sept'); a misspelling is cleared, but never a misspelt name or place ('HRBOR'). The scores are in
+'sept'); a misspelling is cleared, but never a misspelt name or place ('HARBR'). The scores are in
 experiments/NOTEBOOK.md; the rule was written after reading those false alarms, so the gain
 measured on that corpus flatters it.
 """
@@ -238,7 +238,7 @@ def _everyday(lower: str) -> bool:
     one: a rare word of :data:`MIN_MISSPELT` letters or more, no first name nor a name of
     another country (:func:`first_or_world_names`), one edit from a common word
     (:func:`itdeid.featurize.spelling.common_neighbours`) that is no name or place word ('AWATING',
-    'PRIAMRY', 'strech'; not 'HRBOR', one edit from 'harbor', nor 'DELEZE', a Swiss surname one
+    'PRIAMRY', 'strech'; not 'HARBR', one edit from 'harbor', nor 'DELEZE', a Swiss surname one
     edit from 'delete')."""
     if lower in first_or_world_names():
         return _common(lower)

@@ -141,7 +141,7 @@ def _without_sentence_punctuation(text: str, span: Span) -> Span:
 
 
 #: Bracket pairs: a span's closing bracket without its opening one inside the span is the
-#: sentence's ('per Dr Zimla)', '(NP JANICE)'), as is an opening one without its closing one.
+#: sentence's ('per Dr Vantree)', '(NP JANICE)'), as is an opening one without its closing one.
 BRACKETS = {")": "(", "]": "[", "}": "{"}
 #: Dashes at a span's edge: the line's or a range's, never a part of a name or a number ('Ashby-'
 #: at a line's end, 'hale -' before a signature's rest).
