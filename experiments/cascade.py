@@ -31,9 +31,9 @@ from pathlib import Path
 
 import numpy as np
 
-from itdeid.estimators.context_pass import stacked_columns
 from itdeid import load_model
-from itdeid.estimators.ensemble import InnerEnsemble, stage_labels
+from itdeid.estimators.context_pass import stacked_columns, stage_labels
+from itdeid.estimators.ensemble import InnerEnsemble
 from itdeid.featurize import tokenize_document
 from itdeid.formats import read_corpus
 from itdeid.estimators.operating_point import decide

@@ -1,10 +1,10 @@
-"""The context pass (itdeid.estimators.context_pass): its columns, and a stacked TokenModel end to end."""
+"""The context stage (itdeid.estimators.context_pass): its columns, and a stacked TokenModel end to end."""
 import json
 
 import numpy as np
 import pytest
 
-from itdeid.estimators.context_pass import context_features, context_names
+from itdeid.estimators.context_pass import context_features, context_names, stacked_names
 from itdeid.document import LABELS
 from itdeid.errors import UserError
 from itdeid.featurize import tokenize_document
@@ -50,7 +50,11 @@ def stacked():
 def test_a_stacked_model_tags_saves_and_loads(tmp_path, stacked):
     docs, model = stacked
     assert model.context_learner_ is not None and model.threshold_ is not None
-    assert len(model.feature_names_) == len(model.extractor_.feature_names_) + len(context_names())
+    # the stage the ensemble stacks on its members: a PHI-or-not model over the stacked columns
+    assert model.feature_names_ == model.extractor_.feature_names_
+    assert list(model.context_learner_.classes_) == [0, 1]
+    X = np.zeros((1, len(stacked_names())), dtype=np.float32)
+    assert model.context_learner_.predict_proba(X).shape == (1, len(LABELS))
     test = [tokenize_document(d, gold=False) for d in docs[:5]]
     proba = model.predict_proba_tokenized(test)
     assert [p.shape for p in proba] == [(len(td), len(LABELS)) for td in test]
@@ -73,8 +77,27 @@ def test_a_model_folder_without_its_second_learner_is_refused(tmp_path, stacked)
     state = json.loads((tmp_path / "model.json").read_text())
     state["params"]["context_pass"] = False
     (tmp_path / "model.json").write_text(json.dumps(state))
-    with pytest.raises(UserError, match="feature names"):
+    with pytest.raises(UserError, match="context stage's learner is missing or not expected"):
         TokenModel.load(tmp_path)
+
+
+def test_a_folder_of_the_nine_class_context_pass_is_refused_with_what_to_do(tmp_path, stacked):
+    _, model = stacked
+    model.save(tmp_path)
+    state = json.loads((tmp_path / "model.json").read_text())
+    state["feature_names"] += context_names()      # the columns the nine-class pass read
+    (tmp_path / "model.json").write_text(json.dumps(state))
+    with pytest.raises(UserError, match="model.json.*train the model again"):
+        TokenModel.load(tmp_path)
+
+
+def test_the_stage_keeps_the_first_pass_class_of_a_phi_token(stacked):
+    docs, model = stacked
+    test = [tokenize_document(d, gold=False) for d in docs[:3]]
+    first, second = model.pass_probabilities(test)
+    for a, b in zip(first, second):
+        phi = (1 - a[:, 0]) > 0.5
+        assert np.array_equal(a[phi, 1:].argmax(axis=1), b[phi, 1:].argmax(axis=1))
 
 
 def test_context_pass_refuses_resubstitution():

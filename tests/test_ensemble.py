@@ -290,7 +290,7 @@ def test_a_stage_list_that_disagrees_with_context_pass_is_one_line_naming_the_fi
 
 
 def test_stage_labels_share_the_stage_phi_as_the_mean_shares_its_own():
-    from itdeid.estimators.ensemble import stage_labels
+    from itdeid.estimators.context_pass import stage_labels
     mean = np.zeros((3, 9), dtype=np.float32)
     mean[0, [0, 1, 5]] = [0.6, 0.3, 0.1]   # PHI mass 0.4, three quarters PATIENT's
     mean[1, 0] = 1.0                      # no PHI mass: shared evenly
@@ -363,7 +363,7 @@ def test_draws_are_whole_ensembles_with_their_own_seeds_averaged_out_of_fold(tmp
 def test_each_draw_has_its_own_context_stage_reading_its_own_members(tmp_path):
     """Tagging is the mean of the draws' blends, each draw's stage reading its members' mean."""
     from itdeid.estimators.context_pass import stacked_columns
-    from itdeid.estimators.ensemble import stage_labels
+    from itdeid.estimators.context_pass import stage_labels
     docs = tiny_corpus(30, seed=4)
     base = TokenModel(n_estimators=5, n_jobs=1, previous="none", resubstitutions=1, random_state=7)
     model = InnerEnsemble(base, folds=3, target_recall=0.9, draws=2, context_pass=True,

@@ -101,10 +101,11 @@ def add_parser(subparsers):
                         "resting'), and capitalized words after a title ('Mr. Brown', 'Dr. Bell') "
                         "(default: on)")
     p.add_argument("--context-pass", action=argparse.BooleanOptionalAction, default=RECIPE["context_pass"],
-                   help="stack a second stage that reads the first stage's probabilities of the "
-                        "neighbours and of the note's other occurrences of a word: over the "
-                        "ensemble's mean with --members, over the token model with --members 0 "
-                        "(then without --resubstitutions; default: on)")
+                   help="stack the context stage, a PHI-or-not model that reads the stage "
+                        "below's probabilities of the neighbours and of the note's other "
+                        "occurrences of a word: over the ensemble's mean with --members, over "
+                        "the token model with --members 0 (then without --resubstitutions; "
+                        "default: on)")
     p.add_argument("--features", choices=FEATURE_SETS, default="recall",
                    help="feature groups: 'recall' (default), the paper's plus the casing, census, "
                         "lexicon, spelling and measure groups, or 'paper'")
@@ -248,8 +249,7 @@ def run(args):
         if not args.context_pass:
             _refuse_unread(given, ("stage_refit",), "it sets the context stage, which "
                                                     "--no-context-pass leaves out")
-    # the context pass is the ensemble's stacked stage with --members, the token model's own
-    # second pass without
+    # the context stage stacks on the ensemble's mean with --members, on the token model without
     single_context = args.context_pass and not args.members
     if args.resubstitutions is None:
         args.resubstitutions = 0 if args.system or single_context else MEMBER["resubstitutions"]
@@ -269,7 +269,7 @@ def run(args):
         raise UserError("--synthetic-named must be between 0 and 1")
     if single_context and args.resubstitutions:
         raise UserError("--resubstitutions needs --no-context-pass with --members 0: a re-substituted "
-                        "copy has no out-of-fold first pass for the second model to read")
+                        "copy has no out-of-fold first pass for the context stage to read")
     previous = args.previous or ("none" if args.context_pass or args.members else "oof")
     if args.two_step is None:
         args.two_step = MEMBER["two_step"] and bool(args.members)

@@ -1,4 +1,4 @@
-"""The context pass: a second model that reads what the first pass thought of the neighbours.
+"""The context stage: a PHI-or-not model stacked on the probabilities of the stage below it.
 
 A token model decides each token from the attributes of a small window of words. What it cannot
 see is what it concluded about those words. On real notes that is where most of the PHI it
@@ -8,15 +8,22 @@ and the repeat of a word it tagged confidently three lines earlier in the same n
 Garibaldi's propagation). The paper's previous-class feature carries the left neighbour's
 decision only, and forces tagging to go left to right.
 
-So a second model is stacked on the first (Wolpert's stacked generalization): its rows are the
-first model's features plus :func:`context_features` of the first pass's label probabilities,
-the token's own and those of the tokens around it, and how the note's other occurrences of the
-same word were judged. Both passes tag all tokens at once.
+So a second stage is stacked on the first (Wolpert's stacked generalization). Its rows are
+:func:`stacked_columns`: the first stage's label probabilities of the token and of the tokens
+around it, how the note's other occurrences of the same word were judged, and the token's own
+shape and English frequency (so it can tell a bracket from a word), no word itself. It says PHI
+or not (two classes: one tree a boosting round); a PHI token's class stays the first stage's
+(:func:`stage_labels`), and the model's probabilities are the blend of both stages
+(:func:`blend`, ``context_weight``). Both stages tag all tokens at once.
 
-The second model must learn from first-pass probabilities like those it will see on new notes,
-not from the first model's confident fit of its own training rows: its training rows take
-out-of-fold probabilities, predicted for each training note by an inner model that saw none of
-its patient's notes (:meth:`itdeid.estimators.model.TokenModel._out_of_fold_proba`).
+The stage must learn from first-stage probabilities like those it will see on new notes, not
+from a model's confident fit of its own training rows: it trains on out-of-fold probabilities,
+each training note's predicted by models that saw none of its patient's notes. One stage model
+per inner fold, trained on the other folds' rows, gives the stage's own out-of-fold
+probabilities, which the threshold is chosen on (:func:`fit_stage`). The same stage serves an
+:class:`~itdeid.estimators.ensemble.InnerEnsemble` (over its members' mean, keeping the per-fold
+stage models) and a single :class:`~itdeid.estimators.model.TokenModel` (over its inner models'
+probabilities, tagging with one stage model refitted on all the rows).
 """
 from __future__ import annotations
 
@@ -205,15 +212,6 @@ def batch_stacked_columns(batch, proba: np.ndarray, rows: np.ndarray | None = No
                       own_rows if rows is None else own_rows[rows]]).astype(np.float32)
 
 
-def stack_context(X: np.ndarray, docs, proba: Sequence[np.ndarray]) -> np.ndarray:
-    """``X`` (the documents' first-pass rows, one document after another) with the context
-    columns of each document appended."""
-    extra = [context_features(td.words, p) for td, p in zip(docs, proba)]
-    if not extra:
-        return np.zeros((0, X.shape[1] + len(context_names())), dtype=np.float32)
-    return np.hstack([X, np.vstack(extra)]).astype(np.float32)
-
-
 def stacked_names() -> list[str]:
     """Names of the columns :func:`stacked_columns` returns, in order."""
     from itdeid.featurize import ORTHOGRAPHY_COLUMNS
@@ -231,3 +229,63 @@ def stacked_columns(td, proba: np.ndarray) -> np.ndarray:
     own = [ortho[c] for c in ORTHOGRAPHY_COLUMNS] + [static_columns(td, "frequency")["zipf"]]
     return np.hstack([context_features(td.words, proba),
                       np.column_stack(own).reshape(len(td.tokens), -1)]).astype(np.float32)
+
+
+def stage_labels(p_phi: np.ndarray, below: np.ndarray) -> np.ndarray:
+    """The context stage's P(PHI) as (n_tokens, 9) label probabilities: non-PHI ``1 - p_phi``,
+    and ``p_phi`` shared among the PHI classes as the stage below (``below``) shares its own PHI
+    mass (evenly where it gives the PHI classes nothing), so a blend of the two is the blend of
+    P(PHI) with the class of the stage below."""
+    p_phi = np.asarray(p_phi, dtype=np.float32)
+    classes = np.asarray(below, dtype=np.float32)[:, 1:]
+    mass = classes.sum(axis=1, keepdims=True)
+    share = np.where(mass > 0, classes / np.where(mass > 0, mass, 1.0), 1.0 / classes.shape[1])
+    return np.column_stack([1.0 - p_phi, share * p_phi[:, None]]).astype(np.float32)
+
+
+def fit_stage(docs, below: list[np.ndarray], fold: np.ndarray, new_learner, weight: float,
+              refit: bool = False):
+    """The context stage over tokenized ``docs`` (with gold labels) whose stage below gave each
+    note the out-of-fold label probabilities ``below`` (one (n_tokens, 9) array a note), with
+    ``fold`` each note's inner fold (a patient's notes in one fold).
+
+    Returns ``(models, blended)``: one stage model per inner fold, trained on the other folds'
+    rows (``new_learner(f)`` makes fold ``f``'s, unfitted), or with ``refit`` the one model
+    ``new_learner(None)`` trained on all the rows after them; and per note the out-of-fold blend
+    of the stage below with the per-fold models' probabilities (:func:`blend` at ``weight``),
+    what a threshold is chosen on."""
+    from itdeid.featurize.token_batch import TokenBatch
+    fold = np.asarray(fold)
+    lengths = [len(td) for td in docs]
+    doc_fold = np.repeat(fold, lengths)
+    X = batch_stacked_columns(TokenBatch(docs), np.concatenate(below))
+    phi = (np.concatenate([td.labels for td in docs]) != 0).astype(np.int64)
+    held = np.zeros(len(phi), dtype=np.float32)
+    models = []
+    for f in np.unique(fold):
+        learner = new_learner(int(f))
+        learner.fit(X[doc_fold != f], phi[doc_fold != f])
+        held[doc_fold == f] = 1.0 - learner.predict_proba(X[doc_fold == f])[:, 0]
+        models.append(learner)
+    start = np.cumsum([0] + lengths)
+    blended = [blend(p, stage_labels(held[start[i]:start[i + 1]], p), weight) for i, p in enumerate(below)]
+    if refit:
+        models = [new_learner(None).fit(X, phi)]
+    return models, blended
+
+
+def stage_proba(models, batch, below: np.ndarray, keep: np.ndarray | None = None) -> np.ndarray:
+    """The context stage's (n_tokens, 9) label probabilities (:func:`stage_labels`) of the
+    notes of ``batch`` (a :class:`~itdeid.featurize.token_batch.TokenBatch`), end to end, from
+    the stage below's ``below``: the mean P(PHI) of the stage ``models``, one call a model for the
+    whole batch. ``keep``: a boolean mask of the tokens the stage reads; the others keep what the
+    stage below says."""
+    if keep is None:
+        X = batch_stacked_columns(batch, below)
+        p_phi = 1.0 - np.mean([m.predict_proba(X)[:, 0] for m in models], axis=0)
+    else:
+        p_phi = 1.0 - below[:, 0]
+        if keep.any():
+            X = batch_stacked_columns(batch, below, keep)
+            p_phi[keep] = 1.0 - np.mean([m.predict_proba(X)[:, 0] for m in models], axis=0)
+    return stage_labels(p_phi, below)

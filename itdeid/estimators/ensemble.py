@@ -27,15 +27,11 @@ their mean does: the rare PHI a single model scores lowest score higher in the m
 chosen threshold the ensemble's recall is, if anything, above the target (the safe side for a
 de-identifier). Scores in the experiments are always the ensemble's own, out of fold.
 
-With ``context_pass``, a second stage is stacked on the members' mean, as
-:mod:`itdeid.estimators.context_pass` stacks one on a single model: it reads the probabilities of the
-tokens around and of the note's other occurrences of a word (the second half of a name whose
-first half was found, the town before a state and ZIP code). The members' out-of-fold
-probabilities are exactly the rows such a stage must learn from, so it costs no inner model
-more: one stage model per inner fold, trained on the other folds' out-of-fold rows, gives the
-stage's own out-of-fold probabilities (the threshold is chosen on the blend of both stages), and
-the stage models are kept and averaged like the members. Its rows are the context columns and
-the token's shape and frequency (:func:`itdeid.estimators.context_pass.stacked_columns`), no word itself.
+With ``context_pass``, the context stage (:mod:`itdeid.estimators.context_pass`) is stacked on
+the members' mean. The members' out-of-fold probabilities are exactly the rows such a stage must
+learn from, so it costs no inner model more; its per-fold models are kept and averaged like the
+members (or one refitted on all the rows, ``stage_refit``), and the threshold is chosen on the
+blend of both stages.
 """
 from __future__ import annotations
 
@@ -51,7 +47,7 @@ from itdeid import __version__
 
 from itdeid.estimators import fitted_params
 from itdeid.document import Document
-from itdeid.estimators.context_pass import batch_stacked_columns, blend, check_context_weight, stacked_names
+from itdeid.estimators.context_pass import blend, check_context_weight, fit_stage, stacked_names, stage_proba
 from itdeid.errors import ParameterError, UserError
 from itdeid.featurize import TokenizedDocument, tokenize_documents
 from itdeid.estimators.folds import group_key, inner_split
@@ -75,18 +71,6 @@ FORMAT = 1
 STATE_FILE = "ensemble.json"
 #: Folder name prefix of the stacked context stage's models (``context-K``).
 STAGE_PREFIX = "context-"
-
-
-def stage_labels(p_phi: np.ndarray, mean: np.ndarray) -> np.ndarray:
-    """The context stage's P(PHI) as (n_tokens, 9) label probabilities: non-PHI ``1 - p_phi``,
-    and ``p_phi`` shared among the PHI classes as the members' ``mean`` shares its own PHI mass
-    (evenly where the mean gives the PHI classes nothing), so a blend of the two is the blend of
-    P(PHI) with the members' class."""
-    p_phi = np.asarray(p_phi, dtype=np.float32)
-    classes = np.asarray(mean, dtype=np.float32)[:, 1:]
-    mass = classes.sum(axis=1, keepdims=True)
-    share = np.where(mass > 0, classes / np.where(mass > 0, mass, 1.0), 1.0 / classes.shape[1])
-    return np.column_stack([1.0 - p_phi, share * p_phi[:, None]]).astype(np.float32)
 
 
 def _calibration_documents(calibrate_on, n: int) -> list[int]:
@@ -344,8 +328,9 @@ class InnerEnsemble(BaseEstimator):
                     oof[i] = proba
                 members.append(member)
             if self.context_pass:
-                passes.append(list(oof))     # the members' mean, before it becomes the blend
-                stage += self._fit_stage(docs, oof, fold, draw)
+                passes.append(oof)     # the members' mean, before it becomes the blend
+                models, oof = self._fit_stage(docs, oof, fold, draw)
+                stage += models
             blends.append(oof)
         self.members_ = members
         self.stage_ = stage
@@ -368,31 +353,14 @@ class InnerEnsemble(BaseEstimator):
         fitted_params.remember(self)
         return self
 
-    def _fit_stage(self, docs, oof, fold, draw: int = 0) -> list[Learner]:
-        """The context stage's models of draw ``draw``, one per inner fold, trained on the other
-        folds' rows; ``oof`` (that draw's members' out-of-fold probabilities) becomes the blend
-        of the members' and the stage's out-of-fold probabilities (what the threshold is chosen
-        on).
-
-        The stage says PHI or not (two classes, so a round is one tree, not nine: with a
-        nine-class stage a PhysioNet fold took about four times as long, on shared cores); a PHI
-        token's class is still the members' (:func:`stage_labels`)."""
-        doc_fold = np.repeat(fold, [len(td) for td in docs])
-        X = batch_stacked_columns(TokenBatch(docs), np.concatenate(oof))
-        phi = (np.concatenate([td.labels for td in docs]) != 0).astype(np.int64)
-        held = np.zeros(len(phi), dtype=np.float32)
-        stage = []
-        for f in np.unique(fold):
-            learner = self._member(int(f), draw)._new_learner()   # the member's learner and seed
-            learner.fit(X[doc_fold != f], phi[doc_fold != f])
-            held[doc_fold == f] = 1.0 - learner.predict_proba(X[doc_fold == f])[:, 0]
-            stage.append(learner)
-        start = np.cumsum([0] + [len(td) for td in docs])
-        for i in range(len(docs)):
-            oof[i] = self.blend_passes(oof[i], stage_labels(held[start[i]:start[i + 1]], oof[i]))
-        if self.stage_refit:
-            return [self._member(0, draw)._new_learner().fit(X, phi)]
-        return stage
+    def _fit_stage(self, docs, oof, fold, draw: int = 0) -> tuple[list[Learner], list[np.ndarray]]:
+        """The context stage's models of draw ``draw`` over that draw's members' out-of-fold
+        probabilities ``oof`` (:func:`itdeid.estimators.context_pass.fit_stage`), each inner
+        fold's with that fold's member's learner and seed, and the out-of-fold blend of both
+        stages."""
+        def new_learner(f):
+            return self._member(0 if f is None else f, draw)._new_learner()
+        return fit_stage(docs, oof, fold, new_learner, self.context_weight, refit=self.stage_refit)
 
     def blend_passes(self, mean: np.ndarray, stage: np.ndarray) -> np.ndarray:
         """The blend ``context_weight * stage + (1 - context_weight) * mean``."""
@@ -471,20 +439,8 @@ class InnerEnsemble(BaseEstimator):
             return [], []
         cuts = np.cumsum([len(td) for td in docs])[:-1]
         per_draw = len(self.stage_) // len(means)
-        stages = []
-        for d, mean in enumerate(means):
-            models = self.stage_[d * per_draw:(d + 1) * per_draw]
-            # one call a stage model for the whole batch: a call per note cost more than its trees
-            if keep is None:
-                X = batch_stacked_columns(batch, mean)
-                p_phi = 1.0 - np.mean([learner.predict_proba(X)[:, 0] for learner in models], axis=0)
-            else:   # screened-out tokens: the stage says what the members' mean says
-                p_phi = 1.0 - mean[:, 0]
-                if keep.any():   # the stage's columns of the kept tokens only
-                    X = batch_stacked_columns(batch, mean, keep)
-                    p_phi[keep] = 1.0 - np.mean([learner.predict_proba(X)[:, 0] for learner in models],
-                                                axis=0)
-            stages.append(stage_labels(p_phi, mean))
+        stages = [stage_proba(self.stage_[d * per_draw:(d + 1) * per_draw], batch, mean, keep)
+                  for d, mean in enumerate(means)]
         return np.split(np.mean(means, axis=0), cuts), np.split(np.mean(stages, axis=0), cuts)
 
     operating_threshold = operating_threshold

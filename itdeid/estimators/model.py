@@ -12,10 +12,9 @@ notes. At training time the feature can come from ``previous="oof"`` out-of-fold
 an inner split (what the model will really see; the default), from ``previous="gold"`` labels
 (cheaper, but they look more reliable than they will be), or be left out (``"none"``).
 
-Why ``oof`` is the default: measured both ways, it generalized a little better every time
-(PhysioNet 10-fold CV token 8-way F 72.53 against 72.21; trained on synthetic-800 and run on the
-12 hand-written held-out notes 79.83 against 78.84; experiments/NOTEBOOK.md), at about three
-times the training cost. The cross-validation experiments use ``gold`` to save that cost.
+Why ``oof`` is the default: measured both ways, in cross-validation and on held-out notes,
+it generalized a little better every time (experiments/NOTEBOOK.md), at about three times the
+training cost. The cross-validation experiments use ``gold`` to save that cost.
 """
 from __future__ import annotations
 
@@ -29,7 +28,7 @@ import sklearn.exceptions
 from sklearn.base import BaseEstimator, clone
 
 from itdeid import __version__
-from itdeid.estimators.context_pass import blend, check_context_weight, context_names, stack_context
+from itdeid.estimators.context_pass import blend, check_context_weight, fit_stage, stacked_names, stage_proba
 from itdeid.document import LABELS, Document, Span
 from itdeid.errors import ParameterError, UserError
 from itdeid.featurize import (GROUPS, CaseCounts, FeatureExtractor, TokenizedDocument,
@@ -48,6 +47,7 @@ from itdeid.featurize.feature_format import FEATURE_FORMAT, check_feature_format
 from itdeid.model_folder.model_files import (check_entries, checked_params, checked_word_table, checked_words,
                                              damaged, is_finite_number, model_part, read_model_state)
 from itdeid.model_folder.model_out import check_kind
+from itdeid.featurize.token_batch import TokenBatch
 from itdeid.featurize.triggers import TriggerLists
 
 MODEL_FORMAT = 1
@@ -55,7 +55,7 @@ MODEL_FORMAT = 1
 STATE_ENTRIES = ("format", "itdeid_version", "kind", "feature_format", "params", "extractor",
                  "feature_names", "threshold", "learner", "context_learner")
 EXTRACTOR_ENTRIES = ("triggers", "suffixes", "headings", "nonphi", "case_counts", "lexicon")
-#: The subfolder of a model folder holding the second model of ``context_pass``.
+#: The subfolder of a model folder holding the context stage's model (``context_pass``).
 CONTEXT_FOLDER = "context"
 PREVIOUS = ("gold", "oof", "none")
 
@@ -174,16 +174,15 @@ class TokenModel(BaseEstimator):
         PHI-or-not model, ``n_estimators`` and ``learning_rate``). Naming the class of a PHI
         token is the easy half, and eight classes grow eight trees a round.
     context_pass : bool, default False
-        Stack a second model on this one (:mod:`itdeid.estimators.context_pass`): it reads the first
-        pass's label probabilities of the token, of the three tokens each side and of the
-        note's other occurrences of the same word, learned from out-of-fold first-pass
-        probabilities. The model's probabilities are then a weighted mean of the two passes'
-        (``context_weight``), and ``target_recall`` chooses the threshold on them. Not with
-        ``resubstitutions`` (a copy has no out-of-fold pass).
+        Stack the context stage on this model (:mod:`itdeid.estimators.context_pass`): a
+        PHI-or-not model over the first pass's label probabilities of the token, of the tokens
+        around it and of the note's other occurrences of the same word, learned from the inner
+        models' out-of-fold probabilities and refitted on all of them. The model's
+        probabilities are then the blend of the two (``context_weight``), and ``target_recall``
+        chooses the threshold on the blend of the stage's own out-of-fold probabilities. Not
+        with ``resubstitutions`` (a copy has no out-of-fold pass).
     context_weight : float, default 0.5
-        The second pass's weight in that mean (1: the second pass alone). Averaging models
-        that err differently ranks the rare PHI better than either does alone
-        (:mod:`itdeid.estimators.context_pass`).
+        The stage's weight in that blend (1: the stage alone).
     negative_rate : float, default 1.0
         Fraction of the *distant* non-PHI tokens (more than ``window + 1`` tokens from any PHI
         token) the learner trains on, each kept one weighted ``1 / negative_rate`` so the class
@@ -196,7 +195,7 @@ class TokenModel(BaseEstimator):
     extractor_ : FeatureExtractor
     learner_ : Learner
     context_learner_ : Learner or None
-        The second model of ``context_pass`` (None without it).
+        The context stage's model (None without ``context_pass``).
     feature_names_ : list of str
     threshold_ : float or None
         The threshold learned for ``target_recall`` (None without one).
@@ -314,44 +313,26 @@ class TokenModel(BaseEstimator):
         self.learner_ = self._new_learner().fit(X[picked], y[picked], sample_weight=weights)
         self.feature_names_ = self.extractor_.feature_names_
         if self.context_pass:
-            self._fit_context(X, y, docs, oof, inner_fold, rows, weights)
+            self._fit_context(docs, oof, inner_fold)
         fitted_params.remember(self)
         return self
 
-    def _fit_context(self, X, y, docs, oof, inner_fold, rows, weights) -> None:
-        """Train the second model of ``context_pass`` on the first pass's out-of-fold
-        probabilities ``oof`` (and, for ``target_recall``, choose its threshold from its own
-        out-of-fold probabilities over the same inner split ``inner_fold``)."""
+    def _fit_context(self, docs, oof, inner_fold) -> None:
+        """Train the context stage on the inner models' out-of-fold probabilities ``oof`` over
+        the inner split ``inner_fold`` (:func:`itdeid.estimators.context_pass.fit_stage`): one
+        model refitted on all the rows tags, and for ``target_recall`` the per-fold models'
+        out-of-fold blend chooses the threshold."""
         lengths = _lengths(docs)
-        columns = self.extractor_.previous_columns()
-        if self.previous != "none":
-            # the previous classes the first pass would have decided (argmax, as it decodes)
-            set_previous(X, columns, decide(oof), lengths)
-        X2 = stack_context(X, docs, _per_document(oof, lengths))
-        picked = slice(None) if rows is None else rows
-        self.context_learner_ = self._new_learner().fit(X2[picked], y[picked], sample_weight=weights)
-        self.feature_names_ = self.extractor_.feature_names_ + context_names()
-        if self.target_recall is None:
-            return
-        # the second model's own out-of-fold probabilities, over the same inner split; its
-        # training rows' first-pass columns came from inner models that saw the held-out
-        # notes, a second-order leak that makes the threshold a little optimistic
-        doc_of_row = np.repeat(np.arange(len(docs)), lengths)
-        kept, weight = np.ones(len(y), dtype=bool), np.ones(len(y), dtype=np.float32)
-        if rows is not None:
-            kept[:] = False
-            kept[rows] = True
-            weight[rows] = weights
-        held = np.zeros((len(y), len(LABELS)), dtype=np.float32)
-        for f in np.unique(inner_fold):
-            out = inner_fold[doc_of_row] == f
-            train = kept & ~out
-            held[out] = self._new_learner().fit(X2[train], y[train], sample_weight=weight[train]) \
-                .predict_proba(X2[out])
-        self.threshold_ = threshold_for_recall(self.blend_passes(oof, held), y, self.target_recall)
+        gold = np.concatenate([td.labels for td in docs])
+        models, blended = fit_stage(docs, _per_document(oof, lengths), inner_fold,
+                                    lambda f: self._new_learner(), self.context_weight, refit=True)
+        self.context_learner_ = models[0]
+        if self.target_recall is not None:
+            self.threshold_ = threshold_for_recall(np.concatenate(blended), gold, self.target_recall)
 
     def blend_passes(self, first: np.ndarray, second: np.ndarray) -> np.ndarray:
-        """The model's probabilities from its two passes' (``context_weight``)."""
+        """The model's probabilities from the first pass's and the context stage's
+        (``context_weight``)."""
         return blend(first, second, self.context_weight)
 
     def _training_rows(self, y: np.ndarray, lengths: np.ndarray):
@@ -409,7 +390,7 @@ class TokenModel(BaseEstimator):
         self._check_fitted()
         if getattr(self, "context_learner_", None) is None:
             return self._first_pass(docs, trusted, self.operating_threshold(), batch)[1]
-        first, second = self.pass_probabilities(docs, trusted)
+        first, second = self.pass_probabilities(docs, trusted, batch)
         return [self.blend_passes(a, b) for a, b in zip(first, second)]
 
     def _first_pass(self, docs, trusted, threshold, batch=None):
@@ -419,16 +400,21 @@ class TokenModel(BaseEstimator):
         columns = [] if self.previous == "none" else self.extractor_.previous_columns()
         return X, decode(self.learner_, X, _lengths(docs), columns, threshold=threshold)
 
-    def pass_probabilities(self, docs: Sequence[TokenizedDocument], trusted=None):
-        """The first and the second pass's label probabilities of a ``context_pass`` model,
-        each a list of (n_tokens, 9) arrays (what :meth:`predict_proba_tokenized` averages)."""
+    def pass_probabilities(self, docs: Sequence[TokenizedDocument], trusted=None, batch=None):
+        """The first pass's and the context stage's label probabilities of a ``context_pass``
+        model, each a list of (n_tokens, 9) arrays (what :meth:`predict_proba_tokenized`
+        blends)."""
         self._check_fitted()
         if getattr(self, "context_learner_", None) is None:
             raise ValueError("pass_probabilities needs a model trained with context_pass")
+        docs = list(docs)
+        if not docs:
+            return [], []
+        batch = TokenBatch(docs) if batch is None else batch
         # the first pass decodes by argmax, as its out-of-fold training probabilities did
-        X, first = self._first_pass(docs, trusted, None)
-        second = self.context_learner_.predict_proba(stack_context(X, docs, first))
-        return first, _per_document(second, _lengths(docs))
+        _, first = self._first_pass(docs, trusted, None, batch)
+        stage = stage_proba([self.context_learner_], batch, np.concatenate(first))
+        return first, _per_document(stage, _lengths(docs))
 
     operating_threshold = operating_threshold
 
@@ -508,7 +494,10 @@ class TokenModel(BaseEstimator):
                 raise ValueError("the lexicon is missing or not expected by the feature groups")
             ex.lexicon_ = Lexicon.from_dict(saved_lexicon) if saved_lexicon is not None else None
             ex.feature_names_ = ex._names()
-            names = ex.feature_names_ + (context_names() if model.context_pass else [])
+            names = ex.feature_names_
+            if model.context_pass and state["feature_names"][len(names):]:
+                raise ValueError("its context pass is a nine-class model over the features, which "
+                                 "this version of itdeid no longer reads: train the model again")
             if state["feature_names"] != names:
                 raise ValueError("the feature names differ from those of the saved parameters")
             model.extractor_ = ex
@@ -518,9 +507,11 @@ class TokenModel(BaseEstimator):
                 raise ValueError(f"params.learner {model.learner!r} is not the saved learner "
                                  f"{model.learner_.name!r}")
             model.context_learner_ = None
+            if ("context_learner" in state) != model.context_pass:
+                raise ValueError("the context stage's learner is missing or not expected by params.context_pass")
             if model.context_pass:
                 model.context_learner_ = Learner.load(model_part(folder, CONTEXT_FOLDER), state["context_learner"],
-                                                      len(names))
+                                                      len(stacked_names()))
             model.threshold_ = loaded_threshold(state, model.target_recall)
         fitted_params.remember(model)
         return model

@@ -21,7 +21,7 @@ CARD = "MODEL_CARD.md"
 #: The files a model's ``save`` writes, by name (state, learners, the CRF's model, the digests).
 _MODEL_FILES = frozenset(MODEL_STATE_FILES) | KNOWN_FILES | {"model.crfsuite", DIGESTS}
 #: The folders it writes: an ensemble's members and stage models, a system's models, a token
-#: model's second pass, a two-step learner's steps.
+#: model's context stage, a two-step learner's steps.
 _MODEL_FOLDER = re.compile(r"member-\d+|context-\d+|itr\d+-(token|phrase|ngram)|context|detector|typer")
 
 

@@ -15,11 +15,11 @@ recall rather than by argmax:
   than the training notes' names;
 - **an ensemble of the inner fold models** (:mod:`itdeid.estimators.ensemble`): the five models of an inner
   split grouped by patient are kept and averaged, which ranks the rare PHI better than any
-  single model or the context pass did, at a fraction of the context pass's training time. The
+  single model did, at no fit more than a thresholded single model costs. The
   members tag every token at once (``previous="none"``), so tagging needs no left-to-right
   decoding;
-- **a context stage stacked on the ensemble's mean** (``context_pass`` of
-  :class:`~itdeid.estimators.ensemble.InnerEnsemble`): it reads the mean probabilities of the tokens around
+- **the context stage stacked on the ensemble's mean** (``context_pass``,
+  :mod:`itdeid.estimators.context_pass`): it reads the mean probabilities of the tokens around
   and of the note's other occurrences of a word, trained on the members' out-of-fold
   probabilities, so the second half of a name or the town before a state is not left to the
   token's own features;
@@ -78,7 +78,7 @@ Each part can be changed from the command line (``--features paper``, ``--resubs
 ``--no-join-gaps``, ``--no-subject-names``, ``--draws 2``: the whole ensemble twice with other random draws, left out of the default because
 its gain per fold is within noise for about twice the training and tagging time,
 experiments/NOTEBOOK.md;
-``--members 0 --resubstitutions 0`` keeps the context pass on a single model); the paper's own
+``--members 0 --resubstitutions 0`` stacks the same context stage on a single model); the paper's own
 configuration is ``--features paper --resubstitutions 0 --members 0 --no-context-pass --argmax
 --no-identifiers``.
 """
