@@ -76,7 +76,7 @@ def test_a_state_after_a_tagged_place_and_a_comma_is_the_place_s():
     ("name: ramirez, luz m", {"ramirez": "PATIENT", "luz": "PATIENT"}, ["ramirez", "luz", "m"]),
     ("COSIGNED HADDAD M. today", {"HADDAD": "DOCTOR"}, ["HADDAD", "M"]),
     # a relation, an abbreviation, an English word, mid-sentence, other case: no surname
-    ("LEGAL GUARDIAN: Niece, Patricia WAITE", {"Patricia": "PATIENT"}, ["Patricia"]),
+    ("LEGAL GUARDIAN: Niece, Phillip WETZEL", {"Phillip": "PATIENT"}, ["Phillip"]),
     ("Dx: CHF, MARY called", {"MARY": "PATIENT"}, ["MARY"]),
     ("seen with pain, John today", {"John": "PATIENT"}, ["John"]),
     ("PCP: HALL, Norman", {"Norman": "DOCTOR"}, ["Norman"]),
@@ -87,7 +87,7 @@ def test_a_state_after_a_tagged_place_and_a_comma_is_the_place_s():
     # a leading initial with its full stop (the PhysioNet split's out-of-fold misses)
     ("ALL IS WELL AT THIS TIME. Q. LANDER RRT", {"LANDER": "DOCTOR"}, ["Q", "LANDER"]),
     ("all is well. q. lander rrt", {"lander": "DOCTOR"}, ["q", "lander"]),
-    ("Reported to D. Phyl. Coags ok.", {"Phyl": "DOCTOR"}, ["D", "Phyl"]),
+    ("Reported to D. Pavl. Coags ok.", {"Pavl": "DOCTOR"}, ["D", "Pavl"]),
     # no full stop, the 'D' of 'M.D.', another case: no initial
     ("RESPONSIVE W WDRAWL", {"WDRAWL": "DOCTOR"}, ["WDRAWL"]),
     ("signed M.D. Okafor", {"Okafor": "DOCTOR"}, ["Okafor"]),
@@ -122,12 +122,12 @@ def test_and_between_two_hospital_words_joins_them():
 
 
 def test_a_hyphen_inside_a_name_is_the_name_s():
-    """The model tagged 'Mary' and 'Kate' PATIENT and the hyphen DOCTOR: the name came out as two
-    spans, and its surrogates differed from those of 'Mary-Kate' as one span elsewhere."""
+    """The model tagged 'Lara' and 'Kate' PATIENT and the hyphen DOCTOR: the name came out as two
+    spans, and its surrogates differed from those of 'Lara-Kate' as one span elsewhere."""
     from itdeid.pipeline import join_gaps
     for text, tagged, expected in (
-            ("Mary-Kate Olsen seen", {"Mary": "PATIENT", "-": "DOCTOR", "Kate": "PATIENT"}, "PATIENT"),
-            ("Mary-Kate Olsen seen", {"Mary": "PATIENT", "Kate": "PATIENT"}, "PATIENT"),
+            ("Lara-Kate Osborn seen", {"Lara": "PATIENT", "-": "DOCTOR", "Kate": "PATIENT"}, "PATIENT"),
+            ("Lara-Kate Osborn seen", {"Lara": "PATIENT", "Kate": "PATIENT"}, "PATIENT"),
             ("March-April", {"March": "DATE", "April": "DATE"}, "NONE"),            # ranges stay as they are
             ("Smith - Jones", {"Smith": "DOCTOR", "Jones": "DOCTOR"}, "NONE")):      # spaced: two names
         td, codes = _codes(text, tagged)
@@ -161,11 +161,11 @@ def test_the_words_of_one_name_take_the_class_of_its_first_word():
              {"ROSSETTI": "PATIENT"}),
             ("seen by Dr Anne Marie Keller", {"Anne": "DOCTOR", "Marie": "PATIENT", "Keller": "PATIENT"},
              {"Marie": "DOCTOR", "Keller": "DOCTOR"}),
-            ("Sons Quenby, Roger in", {"Quenby": "PATIENT", "Roger": "DOCTOR"}, {}),       # a comma: two
+            ("Sons Quenby, Robin in", {"Quenby": "PATIENT", "Robin": "DOCTOR"}, {}),       # a comma: two
             ("wife Ann\nDr Lee", {"Ann": "PATIENT", "Lee": "DOCTOR"}, {}),                 # a line break
             ("Ann and Lee", {"Ann": "PATIENT", "Lee": "DOCTOR"}, {}),                        # a word between
             ("Ann Lee", {"Ann": "PATIENT", "Lee": "LOCATION"}, {}),                         # not two names
-            ("GUARDIAN: Niece, Patricia WAITE", {"GUARDIAN": "DOCTOR", ",": "DOCTOR", "Patricia": "PATIENT",
+            ("GUARDIAN: Niece, Phillip WETZEL", {"GUARDIAN": "DOCTOR", ",": "DOCTOR", "Phillip": "PATIENT",
                                                   "WAITE": "PATIENT"}, {})):                # a tagged comma
         td, codes = _codes(text, tagged)
         out = join_gaps(td, codes)
@@ -174,22 +174,22 @@ def test_the_words_of_one_name_take_the_class_of_its_first_word():
 
 
 def test_the_words_of_a_place_s_name_after_it_join_the_place():
-    """Out of fold the recipe found 'UNION' and left 'MEMORIAL', found 'Sacred' and left 'Heart
-    Memorial': the released note named the hospital by what was left. A facility word ('Calvert
+    """Out of fold the recipe found 'WESLEY' and left 'METHODIST', found 'Bethany' and left 'Mercy
+    Methodist': the released note named the hospital by what was left. A facility word ('Fenwick
     Hospital', which the PhysioNet gold leaves out), a word in another case, a word after a name
     or after a comma is left as the model tagged it."""
     from itdeid.pipeline import join_gaps
     for text, tagged, joined in (
-            ("FAMILY REPORTS THAT AT UNION MEMORIAL, HER SKIN", {"UNION": "LOCATION"}, {"MEMORIAL": "LOCATION"}),
-            ("ready to go to Sacred Heart Memorial tomorrow", {"Sacred": "HOSPITAL"},
-             {"Heart": "HOSPITAL", "Memorial": "HOSPITAL"}),
-            ("works at harford memorial. pt also", {"harford": "LOCATION"}, {"memorial": "LOCATION"}),
-            ("returned to new haven today", {"new": "LOCATION"}, {"haven": "LOCATION"}),
-            ("FROM CALVERT HOSPITAL FOR", {"CALVERT": "LOCATION"}, {}),          # a facility word
-            ("The cooridinator from Sacred Heart memorial was here", {"Sacred": "LOCATION", "Heart": "LOCATION"},
-             {"memorial": "LOCATION"}),                                               # a descriptor's slip
+            ("FAMILY REPORTS THAT AT WESLEY METHODIST, HER SKIN", {"WESLEY": "LOCATION"}, {"METHODIST": "LOCATION"}),
+            ("ready to go to Bethany Mercy Methodist tomorrow", {"Bethany": "HOSPITAL"},
+             {"Mercy": "HOSPITAL", "Methodist": "HOSPITAL"}),
+            ("works at ashgrove methodist. pt also", {"ashgrove": "LOCATION"}, {"methodist": "LOCATION"}),
+            ("returned to glen springs today", {"glen": "LOCATION"}, {"springs": "LOCATION"}),
+            ("FROM FENWICK HOSPITAL FOR", {"FENWICK": "LOCATION"}, {}),          # a facility word
+            ("The cooridinator from Bethany Mercy methodist was here", {"Bethany": "LOCATION", "Mercy": "LOCATION"},
+             {"methodist": "LOCATION"}),                                               # a descriptor's slip
             ("at Boston harbor today", {"Boston": "LOCATION"}, {}),                  # a landform in lower case
-            ("FROM calvert MEMORIAL", {"calvert": "LOCATION"}, {}),                   # another case
+            ("FROM fenwick METHODIST", {"fenwick": "LOCATION"}, {}),                   # another case
             ("Dr. Grace Memorial service", {"Grace": "DOCTOR"}, {}),                # after a name
             ("lives in Salem, Valley Road", {"Salem": "LOCATION"}, {})):           # a comma between
         td, codes = _codes(text, tagged)
@@ -199,18 +199,18 @@ def test_the_words_of_a_place_s_name_after_it_join_the_place():
 
 
 def test_the_name_after_a_saint_s_title_tagged_a_place_is_the_place_s():
-    """Out of fold the recipe typed 'St' LOCATION and 'Agnes' DOCTOR: the full stop between fell
+    """Out of fold the recipe typed 'St' LOCATION and 'Clement' DOCTOR: the full stop between fell
     out of both spans. A saint's name after a place's 'St' is the place's; a name after 'St'
     the model left untagged, or after another word, is left alone."""
     from itdeid.pipeline import join_gaps
     for text, tagged, joined in (
-            ("Was accepted by St. Agnes but cannot", {"St": "LOCATION", ".": "DOCTOR", "Agnes": "DOCTOR"},
-             {".": "LOCATION", "Agnes": "LOCATION"}),
-            ("to St. Mary Magdalene today", {"St": "HOSPITAL", "Mary": "DOCTOR", "Magdalene": "PATIENT"},
-             {".": "HOSPITAL", "Mary": "HOSPITAL", "Magdalene": "HOSPITAL"}),
+            ("Was accepted by St. Clement but cannot", {"St": "LOCATION", ".": "DOCTOR", "Clement": "DOCTOR"},
+             {".": "LOCATION", "Clement": "LOCATION"}),
+            ("to St. Jude Thaddeus today", {"St": "HOSPITAL", "Jude": "DOCTOR", "Thaddeus": "PATIENT"},
+             {".": "HOSPITAL", "Jude": "HOSPITAL", "Thaddeus": "HOSPITAL"}),
             ("Saint Luke's", {"Saint": "LOCATION", "Luke": "PATIENT"}, {"Luke": "LOCATION"}),
-            ("lives on Main St. Agnes called", {"Main": "LOCATION", "Agnes": "PATIENT"}, {}),   # 'St' untagged
-            ("Dr. Agnes Smith", {"Agnes": "DOCTOR", "Smith": "DOCTOR"}, {})):
+            ("lives on Main St. Clement called", {"Main": "LOCATION", "Clement": "PATIENT"}, {}),   # 'St' untagged
+            ("Dr. Clement Smith", {"Clement": "DOCTOR", "Smith": "DOCTOR"}, {})):
         td, codes = _codes(text, tagged)
         out = join_gaps(td, codes)
         changed = {t.text: LABELS[c] for t, c, o in zip(td.tokens, out, codes) if c != o}
@@ -224,7 +224,7 @@ def test_and_or_of_beside_a_person_s_name_is_no_part_of_it():
     for text, tagged, joined in (
             ("DRS JOSEPH AND ROBBINSON AWARE", {"JOSEPH": "DOCTOR", "AND": "DOCTOR", "ROBBINSON": "DOCTOR"},
              {"AND": "NONE"}),
-            ("Sons Quenby, Morris and Roger in", {"Morris": "PATIENT", "and": "LOCATION", "Roger": "PATIENT"},
+            ("Sons Quenby, Morton and Robin in", {"Morton": "PATIENT", "and": "LOCATION", "Robin": "PATIENT"},
              {"and": "NONE"}),
             ("Dr. John of decubitus", {"John": "DOCTOR", "of": "DOCTOR"}, {"of": "NONE"}),
             ("seen at Brigham and Women's", {"Brigham": "HOSPITAL", "and": "HOSPITAL", "Women": "HOSPITAL"}, {})):

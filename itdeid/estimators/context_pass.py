@@ -2,8 +2,8 @@
 
 A token model decides each token from the attributes of a small window of words. What it cannot
 see is what it concluded about those words. On real notes that is where most of the PHI it
-ranks lowest sits: the second half of a name whose first half it found ("Z. MILLER", "Sacred
-Heart Memorial"), the initial before a surname ("E. BARROW"), the bracket around a phone number,
+ranks lowest sits: the second half of a name whose first half it found ("Z. MILLER", "Bethany
+Mercy Methodist"), the initial before a surname ("E. BARROW"), the bracket around a phone number,
 and the repeat of a word it tagged confidently three lines earlier in the same note (Yang &
 Garibaldi's propagation). The paper's previous-class feature carries the left neighbour's
 decision only, and forces tagging to go left to right.

@@ -22,8 +22,8 @@ name or a place could be: it clears a tagged token only when
 - it is no first name or surname of the shipped lists or borne by one in twenty thousand people
   or more in the census ('WALKER', 'Rose', 'WINTER'; the census lists hold 'Door' and 'Moment'
   as rarer surnames), no word of a listed city, state, country or world place ('Orange',
-  'Fruit'), no word of a hospital's name (``gazetteers/hospital_name_parts.tsv``: 'MEMORIAL',
-  'Harbor', 'Sacred') and no month ('in march of 2022': a date);
+  'Fruit'), no word of a hospital's name (``gazetteers/hospital_name_parts.tsv``: 'METHODIST',
+  'Valley', 'Mercy') and no month ('in march of 2022': a date);
 - a rarer census first name or a name of another country (faker's non-US locales:
   'GARETH', 'Zara', 'SPELA') is cleared only where English uses the word ten times in a million
   or more (:data:`NAME_WORD_ZIPF`: 'COMFORT', 'LINE'), and is never a misspelling ('DELEZE', one

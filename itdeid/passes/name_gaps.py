@@ -14,11 +14,11 @@ right after a place the model tagged LOCATION and a comma, on the same line, the
 person's 'Surname, First').
 And a place's name that begins with a possessive ("Children's Hospital", which the trees tagged
 from "'s" on) takes the word before it (:func:`join_possessive_start`).
-A place's name also grows by the words of hospitals' names after it ('UNION MEMORIAL', 'Sacred
-Heart Memorial', 'ashgrove memorial', 'new haven': :func:`join_place_name_words`): the trees often tag
+A place's name also grows by the words of hospitals' names after it ('WESLEY METHODIST', 'Bethany
+Mercy Methodist', 'ashgrove methodist', 'glen springs': :func:`join_place_name_words`): the trees often tag
 a place's first word and leave the rest, and in cross-validation the rule joined no word the
 gold leaves out. The saint's name after a place's 'St' is the
-place's too ('St. Agnes' typed LOCATION and DOCTOR lost its full stop between the two spans:
+place's too ('St. Clement' typed LOCATION and DOCTOR lost its full stop between the two spans:
 :func:`join_saint_names`). And a person's name holds no 'and', 'or' or 'of': tagged beside
 one, they lose the tag (:func:`untag_name_separators`; 'DRS KAPLAN AND MERRIWEATHER').
 
@@ -220,10 +220,10 @@ def join_initial_before_name(td: TokenizedDocument, codes: np.ndarray) -> np.nda
 
 
 def join_hyphenated_names(td: TokenizedDocument, codes: np.ndarray) -> np.ndarray:
-    """``codes`` with a hyphen glued between two tokens of one name class ('Mary-Kate',
+    """``codes`` with a hyphen glued between two tokens of one name class ('Lara-Kate',
     'Garcia-Lopez') given that class, where the model left it out or typed it the other name
     class: then it cut the name in two spans, which the surrogates read as two lone first names
-    in one place and as one double-barrelled surname in another ('Mary-Kate' became
+    in one place and as one double-barrelled surname in another ('Lara-Kate' became
     'Jaime-Durham', then 'Wall-Durham'), and the redacted text said '[**PATIENT**]-[**PATIENT**]'."""
     codes = np.asarray(codes)
     if len(codes) < 3:
@@ -261,7 +261,7 @@ def join_possessive_start(td: TokenizedDocument, codes: np.ndarray) -> np.ndarra
 
 
 #: The kinds of ``gazetteers/hospital_name_parts.tsv`` whose words go on a place's name
-#: ('Union Memorial', 'Laurel Regional', 'Sacred Heart', 'New Haven'); its facility words
+#: ('Wesley Methodist', 'Pine Valley', 'Bethany Mercy', 'Glen Springs'); its facility words
 #: ('Hospital', 'Medical Center', 'Clinic') are left as the model tagged them.
 NAME_WORD_KINDS = ("descriptor", "landform")
 
@@ -275,7 +275,7 @@ def place_name_words(kinds: tuple[str, ...] = NAME_WORD_KINDS) -> frozenset[str]
 
 def _same_name_case(word: str, before: str) -> bool:
     """Whether ``word`` is written as the place word ``before`` it is, or is a descriptor in
-    lower case after a capitalized word ('Sacred Heart memorial': notes capitalize the first
+    lower case after a capitalized word ('Bethany Mercy methodist': notes capitalize the first
     words of a name and let the rest slip; a landform so written is a common noun, 'Boston
     harbor')."""
     case = _case(word)
@@ -285,9 +285,9 @@ def _same_name_case(word: str, before: str) -> bool:
 
 def join_place_name_words(td: TokenizedDocument, codes: np.ndarray) -> np.ndarray:
     """``codes`` with a word of a place's name right after a HOSPITAL or LOCATION token, in its
-    case and with spaces alone between them, given the place's class: the trees found 'UNION'
-    and left 'MEMORIAL', found 'Sacred' and left 'Heart Memorial', and the released note named
-    the hospital by what was left ('[**LOCATION**] MEMORIAL'). Left to right, so a name of
+    case and with spaces alone between them, given the place's class: the trees found 'WESLEY'
+    and left 'METHODIST', found 'Bethany' and left 'Mercy Methodist', and the released note named
+    the hospital by what was left ('[**LOCATION**] METHODIST'). Left to right, so a name of
     three words grows whole; the facility words ('Fenwick Hospital') are not joined, for the
     PhysioNet gold leaves them out (:mod:`itdeid.passes.place_endings`) and the model tags them where
     its training corpus took them in."""
@@ -310,14 +310,14 @@ def join_place_name_words(td: TokenizedDocument, codes: np.ndarray) -> np.ndarra
     return out
 
 
-#: A saint's title before a place's name ('St. Agnes', 'Saint Mary').
+#: A saint's title before a place's name ('St. Clement', 'Saint Jude').
 SAINTS = frozenset(("st", "saint", "ste"))
 
 
 def join_saint_names(td: TokenizedDocument, codes: np.ndarray) -> np.ndarray:
-    """``codes`` with the name after a saint's title the model tagged a place ('St. Agnes', 'St
-    Mary') given the place's class, with the title's full stop: the trees typed 'St' LOCATION and
-    'Agnes' DOCTOR, the full stop between fell out of both spans, and the released note read
+    """``codes`` with the name after a saint's title the model tagged a place ('St. Clement', 'St
+    Jude') given the place's class, with the title's full stop: the trees typed 'St' LOCATION and
+    'Clement' DOCTOR, the full stop between fell out of both spans, and the released note read
     '[**LOCATION**].[**DOCTOR**]'. The saint is the place's name, not a person."""
     codes = np.asarray(codes)
     text, tokens = td.document.text, td.tokens
@@ -330,7 +330,7 @@ def join_saint_names(td: TokenizedDocument, codes: np.ndarray) -> np.ndarray:
             k += 1
         while k < len(tokens) and codes[k] in NAMES and _spaces_or_none(text[tokens[k - 1].end:tokens[k].start]):
             out = codes.copy() if out is None else out
-            out[i + 1:k + 1] = codes[i]      # 'St. Mary Magdalene': every word of the saint's name
+            out[i + 1:k + 1] = codes[i]      # 'St. Jude Thaddeus': every word of the saint's name
             k += 1
     return codes if out is None else out
 
