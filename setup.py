@@ -29,7 +29,7 @@ setup(
     # itdeid.gazetteers, so installed code finds them with importlib.resources.
     packages=["itdeid", "itdeid.text", "itdeid.featurize", "itdeid.templates", "itdeid.estimators",
               "itdeid.passes", "itdeid.model_folder", "itdeid.training", "itdeid.evaluation", "itdeid.render",
-              "itdeid.cli", "itdeid.batch", "itdeid.formats", "itdeid.synth", "itdeid.synth.nursing",
+              "itdeid.cli", "itdeid.batch", "itdeid.review", "itdeid.formats", "itdeid.synth", "itdeid.synth.nursing",
               "itdeid.models", "itdeid.features", "itdeid.gazetteers"],
     package_dir={
         "itdeid": "itdeid",
@@ -43,6 +43,7 @@ setup(
         "itdeid.render": "itdeid/render",
         "itdeid.cli": "itdeid/cli",
         "itdeid.batch": "itdeid/batch",
+        "itdeid.review": "itdeid/review",
         "itdeid.featurize": "itdeid/featurize",
         "itdeid.formats": "itdeid/formats",
         "itdeid.synth": "itdeid/synth",
@@ -54,6 +55,7 @@ setup(
         # the shipped default model: JSON, compressed xgboost UBJSON and its model card
         "itdeid.models": ["default/*.json", "default/*.md", "default/SHA256SUMS", "default/*/*.json",
                           "default/*/*.ubj.gz", "default/*/*/*.ubj.gz"],
+        "itdeid.review": ["page.html"],
         "itdeid.features": ["*.json"],
         "itdeid.gazetteers": ["*.txt", "*.tsv", "*.json"],
     },
@@ -83,7 +85,9 @@ setup(
         "tqdm>=4.60",
     ],
     extras_require={
-        "test": ["pytest>=7", "dask[distributed]>=2023.1", "sklearn-crfsuite>=0.5"],
+        # selenium drives Debian's chromium through its chromedriver in the review page's browser
+        # test (a pure-Python wheel that downloads nothing when both paths are given)
+        "test": ["pytest>=7", "dask[distributed]>=2023.1", "sklearn-crfsuite>=0.5", "selenium>=4.10"],
         # The CRF peer (itdeid cv --rows CRF): CRFsuite writes its own binary model files
         "peers": ["sklearn-crfsuite>=0.5"],
         # itdeid deid --engine dask
