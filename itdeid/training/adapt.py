@@ -1,0 +1,182 @@
+"""Adapt a trained model to a site's corrected notes.
+
+A model trained on one hospital's notes misses what another writes its own way: its ward names,
+its abbreviations, its note layouts. A data team that has reviewed a sample of its own notes
+(``itdeid review``) holds gold annotations of exactly those misses. :func:`adapt` turns them into a
+model for the site without the base model's training notes:
+
+- **the trees go on learning**: each member's boosted trees are continued on the site's notes
+  (xgboost adds ``rounds`` trees to the model it has, at ``learning_rate``), a two-step learner's
+  PHI-or-not model on every token and its class model on the PHI tokens. The features stay the
+  base model's (its triggers, word tables and lexicon are not refitted), so the adapted model
+  keeps no word of the site's notes: nothing learned from a PHI occurrence is written.
+- **the context stage is kept as it is**: it reads the members' probabilities and the tokens'
+  shapes, no word, and it was trained on out-of-fold probabilities that the site's few notes
+  cannot give it again.
+- **the operating point is chosen again, on the site's notes**: the notes are split by patient
+  (:func:`itdeid.estimators.folds.inner_split`), each part is tagged by a model adapted on the
+  others, and the threshold is the one at which these out-of-fold probabilities find the base
+  model's target share of the site's PHI tokens.
+"""
+from __future__ import annotations
+
+import copy
+import logging
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from itdeid.document import Document
+from itdeid.errors import ParameterError, UserError
+from itdeid.estimators import fitted_params
+from itdeid.estimators.ensemble import InnerEnsemble
+from itdeid.estimators.folds import inner_split
+from itdeid.estimators.learners import Learner
+from itdeid.estimators.model import TokenModel, check_count
+from itdeid.estimators.operating_point import check_threshold, threshold_for_recall
+from itdeid.featurize import tokenize_documents
+
+logger = logging.getLogger(__name__)
+
+#: Trees added to each boosted model, and their learning rate.
+ROUNDS = 100
+LEARNING_RATE = 0.1
+#: Parts the site's notes are split into to choose the threshold.
+FOLDS = 5
+#: The target recall when the base model has none (it tags at a fixed threshold or by argmax).
+TARGET_RECALL = 0.91
+
+
+@dataclass
+class Adaptation:
+    """What :func:`adapt` did: the notes it learned from, the threshold it chose and how."""
+    notes: int
+    patients: int
+    phi_tokens: int
+    rounds: int
+    learning_rate: float
+    folds: int
+    target_recall: float
+    base_threshold: float | None
+    threshold: float
+    #: Of the site's PHI tokens, the share the out-of-fold probabilities reach at ``threshold``,
+    #: and the share of the tokens they tag there that are PHI.
+    recall_out_of_fold: float
+    precision_out_of_fold: float
+
+
+def continued(learner: Learner, X: np.ndarray, y: np.ndarray, rounds: int, learning_rate: float,
+              seed: int = 0, n_jobs: int | None = None) -> Learner:
+    """A copy of the fitted xgboost ``learner`` with ``rounds`` trees more, grown on rows ``X``
+    with label codes ``y`` (the learner itself is unchanged). Rows of a class the learner does
+    not know are left out of a model that names classes."""
+    import xgboost
+    out = copy.copy(learner)            # the parts that change are replaced, never changed
+    if getattr(learner, "detector_", None) is not None:
+        phi = y != 0
+        out.detector_ = continued(learner.detector_, X, phi.astype(np.int64), rounds, learning_rate, seed, n_jobs)
+        if learner.typer_ is not None:
+            known = phi & np.isin(y, learner.typer_.classes_)
+            if known.any():
+                out.typer_ = continued(learner.typer_, X[known], y[known], rounds, learning_rate, seed, n_jobs)
+        return out
+    if learner.name != "xgboost" or learner.estimator_ is None:
+        raise UserError(f"adapting continues boosted trees, and this model's learner is "
+                        f"{learner.name!r}: train a model on the corrected notes instead")
+    known = np.isin(y, learner.classes_)
+    X, y = X[known], y[known]
+    if not len(y):
+        return out
+    logistic = learner.two_step and len(learner.classes_) == 2
+    params = {"eta": learning_rate, "max_depth": learner.max_depth or 6, "tree_method": "hist", "max_bin": 256,
+              "colsample_bytree": 0.8, "seed": seed, "nthread": n_jobs or 0, "device": "cpu",
+              "objective": "binary:logistic" if logistic else "multi:softprob"}
+    if not logistic:
+        params["num_class"] = len(learner.classes_)
+    data = xgboost.DMatrix(X, label=np.searchsorted(learner.classes_, y))
+    booster = xgboost.train(params, data, num_boost_round=rounds,
+                            xgb_model=learner.estimator_.get_booster().copy())
+    estimator = xgboost.XGBClassifier()
+    estimator._Booster = booster
+    estimator.n_classes_ = len(learner.classes_)
+    out.estimator_ = estimator
+    out.n_estimators = (learner.n_estimators or 0) + rounds
+    out.__dict__.pop("_one_thread", None)
+    return out
+
+
+def _adapted_member(member: TokenModel, docs, rounds: int, learning_rate: float) -> TokenModel:
+    if member.previous != "none":
+        raise UserError("adapting needs members that tag every token at once (previous='none', "
+                        "the recipe's); train a model on the corrected notes instead")
+    out = copy.copy(member)             # shares the base's extractor, which is only read
+    X = member.extractor_.transform(docs)
+    y = np.concatenate([td.labels for td in docs]).astype(np.int64)
+    out.learner_ = continued(member.learner_, X, y, rounds, learning_rate, member.random_state, member.n_jobs)
+    return out
+
+
+def adapted_model(model, docs, rounds: int = ROUNDS, learning_rate: float = LEARNING_RATE):
+    """A copy of ``model`` (an :class:`InnerEnsemble` or a :class:`TokenModel` without a
+    context stage) whose boosted trees are continued on the tokenized ``docs`` (with gold
+    labels); its threshold is the base model's."""
+    if isinstance(model, InnerEnsemble):
+        out = copy.copy(model)
+        out.members_ = [_adapted_member(m, docs, rounds, learning_rate) for m in model.members_]
+        out.__dict__.pop("_seen_merged", None)
+    elif isinstance(model, TokenModel) and getattr(model, "context_learner_", None) is None:
+        out = _adapted_member(model, docs, rounds, learning_rate)
+    else:
+        raise UserError(f"adapting works on an ensemble or a single token model, not a "
+                        f"{type(model).__name__}: train a model on the corrected notes instead")
+    fitted_params.remember(out)
+    return out
+
+
+def adapt(model, documents: Sequence[Document], rounds: int = ROUNDS, learning_rate: float = LEARNING_RATE,
+          folds: int = FOLDS, target_recall: float | None = None):
+    """``model`` adapted to the corrected ``documents`` (gold spans: the reviewed notes of a site),
+    with its threshold chosen on them by cross-validation grouped by patient (see the module
+    docstring); returns ``(adapted model, Adaptation)``."""
+    check_count("rounds", rounds, 1)
+    check_count("folds", folds, 2)
+    if isinstance(learning_rate, bool) or not isinstance(learning_rate, (int, float)) or not 0 < learning_rate <= 1:
+        raise ParameterError(f"the learning rate must be above 0 and at most 1, got {learning_rate!r}")
+    if target_recall is not None:
+        check_threshold(target_recall, "target_recall")
+    documents = list(documents)
+    if len(documents) < 2:
+        raise UserError(f"{len(documents)} corrected note{'s' if len(documents) != 1 else ''}: adapting "
+                        "needs at least 2 (the threshold is chosen on notes the model did not adapt on)")
+    docs = tokenize_documents(documents)
+    gold = np.concatenate([td.labels for td in docs])
+    if not gold.any():
+        raise UserError("the corrected notes hold no PHI: nothing to adapt to (and no threshold to choose)")
+    if target_recall is None:
+        target_recall = getattr(model, "target_recall", None) or TARGET_RECALL
+    fold, k = inner_split(documents, folds)
+    oof = [None] * len(docs)
+    for f in range(k):
+        train = [docs[i] for i in np.flatnonzero(fold != f)]
+        test = np.flatnonzero(fold == f)
+        part = adapted_model(model, train, rounds, learning_rate)
+        for i, proba in zip(test, part.predict_proba_tokenized([docs[i] for i in test])):
+            oof[i] = proba
+    proba = np.concatenate(oof)
+    threshold = threshold_for_recall(proba, gold, target_recall)
+    p_phi = 1.0 - proba[:, 0]
+    tagged, phi = p_phi >= threshold, gold != 0
+    adapted = adapted_model(model, docs, rounds, learning_rate)
+    base_threshold = model.operating_threshold()
+    adapted.threshold_ = threshold
+    if getattr(adapted, "threshold", None) is not None:     # a fixed threshold would hide the chosen one
+        adapted.set_params(threshold=None)
+        fitted_params.remember(adapted)
+    report = Adaptation(
+        notes=len(documents), patients=len({td.document.patient or td.document.id for td in docs}),
+        phi_tokens=int(phi.sum()), rounds=rounds, learning_rate=learning_rate, folds=k,
+        target_recall=float(target_recall), base_threshold=base_threshold, threshold=float(threshold),
+        recall_out_of_fold=float((tagged & phi).sum() / phi.sum()),
+        precision_out_of_fold=float((tagged & phi).sum() / max(int(tagged.sum()), 1)))
+    return adapted, report

@@ -1,0 +1,117 @@
+"""itdeid adapt: a model's boosted trees continued on a site's corrected notes."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.metrics import average_precision_score
+
+from itdeid.errors import ParameterError, UserError
+from itdeid.estimators.ensemble import InnerEnsemble
+from itdeid.estimators.learners import Learner
+from itdeid.estimators.model import TokenModel
+from itdeid.featurize import tokenize_documents
+from itdeid.formats.i2b2_2006 import write_i2b2_2006
+from itdeid.synth import generate
+from itdeid.training.adapt import adapt, adapted_model, continued
+
+from helpers import tiny_corpus
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def base():
+    """A small ensemble trained on the tiny corpus (the 'base site')."""
+    member = TokenModel(previous="none", n_estimators=15, n_jobs=1, two_step=True)
+    return InnerEnsemble(member, folds=3, context_pass=True, target_recall=0.9).fit(tiny_corpus(30))
+
+
+@pytest.fixture(scope="module")
+def site():
+    """Another site's notes: synthetic discharge summaries, one patient each."""
+    return generate(12, seed=5)
+
+
+def test_continued_trees_grow_from_the_base_and_leave_it_unchanged():
+    rng = np.random.default_rng(0)
+    X = rng.random((300, 6)).astype(np.float32)
+    y = (X[:, 0] > 0.5).astype(np.int64) * rng.integers(1, 3, 300)
+    learner = Learner("xgboost", n_estimators=5, max_depth=3, n_jobs=1, two_step=True).fit(X, y)
+    before = learner.predict_proba(X)
+    flipped = np.where(X[:, 1] > 0.5, y, 0)          # the new site writes PHI only where X1 is high
+    more = continued(learner, X, flipped, rounds=20, learning_rate=0.3)
+    assert np.array_equal(learner.predict_proba(X), before)
+    assert more.detector_.estimator_.get_booster().num_boosted_rounds() == 25
+    after = more.predict_proba(X)
+    lost = (flipped == 0) & (y != 0)
+    assert (1 - after[lost, 0]).mean() < (1 - before[lost, 0]).mean() - 0.2
+
+
+def test_adapting_finds_more_of_the_new_sites_phi_and_keeps_none_of_its_words(base, site, tmp_path):
+    train, test = site[:8], site[8:]
+    adapted, report = adapt(base, train, rounds=30, folds=4)
+    patients = len({d.patient for d in train})
+    assert report.notes == 8 and report.patients == patients and report.folds == min(4, patients) >= 2
+    assert report.phi_tokens > 0
+    assert 0 < report.threshold < 1 and adapted.threshold_ == report.threshold
+    tokenized = tokenize_documents(test)
+    gold = np.concatenate([td.labels for td in tokenized]) != 0
+
+    def phi_prob(model):
+        return 1 - np.concatenate(model.predict_proba_tokenized(tokenized))[:, 0]
+    # the base model, trained on other notes, ranks this site's PHI poorly; the adapted one well
+    assert average_precision_score(gold, phi_prob(adapted)) > average_precision_score(gold, phi_prob(base)) + 0.2
+    tagged = phi_prob(adapted) >= adapted.threshold_
+    assert (tagged & gold).sum() / gold.sum() > 0.85
+    # the base is untouched, and the adapted model saves, loads and tags the same
+    assert [len(m.learner_.detector_.estimator_.get_booster().get_dump()) for m in base.members_] == [15] * 3
+    adapted.save(tmp_path / "m")
+    loaded = InnerEnsemble.load(tmp_path / "m")
+    assert np.array_equal(phi_prob(loaded), phi_prob(adapted)) and loaded.threshold_ == adapted.threshold_
+    # issue F's rule: no word that is only PHI in the site's notes is in the model files
+    phi_words = {td.words[i] for td in tokenize_documents(train) for i in np.flatnonzero(td.labels)}
+    text_words = {w for td in tokenize_documents(train) for w, c in zip(td.words, td.labels) if c == 0}
+    only_phi = {w for w in phi_words - text_words if len(w) > 3 and w.isalpha()}
+    assert only_phi
+    files = " ".join(p.read_text(errors="replace").lower() for p in (tmp_path / "m").rglob("*.json"))
+    base.save(tmp_path / "b")
+    base_files = " ".join(p.read_text(errors="replace").lower() for p in (tmp_path / "b").rglob("*.json"))
+    assert not {w for w in only_phi if f'"{w}"' in files and f'"{w}"' not in base_files}
+
+
+def test_bad_settings_and_too_few_notes_are_clear_errors(base, site):
+    with pytest.raises(ParameterError, match="rounds"):
+        adapt(base, site[:4], rounds=0)
+    with pytest.raises(ParameterError, match="learning rate"):
+        adapt(base, site[:4], learning_rate=0)
+    with pytest.raises(UserError, match="at least 2"):
+        adapt(base, site[:1])
+    plain = [type(d)(d.id, d.text, [], d.patient) for d in site[:3]]
+    with pytest.raises(UserError, match="no PHI"):
+        adapt(base, plain)
+    with pytest.raises(UserError, match="previous='none'"):
+        adapted_model(TokenModel(previous="gold", n_estimators=3, n_jobs=1).fit(tiny_corpus(6)),
+                      tokenize_documents(site[:2]))
+
+
+def test_the_command_adapts_the_shipped_model_to_corrections_and_writes_a_card(site, tmp_path):
+    write_i2b2_2006(site[:4], tmp_path / "corrections.xml")
+    out = tmp_path / "adapted"
+    done = subprocess.run([sys.executable, "-m", "itdeid", "adapt", str(tmp_path), "--out", str(out),
+                           "--rounds", "5", "--folds", "2"], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert "adapted default on 4 corrected notes" in done.stdout
+    assert (out / "SHA256SUMS").is_file() and (out / "ensemble.json").is_file()
+    card = (out / "MODEL_CARD.md").read_text()
+    assert f"4 notes of {len({d.patient for d in site[:4]})} patients" in card
+    assert "2-part cross-validation" in card
+    state = json.loads((out / "ensemble.json").read_text())
+    assert state["threshold"] is not None
+    tagged = subprocess.run([sys.executable, "-m", "itdeid", "tag", str(out), str(tmp_path / "corrections.xml"),
+                             "--out", str(tmp_path / "pred.jsonl")], capture_output=True, text=True, cwd=ROOT)
+    assert tagged.returncode == 0, tagged.stderr
