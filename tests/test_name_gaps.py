@@ -86,7 +86,7 @@ def test_a_state_after_a_tagged_place_and_a_comma_is_the_place_s():
     ("Okafor N and Bell", {"Okafor": "DOCTOR"}, ["Okafor"]),
     # a leading initial with its full stop (the PhysioNet split's out-of-fold misses)
     ("ALL IS WELL AT THIS TIME. Q. LAUGEN RRT", {"LAUGEN": "DOCTOR"}, ["Q", "LAUGEN"]),
-    ("all is well. q. lander rrt", {"lander": "DOCTOR"}, ["q", "lander"]),
+    ("all is well. q. laugen rrt", {"laugen": "DOCTOR"}, ["q", "laugen"]),
     ("Reported to D. Pavl. Coags ok.", {"Pavl": "DOCTOR"}, ["D", "Pavl"]),
     # no full stop, the 'D' of 'M.D.', another case: no initial
     ("RESPONSIVE W WDRAWL", {"WDRAWL": "DOCTOR"}, ["WDRAWL"]),
@@ -152,13 +152,13 @@ def test_a_state_or_country_in_capitals_or_typed_a_name_and_a_possessive_start_j
 
 
 def test_the_words_of_one_name_take_the_class_of_its_first_word():
-    """Out of fold the recipe typed 'LISA' PATIENT after 'DAUGHTER' and 'ROETTGEN' DOCTOR: one
+    """Out of fold the recipe typed 'LISA' PATIENT after 'DAUGHTER' and 'BARBIERI' DOCTOR: one
     person in two classes, and two surrogates. The first word, next to what says whose name it
     is, gives the class; a comma, a line break or a word between keep two names apart."""
     from itdeid.pipeline import join_gaps
     for text, tagged, joined in (
-            ("TAKEN HOME BY DAUGHTER LISA ROETTGEN.", {"LISA": "PATIENT", "ROETTGEN": "DOCTOR"},
-             {"ROETTGEN": "PATIENT"}),
+            ("TAKEN HOME BY DAUGHTER LISA BARBIERI.", {"LISA": "PATIENT", "BARBIERI": "DOCTOR"},
+             {"BARBIERI": "PATIENT"}),
             ("seen by Dr Anne Marie Keller", {"Anne": "DOCTOR", "Marie": "PATIENT", "Keller": "PATIENT"},
              {"Marie": "DOCTOR", "Keller": "DOCTOR"}),
             ("Sons Quenby, Robin in", {"Quenby": "PATIENT", "Robin": "DOCTOR"}, {}),       # a comma: two

@@ -19,7 +19,7 @@ DOCTOR = LABELS.index("DOCTOR")
     ("spoke with pat good today", {"pat", "good"}, []),                            # a census surname
     ("____\nCARLOS MENDES, M.D.\n", {"CARLOS", "MENDES"}, []),                     # 'mend' + 'es', a rare surname
     ("SPOKE WITH JOHN PEACE TODAY", {"JOHN", "PEACE"}, []),                        # a rare surname, common word
-    ("consulted stella maris today", {"stella", "maris"}, []),                     # no misspelling
+    ("consulted susana avril today", {"stella", "maris"}, []),                     # no misspelling
     ("seen by dr joseph\nto bedside", {"joseph", "to"}, []),                        # another line
     ("SON DAVID CALLS BACK", {"DAVID", "CALLS", "BACK"}, []),                      # not the run's end
 ])

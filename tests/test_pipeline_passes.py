@@ -48,8 +48,8 @@ CASES = {
                          {"METHODIST": "LOCATION"}),
     "hyphenated_names": ("Mary-Kate Osborne seen", {"Mary": "PATIENT", "-": "DOCTOR", "Kate": "PATIENT"}, _model(),
                          {"-": "PATIENT"}),
-    "one_class_a_name": ("TAKEN HOME BY DAUGHTER LISA ROETTGEN.", {"LISA": "PATIENT", "ROETTGEN": "DOCTOR"},
-                         _model(), {"ROETTGEN": "PATIENT"}),
+    "one_class_a_name": ("TAKEN HOME BY DAUGHTER LISA BARBIERI.", {"LISA": "PATIENT", "BARBIERI": "DOCTOR"},
+                         _model(), {"BARBIERI": "PATIENT"}),
     "name_separators": ("DRS JOSEPH AND ROTKOWSKI AWARE",
                         {"JOSEPH": "DOCTOR", "AND": "DOCTOR", "ROTKOWSKI": "DOCTOR"}, _model(), {"AND": "NONE"}),
     # named_subjects: the trees tagged nothing
