@@ -11,7 +11,7 @@ from itdeid.document import Document, Span
 FIRST = ["John", "Mary", "Alan", "Ruth", "Peter", "Linda", "Oscar", "Nina", "Hugo", "Clara"]
 LAST = ["Walker", "Norris", "Fenton", "Quincy", "Barlow", "Ingram", "Dalton", "Marsh", "Keller", "Tobin"]
 HOSPITALS = ["Lakeside General Hospital", "Mercy Medical Center", "Northgate Hospital", "Elm Clinic"]
-CITIES = ["Boston", "Denver", "Seattle", "Dallas"]
+CITIES = ["Boston", "Denver", "Chicago", "Dallas"]
 
 
 def tiny_corpus(n: int = 40, seed: int = 0) -> list[Document]:

@@ -24,7 +24,7 @@ def _cleared(text, tagged_words):
     ("tolerated transfer to sink for pm care", {"sink"}, ["sink"]),
     ("S- CAN I GET UP TO THE WHEELCHAIR...", {"WHEELCHAIR"}, ["WHEELCHAIR"]),
     ("HOME HEALTH AID AND PT. WALKER ORDERED.", {"WALKER"}, []),                    # a census surname
-    ("WORKS AS AIDE AT HARFORD MEMORIAL.", {"MEMORIAL"}, []),                       # a hospital's word
+    ("WORKS AS AIDE AT HARGENS METHODIST.", {"METHODIST"}, []),                     # a hospital's word
     ("HUSBAND CEO OF IBM.", {"IBM"}, []),                                           # three letters
     ("SEEN BY MRS. PEACE TODAY.", {"PEACE"}, []),                                   # after a title
     ("Pt wants to go Hanover Peace today.", {"Peace"}, []),                          # title case, mixed text
@@ -34,12 +34,12 @@ def _cleared(text, tagged_words):
     ("APPEARS AT PEACE WITH PLAN.", {"PEACE"}, ["PEACE"]),                          # a rare surname alone
     ("in march of 2022 pt was at St Jude", {"march"}, []),                          # a month is a date
     ("FAMILY WILL WINTER IN FLORIDA.", {"WINTER"}, []),                             # a census surname
-    ("ALL IS WELL AT THIS TIME. Q. LANDER RRT", {"LANDER"}, []),                    # after an initial
+    ("ALL IS WELL AT THIS TIME. Q. LAUGEN RRT", {"LAUGEN"}, []),                    # after an initial
     ("O2 SATS 95%. LEFT A. LINE. WALLET HOME", {"WALLET"}, ["WALLET"]),
     ("BONE SCAN TODAY TO R/O OSTEO-AWATING RHEUM CONSULT", {"AWATING"}, ["AWATING"]),   # a slip
     ("my chest hurts when i strech my arm", {"strech"}, ["strech"]),
     ("PT WENT TO HARBR ON 3/6", {"HARBR"}, []),                                     # a misspelt place
-    ("seen by the team, kozicki rrt", {"kozicki"}, []),                             # no word near
+    ("seen by the team, kulwicki rrt", {"kulwicki"}, []),                             # no word near
     ("Noted urine darker. Manual lavage with NS.", {"Manual"}, ["Manual"]),         # a sentence's start
     ("CXR done.\nAdminister racemic epi if needed.", {"Administer"}, ["Administer"]),
     ("Lungs clear. Stowd plans to wean.", {"Stowd"}, []),                           # no slip at a start

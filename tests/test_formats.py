@@ -28,7 +28,7 @@ XML_2006 = """<?xml version="1.0" encoding="UTF-8"?>
 <PHI TYPE="ID">123456789</PHI>
 <PHI TYPE="HOSPITAL">FIH</PHI>
 Discharge date: <PHI TYPE="DATE">01/02/2003</PHI>
-Patient <PHI TYPE="PATIENT">Yosef Lyons</PHI> seen by Dr. <PHI TYPE="DOCTOR">Kay Z. Nosh</PHI>.
+Patient <PHI TYPE="PATIENT">Yosef Lopez</PHI> seen by Dr. <PHI TYPE="DOCTOR">Kay Z. Nosh</PHI>.
 Lives in <PHI TYPE="LOCATION">Clinton</PHI> &amp; works; INR &lt; 2 &gt; 1, &quot;ok&quot; &apos;x&apos;.
 Call <PHI TYPE="PHONE">(555) 123-4567</PHI>; aged <PHI TYPE="AGE">92</PHI>.
 [ report_end ]
@@ -51,7 +51,7 @@ No PHI here.
 
 EXPECTED_2006 = {
     "101": [("ID", "123456789"), ("HOSPITAL", "FIH"), ("DATE", "01/02/2003"),
-            ("PATIENT", "Yosef Lyons"), ("DOCTOR", "Kay Z. Nosh"), ("LOCATION", "Clinton"),
+            ("PATIENT", "Yosef Lopez"), ("DOCTOR", "Kay Z. Nosh"), ("LOCATION", "Clinton"),
             ("PHONE", "(555) 123-4567"), ("AGE", "92")],
     "102": [("HOSPITAL", "Ingree & Oldaxon Hospital"), ("DATE", "3/4")],
     "103": [],
@@ -265,12 +265,12 @@ def test_external_entity_is_refused(tmp_path):
 # --------------------------------------------------------------------------------------------
 # i2b2 2014
 
-TEXT_100_01 = "Record date: 2067-05-03\nDr. Ann Bo & <Tim> saw Mr Lyons, 72, a teacher,\n" \
+TEXT_100_01 = "Record date: 2067-05-03\nDr. Ann Bo & <Tim> saw Mr Lopez, 72, a teacher,\n" \
               "at Mercy General, 12 Elm St, Boston MA 02115, USA. MRN 1234567.\nfax 555-1234"
 TEXT_100_02 = "Seen 2068-01-02 ]]> by DrBo (bo@x.org) http://x.org"
 
 SUBTYPES_100_01 = [
-    ("NAME", "DOCTOR", "Ann Bo"), ("NAME", "PATIENT", "Lyons"), ("AGE", "AGE", "72"),
+    ("NAME", "DOCTOR", "Ann Bo"), ("NAME", "PATIENT", "Lopez"), ("AGE", "AGE", "72"),
     ("PROFESSION", "PROFESSION", "teacher"), ("LOCATION", "HOSPITAL", "Mercy General"),
     ("LOCATION", "STREET", "12 Elm St"), ("LOCATION", "CITY", "Boston"),
     ("LOCATION", "STATE", "MA"), ("LOCATION", "ZIP", "02115"), ("LOCATION", "COUNTRY", "USA"),
@@ -363,10 +363,10 @@ def test_i2b2_2014_round_trip(folder_2014, tmp_path):
 
 def test_i2b2_2014_write_spans_without_subtype(tmp_path):
     """Spans from the 2006 corpus (no subtype) are written with their class as TYPE."""
-    text = "Dr. Bo at FIH on 3/4, id 55, age 80, call 555-1212, Boston, Mr Lyons"
+    text = "Dr. Bo at FIH on 3/4, id 55, age 80, call 555-1212, Boston, Mr Lopez"
     spans = sorted(Span(text.index(p), text.index(p) + len(p), t) for p, t in [
         ("Bo", "DOCTOR"), ("FIH", "HOSPITAL"), ("3/4", "DATE"), ("55", "ID"), ("80", "AGE"),
-        ("555-1212", "PHONE"), ("Boston", "LOCATION"), ("Lyons", "PATIENT")])
+        ("555-1212", "PHONE"), ("Boston", "LOCATION"), ("Lopez", "PATIENT")])
     write_i2b2_2014([Document("5-1", text, spans)], tmp_path / "out")
     (again,) = read_i2b2_2014(tmp_path / "out")
     assert [(s.start, s.end, s.type) for s in again.spans] == [(s.start, s.end, s.type) for s in spans]
@@ -517,7 +517,7 @@ def test_physionet_shared_split_auto_detection(physionet_dir):
 
 
 PHYSIONET_TEXT = (
-    "START_OF_RECORD=1||||1||||\nPt seen by Dr. Bo on 3/4.\nLives in CALVERT.\n||||END_OF_RECORD\n"
+    "START_OF_RECORD=1||||1||||\nPt seen by Dr. Bo on 3/4.\nLives in COOKSLEY.\n||||END_OF_RECORD\n"
     "START_OF_RECORD=1||||2||||\nCall wife Ann at 555-1212, age 91.\n||||END_OF_RECORD\n"
     "START_OF_RECORD=12||||3||||\nNothing.\n||||END_OF_RECORD\n"
 )
@@ -527,7 +527,7 @@ def _physionet_phrases(text):
     rows = []
     for match in re.finditer(r"START_OF_RECORD=(\d+)\|\|\|\|(\d+)\|\|\|\|\n(.*?)\|\|\|\|END", text, re.S):
         patient, note, body = match.groups()
-        for piece, category in [("Bo", "HCPName"), ("3/4", "Date"), ("CALVERT", "Location"),
+        for piece, category in [("Bo", "HCPName"), ("3/4", "Date"), ("COOKSLEY", "Location"),
                                 ("Ann", "RelativeProxyName"), ("555-1212", "Phone"), ("91", "Age")]:
             if piece in body:
                 start = body.index(piece)
@@ -547,8 +547,8 @@ def physionet_small(tmp_path):
 def test_physionet_small_read(physionet_small):
     documents = read_corpus(physionet_small)
     assert [(d.id, d.patient) for d in documents] == [("1-1", "1"), ("1-2", "1"), ("12-3", "12")]
-    assert documents[0].text == "Pt seen by Dr. Bo on 3/4.\nLives in CALVERT.\n"
-    assert _span_texts(documents[0]) == [("DOCTOR", "Bo"), ("DATE", "3/4"), ("LOCATION", "CALVERT")]
+    assert documents[0].text == "Pt seen by Dr. Bo on 3/4.\nLives in COOKSLEY.\n"
+    assert _span_texts(documents[0]) == [("DOCTOR", "Bo"), ("DATE", "3/4"), ("LOCATION", "COOKSLEY")]
     assert _span_texts(documents[1]) == [("PATIENT", "Ann"), ("PHONE", "555-1212"), ("AGE", "91")]
     assert [s.subtype for s in documents[1].spans] == ["RelativeProxyName", "Phone", "Age"]
 

@@ -9,7 +9,7 @@ from helpers import cleared_by
 @pytest.mark.parametrize("text, tagged, cleared", [
     ("had restenosis of L circ, PTCA to L circ.", {"L"}, ["L", "L"]),
     ("Had a run of V-Tach. C/O pain.", {"V", "C"}, ["C", "V"]),
-    ("ALL IS WELL AT THIS TIME. Q. LANDER RRT", {"Q", "LANDER"}, []),      # an initial by its name
+    ("ALL IS WELL AT THIS TIME. Q. LAUGEN RRT", {"Q", "LAUGEN"}, []),      # an initial by its name
     ("NWOSU, ADAEZE C", {"NWOSU", "ADAEZE", "C"}, []),
     ("Reported to Dr. K today", {"K"}, []),                                  # after a title
     ("placed in L sephalic, Z. MILLER aware", {"L", "Z", "MILLER"}, ["L"]),

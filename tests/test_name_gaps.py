@@ -85,8 +85,8 @@ def test_a_state_after_a_tagged_place_and_a_comma_is_the_place_s():
     ("Bhatt, Nikhil, M.D.", {"Bhatt": "DOCTOR", "Nikhil": "DOCTOR"}, ["Bhatt", "Nikhil"]),
     ("Okafor N and Bell", {"Okafor": "DOCTOR"}, ["Okafor"]),
     # a leading initial with its full stop (the PhysioNet split's out-of-fold misses)
-    ("ALL IS WELL AT THIS TIME. Q. LANDER RRT", {"LANDER": "DOCTOR"}, ["Q", "LANDER"]),
-    ("all is well. q. lander rrt", {"lander": "DOCTOR"}, ["q", "lander"]),
+    ("ALL IS WELL AT THIS TIME. Q. LAUGEN RRT", {"LAUGEN": "DOCTOR"}, ["Q", "LAUGEN"]),
+    ("all is well. q. laugen rrt", {"laugen": "DOCTOR"}, ["q", "laugen"]),
     ("Reported to D. Pavl. Coags ok.", {"Pavl": "DOCTOR"}, ["D", "Pavl"]),
     # no full stop, the 'D' of 'M.D.', another case: no initial
     ("RESPONSIVE W WDRAWL", {"WDRAWL": "DOCTOR"}, ["WDRAWL"]),
@@ -152,13 +152,13 @@ def test_a_state_or_country_in_capitals_or_typed_a_name_and_a_possessive_start_j
 
 
 def test_the_words_of_one_name_take_the_class_of_its_first_word():
-    """Out of fold the recipe typed 'LISA' PATIENT after 'DAUGHTER' and 'ROSSETTI' DOCTOR: one
+    """Out of fold the recipe typed 'LISA' PATIENT after 'DAUGHTER' and 'BARBIERI' DOCTOR: one
     person in two classes, and two surrogates. The first word, next to what says whose name it
     is, gives the class; a comma, a line break or a word between keep two names apart."""
     from itdeid.pipeline import join_gaps
     for text, tagged, joined in (
-            ("TAKEN HOME BY DAUGHTER LISA ROSSETTI.", {"LISA": "PATIENT", "ROSSETTI": "DOCTOR"},
-             {"ROSSETTI": "PATIENT"}),
+            ("TAKEN HOME BY DAUGHTER LISA BARBIERI.", {"LISA": "PATIENT", "BARBIERI": "DOCTOR"},
+             {"BARBIERI": "PATIENT"}),
             ("seen by Dr Anne Marie Keller", {"Anne": "DOCTOR", "Marie": "PATIENT", "Keller": "PATIENT"},
              {"Marie": "DOCTOR", "Keller": "DOCTOR"}),
             ("Sons Quenby, Robin in", {"Quenby": "PATIENT", "Robin": "DOCTOR"}, {}),       # a comma: two
@@ -166,7 +166,7 @@ def test_the_words_of_one_name_take_the_class_of_its_first_word():
             ("Ann and Lee", {"Ann": "PATIENT", "Lee": "DOCTOR"}, {}),                        # a word between
             ("Ann Lee", {"Ann": "PATIENT", "Lee": "LOCATION"}, {}),                         # not two names
             ("GUARDIAN: Niece, Phillip WETZEL", {"GUARDIAN": "DOCTOR", ",": "DOCTOR", "Phillip": "PATIENT",
-                                                  "WAITE": "PATIENT"}, {})):                # a tagged comma
+                                                  "WETZEL": "PATIENT"}, {})):                # a tagged comma
         td, codes = _codes(text, tagged)
         out = join_gaps(td, codes)
         changed = {t.text: LABELS[c] for t, c, o in zip(td.tokens, out, codes) if c != o}
@@ -222,7 +222,7 @@ def test_and_or_of_beside_a_person_s_name_is_no_part_of_it():
     holds no 'and', 'or' or 'of'; between two HOSPITAL tokens they stay ('Brigham and Women's')."""
     from itdeid.pipeline import join_gaps
     for text, tagged, joined in (
-            ("DRS JOSEPH AND ROBBINSON AWARE", {"JOSEPH": "DOCTOR", "AND": "DOCTOR", "ROBBINSON": "DOCTOR"},
+            ("DRS JOSEPH AND ROTKOWSKI AWARE", {"JOSEPH": "DOCTOR", "AND": "DOCTOR", "ROTKOWSKI": "DOCTOR"},
              {"AND": "NONE"}),
             ("Sons Quenby, Morton and Robin in", {"Morton": "PATIENT", "and": "LOCATION", "Robin": "PATIENT"},
              {"and": "NONE"}),

@@ -14,12 +14,12 @@ DOCTOR = LABELS.index("DOCTOR")
     ("stable. dr. joseph to bedside, aware", {"joseph", "to"}, ["to"]),            # a function word
     ("WATCHED VIDEO OF SONS HOCKEY GAME TODAY", {"HOCKEY", "GAME"}, ["GAME"]),      # an everyday word
     ("Seen by Dr. Lasix HCL", {"Lasix", "HCL"}, []),                              # a care term: kept
-    ("ALL IS WELL. Q. LANDER RRT", {"Q", ".", "LANDER"}, []),                      # an initial's surname
+    ("ALL IS WELL. Q. LAUGEN RRT", {"Q", ".", "LAUGEN"}, []),                      # an initial's surname
     ("Seen by Dr. Joseph To today", {"Joseph", "To"}, []),                         # mixed case: a surname
     ("spoke with pat good today", {"pat", "good"}, []),                            # a census surname
     ("____\nCARLOS MENDES, M.D.\n", {"CARLOS", "MENDES"}, []),                     # 'mend' + 'es', a rare surname
     ("SPOKE WITH JOHN PEACE TODAY", {"JOHN", "PEACE"}, []),                        # a rare surname, common word
-    ("consulted stella maris today", {"stella", "maris"}, []),                     # no misspelling
+    ("consulted susana avril today", {"stella", "maris"}, []),                     # no misspelling
     ("seen by dr joseph\nto bedside", {"joseph", "to"}, []),                        # another line
     ("SON DAVID CALLS BACK", {"DAVID", "CALLS", "BACK"}, []),                      # not the run's end
 ])

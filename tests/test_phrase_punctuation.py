@@ -14,12 +14,12 @@ DOCTOR = LABELS.index("DOCTOR")
 
 
 def _note(i: int, whole: bool) -> Document:
-    """'Seen by Q. Lander on Apr 21, 2021': the initial and the surname marked apart (the full
+    """'Seen by Q. Laugen on Apr 21, 2021': the initial and the surname marked apart (the full
     stop left out, as the PhysioNet gold has it) or whole (as i2b2's); the date always whole."""
-    text = f"Seen by Q. Lander{i} on Apr 21, 2021 ."
-    q, name, date = text.index("Q."), text.index("Lander"), text.index("Apr")
-    names = ([Span(q, name + len(f"Lander{i}"), "DOCTOR")] if whole else
-             [Span(q, q + 1, "DOCTOR"), Span(name, name + len(f"Lander{i}"), "DOCTOR")])
+    text = f"Seen by Q. Laugen{i} on Apr 21, 2021 ."
+    q, name, date = text.index("Q."), text.index("Laugen"), text.index("Apr")
+    names = ([Span(q, name + len(f"Laugen{i}"), "DOCTOR")] if whole else
+             [Span(q, q + 1, "DOCTOR"), Span(name, name + len(f"Laugen{i}"), "DOCTOR")])
     return Document(f"n{i}", text, names + [Span(date, date + len("Apr 21, 2021"), "DATE")])
 
 
@@ -33,9 +33,9 @@ def test_a_mark_the_gold_leaves_out_often_enough_is_kept_with_its_class():
 
 
 def test_a_kept_mark_between_two_tokens_of_its_class_is_untagged_and_no_other():
-    td = tokenize_document(Document("n", "Q. LANDER RRT and St. Louis", []), gold=False)
+    td = tokenize_document(Document("n", "Q. LAUGEN RRT and St. Louis", []), gold=False)
     words = [t.text for t in td.tokens]
-    assert words == ["Q", ".", "LANDER", "RRT", "and", "St", ".", "Louis"]
+    assert words == ["Q", ".", "LAUGEN", "RRT", "and", "St", ".", "Louis"]
     loc = LABELS.index("LOCATION")
     codes = np.array([DOCTOR, DOCTOR, DOCTOR, 0, 0, loc, loc, loc])
     out = split_at_marks(td, codes, [(".", "DOCTOR")])
@@ -58,10 +58,10 @@ def test_an_ensemble_learns_the_marks_from_its_own_notes_keeps_them_and_tags_by_
     model.save(tmp_path / "m")
     again = InnerEnsemble.load(tmp_path / "m")
     assert again.punctuation_left_out_ == [(".", "DOCTOR")]
-    # the trees tag 'Q . Lander'
-    assert tagged_after_decisions(again, "Seen by Q. Lander today", range(2, 5), DOCTOR) == [0, 0, DOCTOR, 0, DOCTOR, 0]
+    # the trees tag 'Q . Laugen'
+    assert tagged_after_decisions(again, "Seen by Q. Laugen today", range(2, 5), DOCTOR) == [0, 0, DOCTOR, 0, DOCTOR, 0]
 
-    rewrite_state(tmp_path / "m", punctuation_left_out=[["Lander", "DOCTOR"]])   # a word, not a mark
+    rewrite_state(tmp_path / "m", punctuation_left_out=[["Laugen", "DOCTOR"]])   # a word, not a mark
     with pytest.raises(UserError, match="ensemble.json"):
         InnerEnsemble.load(tmp_path / "m")
     rewrite_state(tmp_path / "m", punctuation_left_out=None)         # saved before session 34

@@ -37,11 +37,11 @@ def test_the_gold_decides_whether_a_ward_number_after_a_building_is_left_out():
     ("TRANSFER TO QUILLMOOR 3 TODAY", {"QUILLMOOR": LOC, "3": LOC}, ["QUILLMOOR"]),
     ("back to Ward3.", {"Ward": LOC, "3": LOC}, ["Ward"]),
     ("CELLULAR- 410 202-6694", {"-": LOC, "410": PHONE, "202-6694": PHONE}, ["-", "410", "202-6694"]),
-    ("Calvert 410 202-6694", {"Calvert": LOC, "410": PHONE, "202-6694": PHONE}, ["Calvert", "410", "202-6694"]),
+    ("Cooksley 410 202-6694", {"Cooksley": LOC, "410": PHONE, "202-6694": PHONE}, ["Cooksley", "410", "202-6694"]),
     ("1220 Atlantic Avenue, Suite 400", {"1220": LOC, "Atlantic": LOC, "Avenue": LOC, ",": LOC, "Suite": LOC,
                                           "400": LOC}, ["1220", "Atlantic", "Avenue", ",", "Suite", "400"]),
     ("went to Quillmoor\n3 times", {"Quillmoor": LOC, "3": LOC}, ["Quillmoor", "3"]),
-    ("from CALVERT HOSPITAL today", {"CALVERT": LOC, "HOSPITAL": HOSP}, ["CALVERT", "HOSPITAL"]),
+    ("from COOKSLEY HOSPITAL today", {"COOKSLEY": LOC, "HOSPITAL": HOSP}, ["COOKSLEY", "HOSPITAL"]),
 ])
 def test_a_tagged_ward_number_after_a_tagged_place_is_untagged(text, tagged, kept):
     td = tokenize_document(Document("n", text, []), gold=False)
@@ -64,7 +64,7 @@ def test_an_ensemble_learns_it_from_its_own_notes_keeps_it_and_tags_by_it(tmp_pa
     # the trees tag 'Quillmoor 3'
     assert tagged_after_decisions(again, "to Quillmoor 3 today", range(1, 3), LOC) == [0, LOC, 0, 0]
 
-    rewrite_state(tmp_path / "m", place_endings_left_out=["Calvert"])
+    rewrite_state(tmp_path / "m", place_endings_left_out=["Cooksley"])
     with pytest.raises(UserError, match="ensemble.json"):
         InnerEnsemble.load(tmp_path / "m")
     rewrite_state(tmp_path / "m", place_endings_left_out=None)       # saved before session 34

@@ -22,9 +22,9 @@ def _run(text, tagged, rules=False):
 
 
 def test_a_rare_tagged_word_is_tagged_at_its_other_occurrences_in_any_case():
-    text = "Margie in to visit. kept updated re condition margie from Middle River. Transfer to QUILLMOOR"
-    out = _run(text, {("Margie", 0): PATIENT, "Quillmoor": LOCATION, ("River", text.index("River")): LOCATION})
-    assert out[("margie", text.index("margie"))] == "PATIENT"
+    text = "Mazie in to visit. kept updated re condition mazie from Middle Rock. Transfer to QUILLMOOR"
+    out = _run(text, {("Mazie", 0): PATIENT, "Quillmoor": LOCATION, ("Rock", text.index("Rock")): LOCATION})
+    assert out[("mazie", text.index("mazie"))] == "PATIENT"
     assert ("QUILLMOOR", text.index("QUILLMOOR")) not in out      # never tagged in this note
 
 
@@ -32,13 +32,13 @@ def test_an_everyday_or_short_word_does_not_spread_and_nothing_is_tagged_without
     text = "Good day. good sats. Ed called, ed visit. Good"
     assert _run(text, {("Good", 0): PATIENT, ("Ed", text.index("Ed")): PATIENT}) == {
         ("Good", 0): "PATIENT", ("Ed", text.index("Ed")): "PATIENT"}
-    assert _run("margie margie", {}) == {}
+    assert _run("mazie mazie", {}) == {}
 
 
 def test_a_part_of_a_longer_word_is_not_tagged():
-    text = "Seen by Lally. Lallyville road"
-    out = _run(text, {("Lally", text.index("Lally")): PATIENT})
-    assert list(out) == [("Lally", text.index("Lally"))]
+    text = "Seen by Lacko. Lackoville road"
+    out = _run(text, {("Lacko", text.index("Lacko")): PATIENT})
+    assert list(out) == [("Lacko", text.index("Lacko"))]
 
 
 def test_a_propagated_drug_name_standing_alone_is_cleared_as_the_model_s_own_would_be():

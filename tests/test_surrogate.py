@@ -707,11 +707,11 @@ def test_a_first_name_s_stand_in_is_of_its_bearer_s_sex_or_of_both():
     sexes = _one_sex_names()
     surrogates = Surrogates(KEY)
     text = ("Her husband Dmitri Volkov called. Wife: Kelly Jordan. Mrs. Mary Smith and her "
-            "husband Jean Lee. Son Robert Smith. The wife of John Park.")
+            "husband Jean Lee. Son Robert Smith. The wife of John Cooper.")
     for patient in range(60):
         dmitri, kelly, mary, jean, robert, john = _first_names_of(
             surrogates, f"p{patient}", text, ["Dmitri Volkov", "Kelly Jordan", "Mary Smith", "Jean Lee",
-                                              "Robert Smith", "John Park"])
+                                              "Robert Smith", "John Cooper"])
         assert dmitri not in sexes["F"] and jean not in sexes["F"], patient
         assert kelly not in sexes["M"] and kelly not in sexes["F"], patient
         assert mary in sexes["F"] and robert in sexes["M"] and john in sexes["M"], patient

@@ -27,7 +27,7 @@ HALL, SUSAN, MD'. The trees found the first name and, where the surname is also 
 ('Hall', 'Brown', 'Said', 'Stone'), left the surname in most such headers. So :func:`join_surname_before_name` gives the word before a comma and a tagged
 PATIENT or DOCTOR token the name's class, where the word begins its field (first on its line, or
 right after a colon or a tab), is written in the name's case, and is a census surname (or, in
-title case, no everyday English word), but no announcing word ('GUARDIAN: Niece, Patricia'). And
+title case, no everyday English word), but no announcing word ('GUARDIAN: Niece, Pamela'). And
 a name's trailing initial ('EZEALA, CHIDERA N', 'Lopez M.') is the name's too
 (:func:`join_initial_after_name`): a single letter right after a PATIENT or DOCTOR token, in the
 name's case, before the line's end or a comma, a full stop, a bracket or a semicolon ('C/O' and
@@ -148,7 +148,7 @@ def join_surname_before_name(td: TokenizedDocument, codes: np.ndarray) -> np.nda
     text, tokens, words = td.document.text, td.tokens, td.words
     last = census_names()[1]
     english = gazetteer_sets()["english"]
-    relations = announcers()    # 'LEGAL GUARDIAN: Niece, Patricia WAITE': the relation, no surname
+    relations = announcers()    # 'LEGAL GUARDIAN: Niece, Pamela WETZEL': the relation, no surname
     out = None
     for i in np.flatnonzero(IS_NAME[codes[2:]]).tolist():
         k, comma, name = i, tokens[i + 1], tokens[i + 2]
@@ -343,7 +343,7 @@ def one_class_a_name(td: TokenizedDocument, codes: np.ndarray) -> np.ndarray:
     """``codes`` with the words of one name given the class of its first word, where the model
     typed them PATIENT and DOCTOR by turns: two words tagged as names with nothing but spaces or
     tabs between them ('daughter NORA VELLUCCI', 'grandaughter: Edna Wroblinski') are one person
-    (a tagged comma or full stop before a word is no part of its name: 'Niece, Patricia').
+    (a tagged comma or full stop before a word is no part of its name: 'Niece, Pamela').
     The first word's class wins: it stands next to what says whose name it is (a title, a
     relation word, 'Dr'), while a later word is typed from its own spelling, and surnames are
     mostly doctors' in the notes the model learnt from. Where the gold marks such a pair, it is of

@@ -11,7 +11,7 @@ of an initial: in 'T. BRAMBLE RRT' the surname is an everyday word), and the las
   case, or capitals on a line of capitals: a 'To' in mixed text may be a surname);
 - an everyday word of four letters or more whose case says nothing: common in English
   (wordfreq Zipf 3 or more) or an inflection of a common word (:mod:`itdeid.passes.everyday_words`),
-  but no misspelling ('stella maris': a saint's name one edit from 'mars' and 'maria').
+  but no misspelling ('susana avril': a name one edit from 'april' and 'avail').
 
 A word that is a listed name or place, a word of a hospital's name or a census name of any
 frequency stays ('Pat Good', 'WALKER', 'CARLOS MENDES': 'mend' + 'es', a surname the held-out

@@ -1,8 +1,8 @@
 """The punctuation a corpus's gold leaves between two words of one PHI phrase, learned and kept.
 
 Annotation guides disagree on the marks inside a phrase. The i2b2 2006 gold, and the synthetic
-records of :mod:`itdeid.synth`, mark 'J. Chang' and 'Apr 21, 2021' whole, full stop and comma
-included; the PhysioNet gold marks 'J' and 'Chang' and leaves the full stop out nearly
+records of :mod:`itdeid.synth`, mark 'J. Cortez' and 'Apr 21, 2021' whole, full stop and comma
+included; the PhysioNet gold marks 'J' and 'Cortez' and leaves the full stop out nearly
 every time, and leaves the comma of '21 Apr, 21' out. The trees and the joining rules of :mod:`itdeid.passes.name_gaps` ('T. BRAMBLE RRT': a leading
 initial takes its full stop) tag the mark with the words around it, so against the PhysioNet
 gold such marks are a fair share of the false-alarm tokens. Neither way leaks anything: the mark is no PHI, and both words

@@ -141,7 +141,7 @@ def _without_sentence_punctuation(text: str, span: Span) -> Span:
 
 
 #: Bracket pairs: a span's closing bracket without its opening one inside the span is the
-#: sentence's ('per Dr Vantree)', '(NP JANICE)'), as is an opening one without its closing one.
+#: sentence's ('per Dr Vantree)', '(NP JASMIN)'), as is an opening one without its closing one.
 BRACKETS = {")": "(", "]": "[", "}": "{"}
 #: Dashes at a span's edge: the line's or a range's, never a part of a name or a number ('Ashby-'
 #: at a line's end, 'hale -' before a signature's rest).
@@ -151,7 +151,7 @@ EDGE_DASHES = "-\u2010\u2011\u2012\u2013\u2014"
 def _without_edge_marks(text: str, span: Span) -> Span:
     """``span`` without unmatched brackets and dashes at its ends (it holds a letter or digit).
     The model's spans sometimes end in a closing bracket the gold leaves out ('(AS DISCUSSED
-    WITH NP JANICE)'), or begin or end with a dash, while the gold's own spans almost never
+    WITH NP JASMIN)'), or begin or end with a dash, while the gold's own spans almost never
     begin or end with a dash or end with an unmatched bracket."""
     start, end = span.start, span.end
     while True:
@@ -205,7 +205,7 @@ def _web_addresses_whole(text: str, spans: list[Span]) -> list[Span]:
     """Spans with no whitespace between them that make an email or web address joined into one,
     of the longer piece's class. The trees type the pieces of a word apart ('x@jqmail.' ID and
     'com' LOCATION), and a surrogate drawn piece by piece by class garbled the address
-    ('x@jqmail.cedar park'). Other pieces stay apart: in cross-validation, joining every word's
+    ('x@jqmail.cedar grove'). Other pieces stay apart: in cross-validation, joining every word's
     pieces into one class lost more F than joining same-class pieces alone."""
     out: list[Span] = []
     for span in spans:
