@@ -394,3 +394,66 @@ def test_model_rebuild_compares_every_file_either_folder_lists(tmp_path):
     assert script["compare"](shipped, rebuilt) == [
         ("ensemble.json", "same"), ("member-0/model.json", "differs"), ("new.json", "only rebuilt"),
         ("old.json", "only shipped")]
+
+
+def _tiny_learner_file(path: Path, seed: int = 0, nudge: float = 0.0) -> Path:
+    """A 3-tree xgboost model on seeded random data, saved as the model folders save learners
+    (gzip-compressed UBJSON), with ``nudge`` added to the first leaf of tree 1 (its split
+    condition and base weight) when given. Seed 0's label depends on columns 0 and 1, any
+    other seed's on columns 2 and 3 (so their trees split on other features)."""
+    import gzip
+    import json
+
+    import numpy as np
+    import xgboost
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(200, 4))
+    first = 0 if seed == 0 else 2
+    y = (x[:, first] + 0.5 * x[:, first + 1] > 0).astype(int)
+    booster = xgboost.train({"max_depth": 2, "eta": 0.3, "objective": "binary:logistic", "nthread": 1,
+                             "seed": 0}, xgboost.DMatrix(x, label=y), num_boost_round=3)
+    if nudge:
+        model = json.loads(booster.save_raw("json"))
+        tree = model["learner"]["gradient_booster"]["model"]["trees"][1]
+        leaf = tree["left_children"].index(-1)
+        tree["split_conditions"][leaf] += nudge
+        tree["base_weights"][leaf] += nudge
+        booster = xgboost.Booster()
+        booster.load_model(bytearray(json.dumps(model).encode()))
+    path.write_bytes(gzip.compress(bytes(booster.save_raw("ubj"))))
+    return path
+
+
+def test_model_rebuild_compares_trees_node_by_node(tmp_path):
+    """model_rebuild.py's tree comparison: two copies of one model are the same in structure with
+    no difference; a leaf moved by 0.01 is found, as a leaf value and a base weight, with the
+    structure still the same; a model grown from other data differs in structure."""
+    script = script_functions("model_rebuild.py")
+    compare = script["compare_learner_files"]
+    a = _tiny_learner_file(tmp_path / "a.ubj.gz")
+    same = compare(a, _tiny_learner_file(tmp_path / "b.ubj.gz"))
+    assert same["trees"] == (3, 3) and same["structure_same"] and same["base_score_same"]
+    assert same["split_conditions"] == same["base_weights"] == (0.0, 0.0)
+    assert same["values_differ"] == 0 < same["values"]
+    nudged = compare(a, _tiny_learner_file(tmp_path / "c.ubj.gz", nudge=0.01))
+    assert nudged["structure_same"] and nudged["values_differ"] == 2
+    assert nudged["leaf_values"][0] == pytest.approx(0.01, rel=1e-4)
+    assert nudged["base_weights"][0] == pytest.approx(0.01, rel=1e-4)
+    assert nudged["thresholds"] == (0.0, 0.0) and nudged["leaf_values"][1] > 0
+    other = compare(a, _tiny_learner_file(tmp_path / "d.ubj.gz", seed=1))
+    assert not other["structure_same"]
+
+
+def test_model_rebuild_compares_spans_note_by_note():
+    """model_rebuild.py's label comparison: counts, ids and digests; a span whose class changed
+    counts on both sides."""
+    from itdeid.document import Span
+    script = script_functions("model_rebuild.py")
+    shipped = [[Span(0, 4, "DATE")], [Span(2, 5, "DOCTOR"), Span(8, 9, "AGE")]]
+    same = script["compare_labels"](["n1", "n2"], shipped, [list(s) for s in shipped])
+    assert same["notes"] == 2 and same["spans"] == (3, 3) and same["differ"] == 0
+    assert same["notes_differ"] == [] and same["digest"][0] == same["digest"][1]
+    rebuilt = [[Span(0, 4, "DATE")], [Span(2, 5, "PATIENT"), Span(8, 9, "AGE")]]
+    changed = script["compare_labels"](["n1", "n2"], shipped, rebuilt)
+    assert changed["differ"] == 2 and changed["notes_differ"] == ["n2"]
+    assert changed["digest"][0] != changed["digest"][1]
