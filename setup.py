@@ -86,8 +86,10 @@ setup(
     ],
     extras_require={
         # selenium drives Debian's chromium through its chromedriver in the review page's browser
-        # test (a pure-Python wheel that downloads nothing when both paths are given)
-        "test": ["pytest>=7", "dask[distributed]>=2023.1", "sklearn-crfsuite>=0.5", "selenium>=4.10"],
+        # test (a pure-Python wheel that downloads nothing when both paths are given);
+        # matplotlib draws the release report's plots (itdeid report; the "plots" extra)
+        "test": ["pytest>=7", "dask[distributed]>=2023.1", "sklearn-crfsuite>=0.5", "selenium>=4.10",
+                 "matplotlib>=3.7"],
         # The CRF peer (itdeid cv --rows CRF): CRFsuite writes its own binary model files
         "peers": ["sklearn-crfsuite>=0.5"],
         # itdeid deid --engine dask

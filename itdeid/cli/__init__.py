@@ -20,7 +20,7 @@ from itdeid import __version__
 from itdeid.errors import UserError, printable
 
 #: Command modules under itdeid.cli, in the order ``itdeid --help`` lists them.
-COMMANDS = ("deid", "review", "adapt", "synth", "stats", "evaluate", "train", "tag", "cv", "pipeline")
+COMMANDS = ("deid", "review", "adapt", "report", "synth", "stats", "evaluate", "train", "tag", "cv", "pipeline")
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:

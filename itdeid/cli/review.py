@@ -7,6 +7,7 @@ it. The page is served on 127.0.0.1 with a secret in its URL (:mod:`itdeid.revie
 """
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import sys
 from pathlib import Path
@@ -55,9 +56,10 @@ def prepare(args):
     from itdeid import load_model
     from itdeid.estimators.deidentifier import set_threshold
     from itdeid.formats import read_corpus
+    from itdeid.batch.settings import model_fingerprint
     from itdeid.model_folder import model_digests
     from itdeid.resources import model_folder
-    from itdeid.review.sample import NEAR_SHARE, UNSURE_BELOW, batch_risks, choose_sample
+    from itdeid.review.sample import NEAR_SHARE, UNSURE_BELOW, batch_risks, choose_sample, token_probabilities
     from itdeid.review.store import ReviewStore
     from itdeid.text.pieces import tag_documents
 
@@ -72,17 +74,20 @@ def prepare(args):
     if not documents:
         raise UserError(f"{args.input}: no notes to review")
     predicted = tag_documents(model, documents)
-    risks = batch_risks(model, documents)
+    risks, untagged = batch_risks(model, documents)
     picks = choose_sample(risks, args.sample, args.random_share, args.seed)
+    tokens = token_probabilities(model, [documents[p.index] for p in picks])
     design = {"input": str(Path(args.input).resolve()), "population": len(documents),
               "sample": len(picks), "risk_notes": sum(p.stratum == "risk" for p in picks),
               "random_notes": sum(p.stratum == "random" for p in picks),
               "random_share": args.random_share, "seed": args.seed,
               "risk": {"near_miss_share_of_threshold": NEAR_SHARE, "unsure_below": UNSURE_BELOW},
               "model": str(folder), "model_files": model_digests.described(model_digests.check(folder)),
+              "model_sha256": model_fingerprint(folder),
               "threshold": model.operating_threshold(), "itdeid_version": __version__,
+              "untagged": dataclasses.asdict(untagged),
               "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
-    store = ReviewStore.create(args.corrections, documents, predicted, picks, risks, design)
+    store = ReviewStore.create(args.corrections, documents, predicted, picks, risks, design, tokens)
     print(f"chose {design['sample']} of {len(documents)} notes for review ({design['risk_notes']} by "
           f"risk, {design['random_notes']} at random, seed {args.seed}); review folder: {args.corrections}")
     return store

@@ -79,29 +79,80 @@ def choose_sample(risks: Sequence[Risk], size: int, random_share: float, seed: i
 
 #: Notes tokenized and scored together, at most this many characters at a time.
 BATCH_CHARS = 200_000
+#: Bins of the untagged tokens' P(PHI): 0, then log-spaced from this up to the threshold.
+LOWEST_BIN = 1e-5
+N_BINS = 40
 
 
-def batch_risks(model, documents) -> list[Risk]:
-    """The :class:`Risk` of each of ``documents`` under ``model`` (an itdeid model that gives
-    label probabilities) at its operating threshold (one half where it tags by argmax)."""
+@dataclass
+class Untagged:
+    """The batch's untagged tokens by P(PHI): ``counts[k]`` tokens with P(PHI) in
+    ``[edges[k], edges[k+1])``, whose P(PHI) sum to ``sums[k]`` (what the model-based estimate
+    of the PHI left reads, without keeping a number a token)."""
+    edges: list[float]
+    counts: list[int]
+    sums: list[float]
+
+    @classmethod
+    def empty(cls, threshold: float) -> "Untagged":
+        edges = [0.0] + list(np.geomspace(LOWEST_BIN, threshold, N_BINS + 1))
+        return cls(edges, [0] * (len(edges) - 1), [0.0] * (len(edges) - 1))
+
+    def add(self, p_phi: np.ndarray) -> None:
+        p = p_phi[p_phi < self.edges[-1]]
+        where = np.clip(np.searchsorted(self.edges, p, side="right") - 1, 0, len(self.counts) - 1)
+        counts = np.bincount(where, minlength=len(self.counts))
+        sums = np.bincount(where, weights=p, minlength=len(self.counts))
+        self.counts = [int(a + b) for a, b in zip(self.counts, counts)]
+        self.sums = [float(a + b) for a, b in zip(self.sums, sums)]
+
+
+def _probabilities(model, documents):
+    """Per note, its tokens' (start, end) in the note's own text and P(PHI), a batch of notes at
+    a time (an iterator)."""
     from itdeid.featurize import tokenize_document
-    threshold = model.operating_threshold()
-    threshold = 0.5 if threshold is None else threshold
-    risks: list[Risk] = []
     batch: list = []
     size = 0
 
     def flush():
         for td, proba in zip(batch, model.predict_proba_tokenized(batch)):
-            risks.append(note_risk(1.0 - proba[:, 0], threshold))
+            if td.starts is None:
+                offsets = [(t.start, t.end) for t in td.tokens]
+            else:                           # the model read a folded copy: offsets of the note
+                offsets = [(int(td.starts[t.start]), int(td.starts[t.end])) for t in td.tokens]
+            yield np.asarray(offsets, dtype=np.int64).reshape(-1, 2), (1.0 - proba[:, 0]).astype(np.float64)
         batch.clear()
 
     for doc in documents:
         batch.append(tokenize_document(doc, gold=False))
         size += len(doc.text)
         if size >= BATCH_CHARS:
-            flush()
+            yield from flush()
             size = 0
     if batch:
-        flush()
-    return risks
+        yield from flush()
+
+
+def _threshold(model) -> float:
+    threshold = model.operating_threshold()
+    return 0.5 if threshold is None else threshold
+
+
+def batch_risks(model, documents) -> tuple[list[Risk], Untagged]:
+    """The :class:`Risk` of each of ``documents`` under ``model`` (an itdeid model that gives
+    label probabilities) at its operating threshold (one half where it tags by argmax), and
+    the batch's :class:`Untagged` tokens."""
+    threshold = _threshold(model)
+    untagged = Untagged.empty(threshold)
+    risks = []
+    for _, p_phi in _probabilities(model, documents):
+        risks.append(note_risk(p_phi, threshold))
+        untagged.add(p_phi)
+    return risks, untagged
+
+
+def token_probabilities(model, documents) -> list[list[list]]:
+    """Per note, ``[start, end, P(PHI)]`` of each of its tokens (the reviewed notes' tokens,
+    from which the calibration of P(PHI) is measured)."""
+    return [[[int(a), int(b), round(float(p), 6)] for (a, b), p in zip(offsets, p_phi)]
+            for offsets, p_phi in _probabilities(model, documents)]

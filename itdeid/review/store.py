@@ -68,23 +68,26 @@ class ReviewStore:
     # -- making and opening ------------------------------------------------------------------
     @classmethod
     def create(cls, folder, documents: Sequence[Document], predicted: Sequence[Sequence[Span]],
-               picks, risks, design: dict) -> "ReviewStore":
+               picks, risks, design: dict, tokens: Sequence[list] | None = None) -> "ReviewStore":
         """A new review folder over ``documents`` (the batch), keeping the ``picks``
-        (:class:`~itdeid.review.sample.Pick`) with their ``predicted`` spans and ``risks``;
-        ``design`` is what chose them (written with it)."""
+        (:class:`~itdeid.review.sample.Pick`) with their ``predicted`` spans and ``risks``, and
+        per pick its tokens' ``[start, end, P(PHI)]`` (``tokens``, in the picks' order; what the
+        calibration of P(PHI) is measured from); ``design`` is what chose them."""
         folder = Path(folder)
         if (folder / STATE).exists():
             raise UserError(f"{folder / STATE} already holds a review: resume it with "
                             f"'itdeid review --corrections {folder}', or give another folder")
         notes = []
-        for pick in picks:
+        tokens = list(tokens) if tokens is not None else [[] for _ in picks]
+        for pick, note_tokens in zip(picks, tokens):
             doc = documents[pick.index]
             risk = risks[pick.index]
             notes.append({"id": doc.id, "patient": doc.patient, "text": doc.text,
                           "stratum": pick.stratum, "probability": pick.probability,
                           "near_misses": risk.near_misses, "unsure_tags": risk.unsure_tags,
                           "predicted": _span_list(predicted[pick.index]),
-                          "spans": _span_list(predicted[pick.index]), "reviewed": False})
+                          "spans": _span_list(predicted[pick.index]), "reviewed": False,
+                          "tokens": note_tokens})
         ids = [n["id"] for n in notes]
         if len(set(ids)) != len(ids):
             raise UserError("the sampled notes share an id; give notes with distinct ids to review")
@@ -110,6 +113,8 @@ class ReviewStore:
                 note["predicted"] = _span_list(checked_spans(note["predicted"], note["text"]))
                 if not isinstance(note["reviewed"], bool):
                     raise ValueError("'reviewed' must be true or false")
+                if not isinstance(note.setdefault("tokens", []), list):
+                    raise ValueError("'tokens' must be a list")
         except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, ValueError) as e:
             raise UserError(f"{path}: damaged review file ({type(e).__name__}: "
                             f"{e if isinstance(e, ValueError) and not isinstance(e, json.JSONDecodeError) else 'unreadable'})") from None
