@@ -12,15 +12,17 @@ found. Assumptions: the reviewer found every PHI of a reviewed note; the random 
 (it is, by construction); misses are counted by instance, where one overlapping tag finds it.
 
 **From the model's probabilities** (:func:`model_estimate`). The batch's untagged tokens, binned
-by P(PHI) when the sample was chosen, each hold PHI with the probability a calibration curve
-gives their P(PHI). The curve is isotonic regression of "is PHI" (the reviewed notes' corrected
-spans) on P(PHI) over the reviewed notes' untagged tokens; its quality is shown by
-cross-validation over reviewed notes (each note's tokens predicted by a curve fitted on the
-others). The expected PHI tokens left are divided by the mean tokens a missed instance spans in
-the review (by the mean of all gold instances where review found no miss). The interval comes
-from refitting the curve on reviewed notes drawn with replacement (percentile bootstrap).
-Assumptions: P(PHI) means the same in the reviewed notes as in the batch (the risk stratum
-over-represents unsure notes, so this leans high); the review found every PHI.
+by P(PHI) when the sample was chosen, each lie in a missed PHI instance with the probability a
+calibration curve gives their P(PHI). The curve is isotonic regression, over the reviewed
+notes' untagged tokens, of "lies in an instance no tag overlaps" (a miss, as the first estimate
+counts it) on P(PHI), each note weighted by one over its inclusion probability; its quality is
+shown by cross-validation over reviewed notes (each note's tokens predicted by a curve fitted on
+the others). The expected tokens of missed instances are divided by the mean tokens a missed
+instance spans in the review (by the mean of all gold instances where review found no miss).
+The interval comes from refitting the curve on reviewed notes drawn with replacement
+(percentile bootstrap), and is never narrower than an exact Poisson bound on the missed tokens
+the review found among untagged ones. Assumptions: P(PHI) means the same in the reviewed notes
+as in the batch; the review found every PHI.
 """
 from __future__ import annotations
 
@@ -38,13 +40,13 @@ DESIGN_ASSUMPTIONS = (
     "random stand for all the notes not chosen by risk. The interval is the wider of a normal "
     "one and an exact Poisson one. It assumes the reviewer found every PHI of a reviewed note.")
 MODEL_ASSUMPTIONS = (
-    "The batch's untagged tokens each count as PHI with the probability that the model's P(PHI) "
-    "turned out to mean in the reviewed notes (a calibration curve, checked by cross-validation "
-    "over reviewed notes), divided by the tokens a missed PHI spans. It assumes P(PHI) means the "
-    "same in the reviewed notes as in the batch (the notes chosen by risk are the model's least "
-    "sure, so it leans high) and that the review found every PHI; the interval comes from "
-    "resampling the reviewed notes, and is never narrower than a Poisson bound on the PHI the "
-    "review found among untagged tokens.")
+    "Each untagged token of the batch counts as part of a missed PHI with the probability that "
+    "its P(PHI) turned out to mean in the reviewed notes (a calibration curve, each reviewed note "
+    "weighted by how it was sampled, checked by cross-validation over reviewed notes), divided by "
+    "the tokens a missed PHI spans. It assumes P(PHI) means the same in the reviewed notes as in "
+    "the batch and that the review found every PHI; the interval comes from resampling the "
+    "reviewed notes, and is never narrower than a Poisson bound on the missed tokens the review "
+    "found among untagged ones.")
 #: Bootstrap draws of the model-based interval.
 BOOTSTRAP = 200
 
@@ -135,30 +137,38 @@ def design_estimate(reviews: list[NoteReview], strata: dict[str, int], notes: in
 
 
 def _calibration_data(notes: list[dict]):
-    """Per reviewed note, its untagged tokens' P(PHI) and whether each is PHI (in a corrected
-    span). Tagged tokens are left out: the estimate is of PHI among untagged tokens."""
+    """Per reviewed note, its untagged tokens' P(PHI), whether each lies in a PHI instance the
+    model missed whole (a gold span no predicted span overlaps: a miss as the design-based
+    estimate counts it), and the note's weight, one over its inclusion probability (the notes
+    chosen by risk would otherwise teach the curve that P(PHI) means more than it does)."""
     data = []
     for note in notes:
         tokens = note.get("tokens") or []
         if not tokens:
             continue
         p = np.array([t[2] for t in tokens], dtype=np.float64)
-        phi = np.array([any(_overlaps(t, s) for s in note["spans"]) for t in tokens], dtype=bool)
-        tagged = np.array([any(_overlaps(t, s) for s in note["predicted"]) for t in tokens], dtype=bool)
-        data.append((p[~tagged], phi[~tagged]))
+        missed = [g for g in note["spans"] if not any(_overlaps(g, q) for q in note["predicted"])]
+        in_miss = np.array([any(_overlaps(t, g) for g in missed) for t in tokens], dtype=bool)
+        tagged = np.array([any(_overlaps(t, q) for q in note["predicted"]) for t in tokens], dtype=bool)
+        weight = 1.0 / float(note.get("probability") or 1.0)
+        data.append((p[~tagged], in_miss[~tagged], weight))
     return data
 
 
-def _fit(p, y):
+def _fit(sample):
+    """The isotonic curve of ``sample``'s (P(PHI), in a missed instance, weight) notes."""
     from sklearn.isotonic import IsotonicRegression
-    return IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(p, y.astype(np.float64))
+    p = np.concatenate([d[0] for d in sample])
+    y = np.concatenate([d[1] for d in sample]).astype(np.float64)
+    w = np.concatenate([np.full(len(d[0]), d[2]) for d in sample])
+    return IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(p, y, sample_weight=w)
 
 
 def calibration_curve(notes: list[dict], folds: int = 5, seed: int = 0):
-    """Out-of-fold calibration of the reviewed notes' untagged tokens: ``(p, predicted, is_phi)``
+    """Out-of-fold calibration of the reviewed notes' untagged tokens: ``(p, predicted, missed)``
     arrays, each token's P(PHI), the curve's value for it from a curve fitted on the other
-    notes' tokens (notes dealt to ``folds`` parts at random), and whether it is PHI; None
-    without reviewed tokens."""
+    notes' tokens (notes dealt to ``folds`` parts at random), and whether it lies in a missed
+    instance; None without reviewed tokens."""
     data = _calibration_data(notes)
     if len(data) < 2:
         return None
@@ -167,8 +177,8 @@ def calibration_curve(notes: list[dict], folds: int = 5, seed: int = 0):
     for f in np.unique(part):
         train = [d for d, k in zip(data, part) if k != f]
         test = [d for d, k in zip(data, part) if k == f]
-        curve = _fit(np.concatenate([d[0] for d in train]), np.concatenate([d[1] for d in train]))
-        for p, y in test:
+        curve = _fit(train)
+        for p, y, _ in test:
             p_all.append(p)
             fit_all.append(curve.predict(p) if len(p) else p)
             y_all.append(y)
@@ -192,8 +202,7 @@ def model_estimate(notes: list[dict], untagged: dict, reviews: list[NoteReview],
     span = max(span, 1.0)
 
     def expected(sample):
-        curve = _fit(np.concatenate([d[0] for d in sample]), np.concatenate([d[1] for d in sample]))
-        return float((counts * curve.predict(mean_p)).sum()) / span
+        return float((counts * _fit(sample).predict(mean_p)).sum()) / span
     total = expected(data)
     rng = np.random.default_rng(seed)
     draws = [expected([data[i] for i in rng.integers(0, len(data), len(data))]) for _ in range(BOOTSTRAP)]
