@@ -37,7 +37,21 @@ ROOT = Path(__file__).resolve().parents[1]
 #: What the child process runs, in the checkout on its PYTHONPATH.
 CHILD = r"""
 import hashlib, json, sys, time
-from itdeid.model_folder.load import load_model
+# the checkout on PYTHONPATH, not an editable install's finder, must give every itdeid module,
+# its data packages too (features/ and gazetteers/ install as itdeid.features, itdeid.gazetteers)
+import importlib.util, os, pathlib
+sys.meta_path = [f for f in sys.meta_path if "__editable__" not in getattr(f, "__module__", "")]
+import itdeid
+for name in ("features", "gazetteers"):
+    folder = pathlib.Path(os.environ["PYTHONPATH"]) / name
+    spec = importlib.util.spec_from_file_location(f"itdeid.{name}", folder / "__init__.py",
+                                                  submodule_search_locations=[str(folder)])
+    sys.modules[f"itdeid.{name}"] = module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+try:                # the loader's module since the package was split by role
+    from itdeid.model_folder.load import load_model
+except ImportError:  # the flat package before it
+    from itdeid.deidentifier import load_model
 from itdeid.featurize import tokenize_document
 from itdeid.formats import read_corpus
 corpus, model_dir, skip, notes, warm = sys.argv[1], sys.argv[2], *map(int, sys.argv[3:6])
