@@ -59,15 +59,17 @@ def test_the_model_estimate_follows_the_calibrated_rate_and_is_never_sure_of_non
         notes.append(_note([[int(o), int(o) + 1, "DATE"] for o in offsets[phi]], [],
                            [[int(o), int(o) + 1, float(q)] for o, q in zip(offsets, p)]))
     reviews = [review_note(n) for n in notes]
-    untagged = {"counts": [1000, 1000], "sums": [10.0, 80.0]}    # mean P 0.01 and 0.08
+    untagged = {"counts": [50000, 50000], "sums": [500.0, 4000.0]}    # mean P 0.01 and 0.08
     e = model_estimate(notes, untagged, reviews, population=500)
-    assert e.total == pytest.approx(1000 * 0.02 + 1000 * 0.16, rel=0.35)
+    assert e.total == pytest.approx(50000 * 0.02 + 50000 * 0.16, rel=0.35)
     assert e.low <= e.total <= e.high
     p, fitted, y = calibration_curve(notes)
     assert len(p) == len(fitted) == len(y) == 6000 and abs(fitted.mean() - y.mean()) < 0.02
     none = [_note([], [], [[i, i + 1, 0.01] for i in range(0, 400, 2)]) for _ in range(5)]
     nothing = model_estimate(none, untagged, [review_note(n) for n in none], population=500)
     assert nothing.total == 0 and nothing.high > 0
+    # the misses review found are a floor of what is left
+    assert model_estimate(notes, untagged, reviews, population=500).low >= sum(r.misses for r in reviews)
 
 
 def _itdeid(*args):
@@ -90,7 +92,7 @@ def test_the_report_of_a_batch_and_its_review_holds_counts_and_plots_and_no_note
     for heading in ("What ran", "What was found", "What review found", "PHI estimated to be left"):
         assert f"<h2>{heading}</h2>" in text
     assert text.count("data:image/png;base64,") == 2
-    assert "checked: 17 files match SHA256SUMS" in text and "2 of 3 sampled notes reviewed" in text
+    assert "checked: 17 files match SHA256SUMS" in text and "2 of the 3 sampled notes are reviewed" in text
     assert "http://" not in text and "https://" not in text
     assert "judged another model" not in text                # the batch's model is the reviewed one
     notes = " ".join(p.read_text() for p in (ROOT / "samples" / "notes").glob("*.txt"))

@@ -213,4 +213,6 @@ def model_estimate(notes: list[dict], untagged: dict, reviews: list[NoteReview],
     seen = sum(len(d[1]) for d in data)
     rate_high = _poisson_interval(found)[1] / max(seen, 1)
     high = max(high, rate_high * counts.sum() / span)
-    return Estimate(total, float(min(low, total)), float(max(high, total)), population)
+    found_misses = sum(r.misses for r in reviews)      # the batch holds at least these
+    total = max(total, found_misses)
+    return Estimate(total, float(max(min(low, total), found_misses)), float(max(high, total)), population)

@@ -129,8 +129,8 @@ def _review_sections(plt, folder: Path, batch_notes: int, tagged_by: set) -> lis
     reviews = [est.review_note(n) for n in reviewed]
     population = int(design.get("population") or batch_notes)
     parts = ["<h2>What review found</h2>",
-             f"<p>{len(reviewed)} of {len(store.state['notes'])} sampled notes reviewed (of {population:,} "
-             f"notes in the batch reviewed for this report): sampled {design.get('risk_notes')} by risk and "
+             f"<p>{len(reviewed)} of the {len(store.state['notes'])} sampled notes are reviewed. The sample "
+             f"was drawn from {population:,} notes: {design.get('risk_notes')} by risk and "
              f"{design.get('random_notes')} at random, seed {design.get('seed')}; model threshold "
              f"{design.get('threshold')}.</p>"]
     if design.get("model_sha256") and tagged_by != {design["model_sha256"]}:
