@@ -27,6 +27,7 @@ def add_parser(subparsers):
                    help="parts the notes are split into, by patient, to choose the threshold (default 5)")
     p.add_argument("--target-recall", type=float, default=None,
                    help="share of the notes' PHI tokens the threshold must find (default: the base model's)")
+    p.add_argument("--n-jobs", type=int, default=1, help="xgboost threads (default 1)")
     p.set_defaults(run=run)
 
 
@@ -66,7 +67,8 @@ def run(args):
         base, documents,
         rounds=adapting.ROUNDS if args.rounds is None else args.rounds,
         learning_rate=adapting.LEARNING_RATE if args.learning_rate is None else args.learning_rate,
-        folds=adapting.FOLDS if args.folds is None else args.folds, target_recall=args.target_recall)
+        folds=adapting.FOLDS if args.folds is None else args.folds, target_recall=args.target_recall,
+        n_jobs=args.n_jobs)
     seconds = time.perf_counter() - start
     with replacing(args.out) as fresh:
         model.save(fresh)

@@ -67,7 +67,7 @@ class Adaptation:
 
 
 def continued(learner: Learner, X: np.ndarray, y: np.ndarray, rounds: int, learning_rate: float,
-              seed: int = 0, n_jobs: int | None = None) -> Learner:
+              seed: int = 0, n_jobs: int = 1) -> Learner:
     """A copy of the fitted xgboost ``learner`` with ``rounds`` trees more, grown on rows ``X``
     with label codes ``y`` (the learner itself is unchanged). Rows of a class the learner does
     not know are left out of a model that names classes."""
@@ -90,7 +90,7 @@ def continued(learner: Learner, X: np.ndarray, y: np.ndarray, rounds: int, learn
         return out
     logistic = learner.two_step and len(learner.classes_) == 2
     params = {"eta": learning_rate, "max_depth": learner.max_depth or 6, "tree_method": "hist", "max_bin": 256,
-              "colsample_bytree": 0.8, "seed": seed, "nthread": n_jobs or 0, "device": "cpu",
+              "colsample_bytree": 0.8, "seed": seed, "nthread": n_jobs, "device": "cpu",
               "objective": "binary:logistic" if logistic else "multi:softprob"}
     if not logistic:
         params["num_class"] = len(learner.classes_)
@@ -106,27 +106,29 @@ def continued(learner: Learner, X: np.ndarray, y: np.ndarray, rounds: int, learn
     return out
 
 
-def _adapted_member(member: TokenModel, docs, rounds: int, learning_rate: float) -> TokenModel:
+def _adapted_member(member: TokenModel, docs, rounds: int, learning_rate: float, n_jobs: int) -> TokenModel:
     if member.previous != "none":
         raise UserError("adapting needs members that tag every token at once (previous='none', "
                         "the recipe's); train a model on the corrected notes instead")
     out = copy.copy(member)             # shares the base's extractor, which is only read
     X = member.extractor_.transform(docs)
     y = np.concatenate([td.labels for td in docs]).astype(np.int64)
-    out.learner_ = continued(member.learner_, X, y, rounds, learning_rate, member.random_state, member.n_jobs)
+    out.learner_ = continued(member.learner_, X, y, rounds, learning_rate, member.random_state, n_jobs)
     return out
 
 
-def adapted_model(model, docs, rounds: int = ROUNDS, learning_rate: float = LEARNING_RATE):
+def adapted_model(model, docs, rounds: int = ROUNDS, learning_rate: float = LEARNING_RATE, n_jobs: int = 1):
     """A copy of ``model`` (an :class:`InnerEnsemble` or a :class:`TokenModel` without a
     context stage) whose boosted trees are continued on the tokenized ``docs`` (with gold
-    labels); its threshold is the base model's."""
+    labels); its threshold is the base model's. ``n_jobs``: xgboost's threads (one by default:
+    a site's few notes give each round little to share out, and on a machine busy with other
+    work two threads were many times slower than one)."""
     if isinstance(model, InnerEnsemble):
         out = copy.copy(model)
-        out.members_ = [_adapted_member(m, docs, rounds, learning_rate) for m in model.members_]
+        out.members_ = [_adapted_member(m, docs, rounds, learning_rate, n_jobs) for m in model.members_]
         out.__dict__.pop("_seen_merged", None)
     elif isinstance(model, TokenModel) and getattr(model, "context_learner_", None) is None:
-        out = _adapted_member(model, docs, rounds, learning_rate)
+        out = _adapted_member(model, docs, rounds, learning_rate, n_jobs)
     else:
         raise UserError(f"adapting works on an ensemble or a single token model, not a "
                         f"{type(model).__name__}: train a model on the corrected notes instead")
@@ -135,12 +137,13 @@ def adapted_model(model, docs, rounds: int = ROUNDS, learning_rate: float = LEAR
 
 
 def adapt(model, documents: Sequence[Document], rounds: int = ROUNDS, learning_rate: float = LEARNING_RATE,
-          folds: int = FOLDS, target_recall: float | None = None):
+          folds: int = FOLDS, target_recall: float | None = None, n_jobs: int = 1):
     """``model`` adapted to the corrected ``documents`` (gold spans: the reviewed notes of a site),
     with its threshold chosen on them by cross-validation grouped by patient (see the module
     docstring); returns ``(adapted model, Adaptation)``."""
     check_count("rounds", rounds, 1)
     check_count("folds", folds, 2)
+    check_count("n_jobs", n_jobs, 1)
     if isinstance(learning_rate, bool) or not isinstance(learning_rate, (int, float)) or not 0 < learning_rate <= 1:
         raise ParameterError(f"the learning rate must be above 0 and at most 1, got {learning_rate!r}")
     if target_recall is not None:
@@ -160,14 +163,14 @@ def adapt(model, documents: Sequence[Document], rounds: int = ROUNDS, learning_r
     for f in range(k):
         train = [docs[i] for i in np.flatnonzero(fold != f)]
         test = np.flatnonzero(fold == f)
-        part = adapted_model(model, train, rounds, learning_rate)
+        part = adapted_model(model, train, rounds, learning_rate, n_jobs)
         for i, proba in zip(test, part.predict_proba_tokenized([docs[i] for i in test])):
             oof[i] = proba
     proba = np.concatenate(oof)
     threshold = threshold_for_recall(proba, gold, target_recall)
     p_phi = 1.0 - proba[:, 0]
     tagged, phi = p_phi >= threshold, gold != 0
-    adapted = adapted_model(model, docs, rounds, learning_rate)
+    adapted = adapted_model(model, docs, rounds, learning_rate, n_jobs)
     base_threshold = model.operating_threshold()
     adapted.threshold_ = threshold
     if getattr(adapted, "threshold", None) is not None:     # a fixed threshold would hide the chosen one
