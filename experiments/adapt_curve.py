@@ -2,7 +2,8 @@
 ``itdeid adapt``)
 
     python experiments/adapt_curve.py [--physionet DIR] [--cache DIR] [--records 320] [--seed 7]
-        [--sizes 10,25,50,100] [--draws 3] [--letter-sizes 4,8] [--scratch-max N] [--n-jobs 2]
+        [--sizes 10,25,50,100] [--draws 3] [--letter-sizes 4,8] [--letter-draws D] [--scratch-max N]
+        [--n-jobs 2] [--cell-jobs 1] [--cut TEXT]
         [--out experiments/results/adapt-curve.md] [--plot experiments/results/adapt-curve.png]
 
 A base model is the recipe trained on the PhysioNet split with no synthetic records
@@ -78,6 +79,7 @@ def parse_args(argv=None):
     p.add_argument("--sizes", default="10,25,50,100", help="site A's numbers of corrected notes")
     p.add_argument("--draws", type=int, default=3, help="draws of each size (default 3)")
     p.add_argument("--letter-sizes", default="4,8", help="site B's numbers of corrected letters")
+    p.add_argument("--letter-draws", type=int, default=None, help="draws of each site B size (default: --draws)")
     p.add_argument("--scratch-max", type=int, default=None,
                    help="train from scratch only up to this many notes (default: every size)")
     p.add_argument("--n-jobs", type=int, default=2, help="xgboost threads training the base model (default 2)")
@@ -362,7 +364,8 @@ def main(argv=None) -> int:
         cells.append(dict(cell, site=site, n=n, arm=arm, draw=draw, test_notes=len(test_docs)))
 
     # site B: n letters drawn, scored on the others
-    for draw in range(args.draws):
+    letter_draws = args.draws if args.letter_draws is None else args.letter_draws
+    for draw in range(letter_draws):
         for n in letter_sizes:
             chosen_ids = set(random.Random(f"letters-{args.seed}-{n}-{draw}").sample([d.id for d in letters], n))
             chosen = [d for d in letters if d.id in chosen_ids]
@@ -410,8 +413,8 @@ def main(argv=None) -> int:
               f"100 rounds, learning rate 0.1, 5 folds, at the threshold it chose); from scratch "
               f"(`itdeid train NOTES.xml --synthetic 0 --n-jobs {args.cell_jobs}` on the n notes alone, at its threshold); "
               f"adapting and training from scratch with {args.cell_jobs} xgboost thread(s) (`--cell-jobs`)\n"
-            + f"- draws: {args.draws} a size; sizes {', '.join(map(str, sizes))} (site A), "
-              f"{', '.join(map(str, letter_sizes))} (site B)"
+            + f"- draws: {args.draws} a size on site A (sizes {', '.join(map(str, sizes))}), "
+              f"{letter_draws} on site B (sizes {', '.join(map(str, letter_sizes))})"
             + (f"; from scratch only up to {args.scratch_max} notes" if args.scratch_max is not None else "") + "\n"
             + (f"- cut from the grid: {args.cut}\n" if args.cut else "")
             + f"- time: {cell_seconds / 60:.1f} min for the cells (adapting, training, tagging, scoring), "
