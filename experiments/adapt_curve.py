@@ -53,6 +53,7 @@ import pandas as pd
 
 from itdeid import load_model
 from itdeid.evaluation.evaluate import evaluate
+from itdeid.estimators.operating_point import MAX_THRESHOLD
 from itdeid.evaluation.report import header, markdown_table
 from itdeid.formats import read_annotated_corpus
 from itdeid.formats.i2b2_2006 import write_i2b2_2006
@@ -285,6 +286,18 @@ def reach_sentence(cells, site: str, name: str, level: float | None, level_sourc
             f"{level:.2f} %; the highest mean is {means[best][0]:.2f} % at {best}.")
 
 
+def capped_sentence(cells) -> str:
+    """How often adapting's chosen threshold was the highest allowed, by site."""
+    parts = []
+    for site in sorted({c["site"] for c in cells}):
+        adapted = [c for c in cells if c["site"] == site and c["arm"] == "adapted" and c["status"] == "ok"]
+        capped = [c for c in adapted if c["threshold"] >= MAX_THRESHOLD]
+        parts.append(f"{len(capped)} of {len(adapted)} on site {site[0]}")
+    return (f" Adapting chooses the threshold at which its out-of-fold P(PHI) on the corrected notes "
+            f"reach the base model's target share of their PHI tokens ({RECIPE['target_recall']}), at most "
+            f"{MAX_THRESHOLD:g}; it stood at {MAX_THRESHOLD:g} in " + ", ".join(parts) + " draws.")
+
+
 def plot(cells, level, path: Path) -> None:
     import matplotlib
     matplotlib.use("Agg")
@@ -428,7 +441,7 @@ def main(argv=None) -> int:
             + "\n" + reach_sentence(cells, site_a, "site A", level, level_source)
             + " " + reach_sentence(cells, site_b, "site B", level, level_source)
             + f" (Level: the recipe's 10-fold out-of-fold binary recall on PhysioNet at its target "
-              f"{RECIPE['target_recall']}, floor 0.001, read from `{level_source}`.)\n"
+              f"{RECIPE['target_recall']}, floor 0.001, read from `{level_source}`.)" + capped_sentence(cells) + "\n"
             + ("\nNot trainable from scratch: " + "; ".join(f"`{r}`" for r in refusals) + "\n" if refusals else "")
             + f"\n![recall and precision against corrected notes]({Path(args.plot).name})\n"
             + "\n## Every draw\n\n`adapt's oof R / P`: the out-of-fold recall and precision on the "
