@@ -102,8 +102,10 @@ def test_bad_settings_and_too_few_notes_are_clear_errors(base, site):
 def test_the_command_adapts_the_shipped_model_to_corrections_and_writes_a_card(site, tmp_path):
     write_i2b2_2006(site[:4], tmp_path / "corrections.xml")
     out = tmp_path / "adapted"
+    # from tests/: in a checkout's root the source itdeid/ (without its data packages) would be
+    # imported instead of the installed one
     done = subprocess.run([sys.executable, "-m", "itdeid", "adapt", str(tmp_path), "--out", str(out),
-                           "--rounds", "5", "--folds", "2"], capture_output=True, text=True, cwd=ROOT)
+                           "--rounds", "5", "--folds", "2"], capture_output=True, text=True, cwd=ROOT / "tests")
     assert done.returncode == 0, done.stderr
     assert "adapted default on 4 corrected notes" in done.stdout
     assert (out / "SHA256SUMS").is_file() and (out / "ensemble.json").is_file()
@@ -113,5 +115,5 @@ def test_the_command_adapts_the_shipped_model_to_corrections_and_writes_a_card(s
     state = json.loads((out / "ensemble.json").read_text())
     assert state["threshold"] is not None
     tagged = subprocess.run([sys.executable, "-m", "itdeid", "tag", str(out), str(tmp_path / "corrections.xml"),
-                             "--out", str(tmp_path / "pred.jsonl")], capture_output=True, text=True, cwd=ROOT)
+                             "--out", str(tmp_path / "pred.jsonl")], capture_output=True, text=True, cwd=ROOT / "tests")
     assert tagged.returncode == 0, tagged.stderr

@@ -73,14 +73,16 @@ def test_the_model_estimate_follows_the_calibrated_rate_and_is_never_sure_of_non
 
 
 def _itdeid(*args):
-    return subprocess.run([sys.executable, "-m", "itdeid", *args], capture_output=True, text=True, cwd=ROOT)
+    # from tests/: in a checkout's root, python -m itdeid would import the source itdeid/, which
+    # lacks the data packages an install adds (itdeid.features, itdeid.gazetteers)
+    return subprocess.run([sys.executable, "-m", "itdeid", *args], capture_output=True, text=True, cwd=ROOT / "tests")
 
 
 def test_the_report_of_a_batch_and_its_review_holds_counts_and_plots_and_no_note_text(tmp_path):
     pytest.importorskip("matplotlib", reason="itdeid report needs matplotlib (pip install '.[test]')")
     out, review, page = tmp_path / "deid", tmp_path / "review", tmp_path / "report.html"
-    assert _itdeid("deid", "samples/notes", "--out", str(out)).returncode == 0
-    assert _itdeid("review", "samples/notes", "--corrections", str(review), "--sample", "3",
+    assert _itdeid("deid", str(ROOT / "samples" / "notes"), "--out", str(out)).returncode == 0
+    assert _itdeid("review", str(ROOT / "samples" / "notes"), "--corrections", str(review), "--sample", "3",
                    "--no-serve").returncode == 0
     store = ReviewStore.open(review)
     first = store.note(0)

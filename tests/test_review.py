@@ -175,12 +175,14 @@ def test_a_bad_save_is_a_clear_error_and_the_log_holds_no_note_text(served, capl
 
 # -- the command --------------------------------------------------------------------------------
 def _itdeid(*args):
-    return subprocess.run([sys.executable, "-m", "itdeid", *args], capture_output=True, text=True, cwd=ROOT)
+    # from tests/: in a checkout's root, python -m itdeid would import the source itdeid/, which
+    # lacks the data packages an install adds (itdeid.features, itdeid.gazetteers)
+    return subprocess.run([sys.executable, "-m", "itdeid", *args], capture_output=True, text=True, cwd=ROOT / "tests")
 
 
 def test_the_command_prepares_a_review_of_the_samples_and_resumes_it(tmp_path):
     folder = tmp_path / "review"
-    done = _itdeid("review", "samples/notes", "--corrections", str(folder), "--sample", "2",
+    done = _itdeid("review", str(ROOT / "samples" / "notes"), "--corrections", str(folder), "--sample", "2",
                    "--random-share", "0.5", "--no-serve")
     assert done.returncode == 0, done.stderr
     design = json.loads((folder / DESIGN).read_text())
@@ -192,7 +194,8 @@ def test_the_command_prepares_a_review_of_the_samples_and_resumes_it(tmp_path):
     assert again.returncode == 0, again.stderr
     missing = _itdeid("review", "--corrections", str(tmp_path / "none"), "--no-serve")
     assert missing.returncode == 2 and "give the NOTES" in missing.stderr and "Traceback" not in missing.stderr
-    inside = _itdeid("review", "samples/notes", "--corrections", "samples/notes/review", "--no-serve")
+    notes = ROOT / "samples" / "notes"
+    inside = _itdeid("review", str(notes), "--corrections", str(notes / "review"), "--no-serve")
     assert inside.returncode == 2 and "inside the input folder" in inside.stderr
 
 
