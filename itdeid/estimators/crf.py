@@ -42,7 +42,7 @@ from itdeid.document import LABELS, Document, Span
 from itdeid.errors import ParameterError, UserError
 from itdeid.featurize import TokenizedDocument, tokenize_document, tokenize_documents
 from itdeid.featurize.word_lists import gazetteer_sets
-from itdeid.estimators.model import check_count, labels_in_documents, predict_spans
+from itdeid.estimators.model import check_count, check_training_documents, labels_in_documents, predict_spans
 from itdeid.model_folder.model_files import checked_params, damaged, read_model_state
 from itdeid.model_folder.model_out import check_kind
 from itdeid.estimators.resubstitute import resubstituted
@@ -165,12 +165,7 @@ class CRFModel(BaseEstimator):
 
     def fit_tokenized(self, docs: Sequence[TokenizedDocument], trusted=None) -> "CRFModel":
         sklearn_crfsuite = _crfsuite()
-        if not docs:
-            raise UserError("cannot train on an empty corpus")
-        if any(td.labels is None for td in docs):
-            raise UserError("training documents need gold labels")
-        if not any(td.labels.any() for td in docs):
-            raise UserError("the training documents hold no gold PHI: nothing to learn PHI from")
+        check_training_documents(docs)
         self.check_params()
         if self.stand_ins:
             copies = resubstituted([td.document for td in docs], self.stand_ins, self.random_state)

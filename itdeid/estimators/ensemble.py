@@ -57,7 +57,8 @@ from itdeid.model_folder.model_out import check_kind
 from itdeid.estimators.learners import N_LABELS, Learner
 from itdeid.passes.phrase_punctuation import check_pairs, left_out as punctuation_left_out
 from itdeid.passes.place_endings import check_kinds, left_out as endings_left_out
-from itdeid.estimators.model import NotFittedError, TokenModel, check_count, labels_in_documents, predict_spans
+from itdeid.estimators.model import (NotFittedError, TokenModel, check_count, check_training_documents,
+                                    labels_in_documents, predict_spans)
 from itdeid.pipeline import check_skip_passes, run_passes, saved_params
 from itdeid.estimators.operating_point import (check_threshold, decide, loaded_threshold, operating_threshold,
                                                threshold_for_recall)
@@ -298,10 +299,7 @@ class InnerEnsemble(BaseEstimator):
         over them finds less of the real notes' PHI than the target says (experiments/NOTEBOOK.md:
         synthetic records added to real training folds lower the recall on the real test notes
         below the target)."""
-        if not docs:
-            raise UserError("cannot train on an empty corpus")
-        if any(td.labels is None for td in docs):
-            raise UserError("training documents need gold labels")
+        check_training_documents(docs, phi=False)     # each member checks for PHI in its notes
         self.check_params()
         self.__dict__.pop("calibration_first_", None)     # a refit without the stage has none
         draws = self._check_draws()

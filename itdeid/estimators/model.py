@@ -86,6 +86,18 @@ def labels_in_documents(y) -> None:
                              "(Document.spans)")
 
 
+def check_training_documents(docs, phi: bool = True) -> None:
+    """A :class:`UserError` for tokenized training ``docs`` that are none, that lack gold labels
+    or, with ``phi``, that hold no gold PHI (a model of no PHI would also keep every word as
+    ordinary text)."""
+    if not docs:
+        raise UserError("cannot train on an empty corpus")
+    if any(td.labels is None for td in docs):
+        raise UserError("training documents need gold labels")
+    if phi and not any(td.labels.any() for td in docs):
+        raise UserError("the training documents hold no gold PHI: nothing to learn PHI from")
+
+
 class NotFittedError(UserError, sklearn.exceptions.NotFittedError):
     """The model is used before ``fit`` (or ``load``): scikit-learn's NotFittedError too, so
     ``except sklearn.exceptions.NotFittedError`` catches it."""
@@ -271,13 +283,7 @@ class TokenModel(BaseEstimator):
 
     def fit_tokenized(self, docs: Sequence[TokenizedDocument], trusted=None) -> "TokenModel":
         self.check_params()
-        if not docs:
-            raise UserError("cannot train on an empty corpus")
-        if any(td.labels is None for td in docs):
-            raise UserError("training documents need gold labels")
-        if not any(td.labels.any() for td in docs):
-            # a model of no PHI would also keep every word as ordinary text
-            raise UserError("the training documents hold no gold PHI: nothing to learn PHI from")
+        check_training_documents(docs)
         previous_labels, self.threshold_, self.context_learner_ = None, None, None
         copies: list[TokenizedDocument] = []
         if self.resubstitutions:
