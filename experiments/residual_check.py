@@ -37,7 +37,7 @@ from itdeid.evaluation.report import header
 from itdeid.formats import read_annotated_corpus
 from itdeid.formats.i2b2_2006 import read_i2b2_2006, write_i2b2_2006
 from itdeid.review.estimate import design_estimate, model_estimate, review_note
-from itdeid.review.sample import Untagged, _probabilities, _threshold, choose_sample, note_risk
+from itdeid.review.sample import Untagged, choose_sample, note_probabilities, note_risk, risk_threshold
 from itdeid.review.store import ReviewStore
 from itdeid.synth import generate
 from itdeid.text.pieces import tag_documents
@@ -50,11 +50,11 @@ CACHE = ROOT / "experiments" / "results" / "residual-check" / "cache"
 
 def tagged(model, documents):
     """Per note: predicted spans, tokens ``[start, end, P(PHI)]``, risk; and the untagged bins."""
-    threshold = _threshold(model)
+    threshold = risk_threshold(model)
     predicted = tag_documents(model, documents)
     untagged = Untagged.empty(threshold)
     rows = []
-    for doc, spans, (offsets, p_phi) in zip(documents, predicted, _probabilities(model, documents)):
+    for doc, spans, (offsets, p_phi) in zip(documents, predicted, note_probabilities(model, documents)):
         untagged.add(p_phi)
         rows.append({"spans": [[s.start, s.end, s.type] for s in doc.spans],
                      "predicted": [[s.start, s.end, s.type] for s in spans],

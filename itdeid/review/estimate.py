@@ -114,7 +114,7 @@ def _poisson_interval(m: int) -> tuple[float, float]:
 def design_estimate(reviews: list[NoteReview], strata: dict[str, int], notes: int) -> Estimate:
     """The design-weighted estimate of the batch's missed instances (module docstring);
     ``strata``: each stratum's size in the batch, ``notes``: the batch's notes."""
-    total, variance, found, half_widths = 0.0, 0.0, 0, []
+    total, found, half_widths = 0.0, 0, []
     for name, size in strata.items():
         m = np.array([r.misses for r in reviews if r.stratum == name], dtype=np.float64)
         n = len(m)

@@ -107,9 +107,9 @@ class Untagged:
         self.sums = [float(a + b) for a, b in zip(self.sums, sums)]
 
 
-def _probabilities(model, documents):
-    """Per note, its tokens' (start, end) in the note's own text and P(PHI), a batch of notes at
-    a time (an iterator)."""
+def note_probabilities(model, documents):
+    """Per note, its tokens' (start, end) in the note's own text and P(PHI) (an iterator that
+    tags :data:`BATCH_CHARS` of notes at a time)."""
     from itdeid.featurize import tokenize_document
     batch: list = []
     size = 0
@@ -133,7 +133,9 @@ def _probabilities(model, documents):
         yield from flush()
 
 
-def _threshold(model) -> float:
+def risk_threshold(model) -> float:
+    """The threshold risks are counted against: the model's operating threshold, or one half
+    for a model that tags by argmax."""
     threshold = model.operating_threshold()
     return 0.5 if threshold is None else threshold
 
@@ -142,10 +144,10 @@ def batch_risks(model, documents) -> tuple[list[Risk], Untagged]:
     """The :class:`Risk` of each of ``documents`` under ``model`` (an itdeid model that gives
     label probabilities) at its operating threshold (one half where it tags by argmax), and
     the batch's :class:`Untagged` tokens."""
-    threshold = _threshold(model)
+    threshold = risk_threshold(model)
     untagged = Untagged.empty(threshold)
     risks = []
-    for _, p_phi in _probabilities(model, documents):
+    for _, p_phi in note_probabilities(model, documents):
         risks.append(note_risk(p_phi, threshold))
         untagged.add(p_phi)
     return risks, untagged
@@ -155,4 +157,4 @@ def token_probabilities(model, documents) -> list[list[list]]:
     """Per note, ``[start, end, P(PHI)]`` of each of its tokens (the reviewed notes' tokens,
     from which the calibration of P(PHI) is measured)."""
     return [[[int(a), int(b), round(float(p), 6)] for (a, b), p in zip(offsets, p_phi)]
-            for offsets, p_phi in _probabilities(model, documents)]
+            for offsets, p_phi in note_probabilities(model, documents)]

@@ -140,8 +140,9 @@ class ReviewStore:
         with self._lock:
             n = self._note(i)
             checked = _span_list(checked_spans(spans, n["text"]))
+            which = n["reviewed"] != reviewed           # the set of reviewed notes changes
             n["spans"], n["reviewed"] = checked, reviewed
-            self._write()
+            self._write(which)
         return self.note(i)
 
     def _note(self, i) -> dict:
@@ -157,12 +158,17 @@ class ReviewStore:
         return [Document(n["id"], n["text"], [Span(*s) for s in n[which]], n["patient"])
                 for n in self.state["notes"] if n["reviewed"] or not reviewed_only]
 
-    def _write(self) -> None:
+    def _write(self, which: bool = True) -> None:
+        """Write the state and the corrections; with ``which`` (the reviewed notes are others
+        than at the last write) also the design and the model's spans of the reviewed notes,
+        which change only then."""
         write_atomic(self.folder / STATE, json.dumps(self.state, ensure_ascii=False).encode("utf-8"))
+        write_atomic(self.folder / CORRECTIONS, render_i2b2_2006(self.documents("spans"), self.folder / CORRECTIONS))
+        if not which:
+            return
         design = dict(self.state["design"], sampled=[
             {"id": n["id"], "stratum": n["stratum"], "probability": n["probability"],
              "near_misses": n["near_misses"], "unsure_tags": n["unsure_tags"], "reviewed": n["reviewed"]}
             for n in self.state["notes"]])
         write_atomic(self.folder / DESIGN, json.dumps(design, indent=1).encode("utf-8"))
-        write_atomic(self.folder / CORRECTIONS, render_i2b2_2006(self.documents("spans"), self.folder / CORRECTIONS))
         write_atomic(self.folder / PREDICTED, render_i2b2_2006(self.documents("predicted"), self.folder / PREDICTED))
