@@ -14,8 +14,9 @@ import pytest
 
 from itdeid import batch
 
-from itdeid.batch import progress
+from itdeid.batch import progress, run_record
 from itdeid.batch import tagging
+from itdeid.batch.settings import model_fingerprint
 from itdeid.cli import main
 from itdeid.formats import (read_i2b2_2006, read_jsonl_spans, write_i2b2_2006,
                             write_i2b2_2014, write_physionet)
@@ -25,6 +26,7 @@ from itdeid.render.outputs import FORMATS
 from helpers import tiny_corpus
 
 MANIFEST = batch.MANIFEST_NAME
+RECORD = batch.run_record.RECORD_NAME
 #: Files that make eight chunks at least on one or two workers (engines.chunk_files).
 SEVERAL_CHUNKS = 256
 
@@ -55,9 +57,9 @@ def deid(*args, model=None) -> int:
 
 
 def tree(folder: Path) -> dict[str, bytes]:
-    """Every file under ``folder`` but the manifest, by relative path."""
+    """Every file under ``folder`` but the manifest and the run record, by relative path."""
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*"))
-            if p.is_file() and p.name != MANIFEST}
+            if p.is_file() and p.name not in (MANIFEST, RECORD)}
 
 
 def _permissions_bite() -> bool:
@@ -1697,3 +1699,40 @@ def test_chunks_grow_with_the_run_but_leave_each_worker_several(tmp_path):
         sizes = [len(c) for c in engines.chunks(iter(units), engines.chunk_files(len(units), workers))]
         assert sum(sizes) == SEVERAL_CHUNKS and len(sizes) >= engines.CHUNKS_A_WORKER * workers
 
+
+
+def test_each_run_leaves_a_record_of_its_failures_for_the_report(tmp_path, model_dir, capsys):
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "good.txt").write_text("Seen by Dr. Quenby Alvarro on 3/4/2091.\n")
+    (src / "broken.txt").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)))
+    out = tmp_path / "out"
+    assert deid(src, "--out", out, model=model_dir) == 1
+    (first,) = run_record.read(out)
+    assert (first["files"], first["done"], first["skipped"], first["left_out"]) == (2, 1, 0, 0)
+    ((name, reason),) = first["failed"]
+    assert name == str((src / "broken.txt").resolve()) and reason == "binary file (a PNG image), not text"
+    assert first["ended"] and not first["stopped"] and first["format"] == "redact"
+    assert first["digests"] and first["threshold"] and first["model"] == model_fingerprint(model_dir)
+    path = out / run_record.RECORD_NAME
+    assert (path.stat().st_mode & 0o777) == 0o600
+    assert "Quenby" not in path.read_text() and "Alvarro" not in path.read_text()
+    (src / "broken.txt").write_text("Seen on 5/6/2091.\n")         # fixed, and run again
+    assert deid(src, "--out", out, model=model_dir) == 0
+    second = run_record.read(out)[-1]
+    assert (second["done"], second["skipped"], second["failed"]) == (1, 1, [])
+    with open(path, "ab") as handle:                              # a line a crash cut short
+        handle.write(b'{"finished": "2091-')
+    assert len(run_record.read(out)) == 2
+
+
+def test_a_strict_stop_is_recorded_with_the_inputs_it_left_out(tmp_path, model_dir):
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "a.txt").write_bytes(b"\x7fELF\x02\x01\x01" + bytes(9))
+    for name in ("b.txt", "c.txt"):
+        (src / name).write_text("Seen on 5/6/2091.\n")
+    assert deid(src, "--out", tmp_path / "out", "--strict", model=model_dir) != 0
+    (record,) = run_record.read(tmp_path / "out")
+    assert record["stopped"] and len(record["failed"]) == 1
+    assert record["left_out"] == record["files"] - record["done"] - 1 > 0

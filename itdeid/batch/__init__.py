@@ -17,6 +17,7 @@ module runs the batch; each part is described in the module that implements it:
   bar on a terminal, a line every 30 seconds otherwise (never note text nor file names).
 * :mod:`itdeid.batch.engines`: where inputs are processed (this process, a process pool, Dask).
 * :mod:`itdeid.batch.manifest`: the manifest that makes a rerun skip the inputs already done;
+  :mod:`itdeid.batch.run_record`: a line a run, with its failures, for ``itdeid report``;
   :mod:`itdeid.batch.files`: atomic writing, hashes and fingerprints, below all the others.
 
 Output layout (``OUT`` is ``--out``; ``STEM`` the relative path without its ``.txt``, ``.xml``,
@@ -25,7 +26,7 @@ Output layout (``OUT`` is ``--out``; ``STEM`` the relative path without its ``.t
     one note a file     OUT/STEM<suffix>                e.g. OUT/ward/note1.txt + .redact.jsonl
     several notes       --format jsonl: OUT/STEM.jsonl  (the spans of all its notes, in order)
                         other formats:  OUT/STEM/<note id><suffix>   e.g. OUT/id/1-1.txt
-    bookkeeping         OUT/.itdeid-manifest.jsonl
+    bookkeeping         OUT/.itdeid-manifest.jsonl, OUT/.itdeid-runs.jsonl (a line a run)
     secret key          beside OUT, never in it: OUT.itdeid-key (or --key-file)
     --rename            OUT/<keyed hash><suffix> instead of OUT/STEM<suffix>; the map back beside
                         OUT: OUT.itdeid-rename-map.csv (or --rename-map)
@@ -64,6 +65,7 @@ from itdeid.batch.files import make_private_folders
 from itdeid.batch.engines import (ENGINES, chunk_files, import_distributed, run_dask, run_inline,
                                   run_pool)
 from itdeid.errors import UserError, printable
+from itdeid.batch import run_record
 from itdeid.batch.inputs import (INPUT_FORMATS, InputFailed, Unit, check_layout, expand_inputs,
                                  unique_units, without_itdeid_files, without_span_files)
 from itdeid.batch.manifest import (MANIFEST_NAME, Manifest, entry_for, other_root, remove_orphans,
@@ -334,12 +336,12 @@ def deidentify(inputs: Iterable[str], out, model=None, fmt: str = DEFAULT_FORMAT
                    f"{mode:o}); chmod 600 it")
     if removed:
         report(f"note: removed {removed} temporary files left in {out} by an interrupted run")
+    described = (model_dir, model_digests.described(matched), threshold_described(model_dir, threshold))
     summary = _run(units, out, settings, manifest, force, strict, workers, engine, scheduler,
-                   tagger, progress, report)
+                   tagger, progress, report, described)
     summary.key_file, summary.rename_map, summary.grouping = where_key, where_map, grouping
     summary.seconds = time.perf_counter() - began        # the model's loading included
-    summary.model, summary.digests = model_dir, model_digests.described(matched)
-    summary.threshold = threshold_described(model_dir, threshold)
+    summary.model, summary.digests, summary.threshold = described
     return summary
 
 
@@ -396,8 +398,10 @@ def _check_same_settings(manifest: Manifest, settings: Settings, force: bool, ou
 
 
 def _run(units, out, settings, manifest, force, strict, workers, engine, scheduler, tagger,
-         progress, report) -> BatchSummary:
-    """The batch loop: skip finished inputs, process the rest on the engine, write, record.
+         progress, report, described) -> BatchSummary:
+    """The batch loop: skip finished inputs, process the rest on the engine, write, record;
+    at the end, the run's record (:mod:`itdeid.batch.run_record`; ``described``: the model
+    folder, its digests check and threshold, as words) while the folder is still locked.
     Progress is counted in bytes of input, moving within a file as its notes are tagged
     (:mod:`itdeid.batch.progress`: a bar on a terminal, a line now and then in a log)."""
     summary = BatchSummary(out, settings.fmt, files=len(units))
@@ -444,6 +448,11 @@ def _run(units, out, settings, manifest, force, strict, workers, engine, schedul
     finally:
         results.close()
         shown.close()
+        try:
+            run_record.append(out, run_record.record(summary, settings, *described, ended=ended))
+        except OSError as error:
+            report(f"warning: {out / run_record.RECORD_NAME}: the run's record was not written "
+                   f"({error.strerror}); itdeid report will not know this run's failures")
         if ended:
             not_compacted = manifest.finish()
         else:

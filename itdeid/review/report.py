@@ -60,6 +60,44 @@ def _manifest(deid_out: Path) -> list[dict]:
     return [e for e in Manifest(deid_out).load().latest() if e is not None]
 
 
+def _last_run(deid_out: Path) -> list[str]:
+    """What the folder's last run left undone, from its run record
+    (:mod:`itdeid.batch.run_record`): failed inputs counted by reason (their names stay in the
+    record, as names can hold PHI), inputs a stop left out, and its model's digests check."""
+    from itdeid.batch import run_record
+    records = run_record.read(deid_out)
+    if not records:
+        return [f"<p><b>No run record</b> ({run_record.RECORD_NAME}) in this folder, as written by an "
+                "itdeid deid that kept none: inputs that failed are not counted here. The run's own "
+                "summary (stderr and exit status) named them.</p>"]
+    last = records[-1]
+    failed = last.get("failed") or []
+    left_out = int(last.get("left_out") or 0)
+    parts = [f"<p>The last run ({html.escape(str(last.get('finished')))}, itdeid "
+             f"{html.escape(str(last.get('itdeid')))}; {len(records)} run{'s' if len(records) != 1 else ''} "
+             f"recorded): {int(last.get('files') or 0):,} input files, {int(last.get('done') or 0):,} done, "
+             f"{int(last.get('skipped') or 0):,} done before, {len(failed):,} failed, {left_out:,} not "
+             f"reached. Its model's files: {html.escape(str(last.get('digests')))}; threshold "
+             f"{html.escape(str(last.get('threshold')))}.</p>"]
+    if failed or left_out or not last.get("ended", True):
+        why = [] if last.get("ended", True) else ["the run was interrupted"]
+        if last.get("stopped"):
+            why.append("--strict stopped it at a failure")
+        parts.append(f"<p><b>This folder is not complete.</b> {len(failed):,} input files failed and "
+                     f"{left_out:,} were not reached{' (' + '; '.join(why) + ')' if why else ''}: the notes "
+                     "in them are not de-identified here. Fix them and rerun itdeid deid into the same "
+                     "folder (it redoes only those), then make this report again.</p>")
+    if failed:
+        reasons = Counter(str(reason) for _, reason in failed)
+        shown = reasons.most_common(20)
+        parts.append(_table(("why an input failed", "inputs"), shown))
+        if len(reasons) > len(shown):
+            parts.append(f"<p class=note>... and {len(reasons) - len(shown)} other reasons.</p>")
+        parts.append(f"<p class=note>The failed inputs' names are in {run_record.RECORD_NAME} in the "
+                     "output folder, not here: file names can hold PHI.</p>")
+    return parts
+
+
 def _fmt(x: float) -> str:
     return "n/a" if x != x else f"{x:,.1f}"
 
@@ -89,8 +127,8 @@ def release_report(deid_out, review=None) -> str:
                      + ", ".join(f"{html.escape(k)} = {html.escape(v)}" for k, v in values) + "</p>")
     notes = sum(int(e.get("documents") or 0) for e in entries)
     tokens = sum(int(e.get("tokens") or 0) for e in entries)
-    parts.append(f"<p>{len(entries):,} inputs done, holding {notes:,} notes and {tokens:,} tokens. Inputs that "
-                 "failed get no entry in the folder: the run's own summary (stderr and exit status) names them.</p>")
+    parts.append(f"<p>{len(entries):,} inputs done, holding {notes:,} notes and {tokens:,} tokens.</p>")
+    parts += _last_run(deid_out)
 
     # -- what was found --------------------------------------------------------------------------
     by_class = Counter()
