@@ -4,6 +4,7 @@ the same byte for byte, how close is it?
     python experiments/model_rebuild.py [--physionet DIR] [--n-jobs 2] [--keep DIR]
                                         [--out experiments/results/model-rebuild.md]
     python experiments/model_rebuild.py --rebuilt DIR      # compare a folder rebuilt before
+    python experiments/model_rebuild.py --rev OLD_COMMIT   # and the preset trained at OLD_COMMIT
 
 Runs ``itdeid train --preset default`` (the command the shipped card names) into a temporary
 folder (or ``--keep DIR``, kept) and compares the digest of every file the new folder's
@@ -25,6 +26,11 @@ Then, how close a rebuild that is not byte-identical is:
   output format), and the predicted spans are compared note by note: counts, note ids and
   digests only, never note text.
 
+``--rev OLD_COMMIT`` also trains the preset with the code of an older commit (checked out into a
+temporary git worktree, run from it in a child process) on this machine, and compares that folder
+with this code's rebuild, file by file: a change that alters no training leaves the two the same
+byte for byte on any one machine, whichever machine trained the shipped files.
+
 The trees depend on xgboost's build as well as its version (the plain wheel and ``xgboost-cpu``
 grew slightly different trees from the same data, experiments/NOTEBOOK.md, session 17), and may
 depend on the machine (float rounding), so the file names the distribution that trained and the
@@ -36,9 +42,12 @@ import argparse
 import gzip
 import hashlib
 import json
+import os
 import re
+import subprocess
 import sys
 import tempfile
+import time
 from collections import Counter
 from importlib import metadata
 from pathlib import Path
@@ -49,7 +58,7 @@ from itdeid.model_folder.model_digests import FILE as SUMS
 from itdeid.evaluation.report import header
 from itdeid.training.presets import default_physionet
 
-from common import publish, run, run_script
+from common import checkout, git_name, publish, run, run_script
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -75,8 +84,37 @@ def parse_args(argv=None):
                             "instead of training")
     given.add_argument("--keep", default=None, metavar="DIR",
                        help="train into DIR (new or empty) and keep it")
+    p.add_argument("--rev", default=None, metavar="OLD_COMMIT",
+                   help="also train the preset at this commit, here, and compare it with this code's rebuild")
     p.add_argument("--out", default="experiments/results/model-rebuild.md")
     return p.parse_args(argv)
+
+
+#: The child that trains with an older commit's code: the checkout on PYTHONPATH, not the
+#: editable install's finder, gives every itdeid module (as in bench_code.py).
+TRAIN_CHILD = r"""
+import runpy, sys
+sys.meta_path = [f for f in sys.meta_path if "__editable__" not in getattr(f, "__module__", "")]
+sys.argv = ["itdeid", *sys.argv[1:]]
+runpy.run_module("itdeid", run_name="__main__", alter_sys=True)
+"""
+
+
+def train_at(rev: str, out: Path, physionet: Path, n_jobs: int, scratch: Path) -> float:
+    """Train ``itdeid train --preset default`` with the code of commit ``rev`` into ``out``;
+    returns the seconds it took."""
+    code = checkout(rev, scratch / "checkout")
+    try:
+        command = [sys.executable, "-c", TRAIN_CHILD, "train", "--preset", "default", "--out", str(out.resolve()),
+                   "--physionet", str(physionet.resolve()), "--n-jobs", str(n_jobs)]
+        env = dict(os.environ, PYTHONPATH=str(code))
+        started = time.perf_counter()
+        done = subprocess.run(command, cwd=code, env=env)
+        if done.returncode != 0:
+            raise SystemExit(f"model_rebuild.py: training at {rev} failed ({done.returncode})")
+        return time.perf_counter() - started
+    finally:
+        subprocess.run(["git", "worktree", "remove", "--force", str(code)], cwd=ROOT)
 
 
 # --------------------------------------------------------------------------------------------
@@ -358,6 +396,11 @@ def main(argv=None) -> int:
         labels = {name: compare_labels([d.id for d in documents], tag(SHIPPED, documents),
                                         tag(out, documents)) for name, documents in found}
         card = card_lines(out)
+        before = None
+        if args.rev:
+            old = Path(scratch) / "at-rev"
+            rev_seconds = train_at(args.rev, old, physionet, args.n_jobs, Path(scratch))
+            before = compare(digests(old), digests(out))
     text = header("The shipped model rebuilt by its command")
     if args.rebuilt:
         text += (f"- rebuilt folder: `{args.rebuilt}`, compared as found: training was not rerun "
@@ -391,6 +434,14 @@ def main(argv=None) -> int:
     for name, ids in shown:
         text += (f"\nNotes whose spans differ in {name}: {', '.join(ids[:30])}"
                  f"{f' and {len(ids) - 30} more' if len(ids) > 30 else ''}\n")
+    if before is not None:
+        same = sum(v == "same" for _, v in before)
+        text += (f"\n## Before and after: the preset trained at {git_name(args.rev)} and with this code, on this machine\n\n"
+                 f"- trained at {git_name(args.rev)}: the same command with that commit's code (a temporary "
+                 f"worktree, run from it), {rev_seconds:.0f} s\n\n"
+                 f"**{same} of {len(before)} files the same, byte for byte.**\n\n"
+                 "| file | at the old commit and now |\n|---|---|\n"
+                 + "".join(f"| {path} | {verdict} |\n" for path, verdict in before))
     publish(text, args.out)
     return 0
 

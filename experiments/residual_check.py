@@ -17,7 +17,8 @@ the PhysioNet split out of fold: the recipe trained on the other folds' patients
 (``itdeid train --synthetic 0``, cached under ``experiments/results/residual-check/cache``)
 tags each fold.
 
-``--example`` also writes an example release report over the synthetic notes (invented notes):
+``--example`` also writes an example release report over the synthetic notes (invented notes, and
+one input that is an image, which the report counts as failed):
 ``itdeid deid`` and ``itdeid review --no-serve`` on them, the review's corrections set to the
 gold, then ``itdeid report``.
 """
@@ -115,15 +116,20 @@ def physionet_rows(path, folds):
 
 
 def example_report(documents, out: Path, sample: int) -> None:
-    """deid, review (corrections = gold) and report over ``documents`` written as text files."""
-    def itdeid(*args):
-        subprocess.run([sys.executable, "-m", "itdeid", *args], check=True, stdout=subprocess.DEVNULL)
+    """deid, review (corrections = gold) and report over ``documents`` written as text files,
+    with one input that is an image, not text, to show how the report counts a failed input."""
+    def itdeid(*args, ok=(0,)):
+        done = subprocess.run([sys.executable, "-m", "itdeid", *args], stdout=subprocess.DEVNULL)
+        if done.returncode not in ok:
+            raise SystemExit(f"itdeid {args[0]} failed ({done.returncode})")
     with tempfile.TemporaryDirectory() as tmp:
         notes = Path(tmp) / "notes"
         notes.mkdir()
         for d in documents:
             (notes / f"{d.id}.txt").write_text(d.text, encoding="utf-8", newline="")
-        itdeid("deid", str(notes), "--out", str(Path(tmp) / "deid"))
+        (notes / "scanned-form.txt").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)))
+        itdeid("deid", str(notes), "--out", str(Path(tmp) / "deid"), ok=(1,))     # 1: an input failed
+        (notes / "scanned-form.txt").unlink()           # not a note: the review samples the notes
         itdeid("review", str(notes), "--corrections", str(Path(tmp) / "review"), "--sample", str(sample), "--no-serve")
         store = ReviewStore.open(Path(tmp) / "review")
         gold = {d.id: d for d in documents}
