@@ -17,6 +17,7 @@ from itdeid.estimators.model import TokenModel
 from itdeid.featurize import tokenize_documents
 from itdeid.formats.i2b2_2006 import write_i2b2_2006
 from itdeid.synth import generate
+from itdeid.training import adapt as adapting
 from itdeid.training.adapt import adapt, adapted_model, continued
 
 from helpers import tiny_corpus
@@ -59,6 +60,7 @@ def test_adapting_finds_more_of_the_new_sites_phi_and_keeps_none_of_its_words(ba
     assert report.notes == 8 and report.patients == patients and report.folds == min(4, patients) >= 2
     assert report.phi_tokens > 0
     assert 0 < report.threshold < 1 and adapted.threshold_ == report.threshold
+    assert report.reached and report.recall_out_of_fold >= report.target_recall == adapting.RECALL
     tokenized = tokenize_documents(test)
     gold = np.concatenate([td.labels for td in tokenized]) != 0
 
@@ -82,6 +84,30 @@ def test_adapting_finds_more_of_the_new_sites_phi_and_keeps_none_of_its_words(ba
     base.save(tmp_path / "b")
     base_files = " ".join(p.read_text(errors="replace").lower() for p in (tmp_path / "b").rglob("*.json"))
     assert not {w for w in only_phi if f'"{w}"' in files and f'"{w}"' not in base_files}
+
+
+def test_the_threshold_is_the_largest_at_which_the_whole_tagging_reaches_the_recall(base, site):
+    docs = tokenize_documents(site[:4])
+    rng = np.random.default_rng(3)
+    probas = []
+    for td in docs:                     # PHI tokens spread over P(PHI), the others low
+        p_phi = np.where(td.labels != 0, rng.uniform(0.0005, 0.9, len(td)), rng.uniform(0, 0.01, len(td)))
+        proba = np.zeros((len(td), 9))
+        proba[:, 0] = 1 - p_phi
+        proba[np.arange(len(td)), np.maximum(td.labels, 1)] += p_phi
+        probas.append(proba)
+    parts = [(base, docs[:2], probas[:2]), (base, docs[2:], probas[2:])]
+    grid = np.geomspace(0.5, 0.001, adapting.CANDIDATES)
+    for target in (0.5, 0.8, 0.95):
+        threshold, (found, tagged, phi) = adapting._threshold_for_tagging_recall(parts, target)
+        assert found >= target * phi and (found, tagged, phi) == adapting._tagging_counts(parts, threshold)
+        (at,) = np.flatnonzero(np.isclose(grid, threshold))
+        if at:                          # the next larger threshold falls short, passes included
+            above = adapting._tagging_counts(parts, float(grid[at - 1]))
+            assert above[0] < target * above[2]
+    # out of reach: the lowest threshold, and it says so
+    assert adapting._threshold_for_tagging_recall(parts, 1.0)[0] == pytest.approx(0.001) or \
+        adapting._tagging_counts(parts, 0.001)[0] == phi
 
 
 def test_bad_settings_and_too_few_notes_are_clear_errors(base, site):

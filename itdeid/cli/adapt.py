@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import sys
 import time
 from pathlib import Path
 
@@ -26,7 +27,8 @@ def add_parser(subparsers):
     p.add_argument("--folds", type=int, default=None,
                    help="parts the notes are split into, by patient, to choose the threshold (default 5)")
     p.add_argument("--target-recall", type=float, default=None,
-                   help="share of the notes' PHI tokens the threshold must find (default: the base model's)")
+                   help="share of the notes' PHI tokens the adapted tagging (passes included) must find "
+                        "out of fold; the threshold is the largest that does (default 0.96)")
     p.add_argument("--n-jobs", type=int, default=1, help="xgboost threads (default 1)")
     p.set_defaults(run=run)
 
@@ -40,9 +42,12 @@ def _card(args, report, base_check: str, seconds: float) -> str:
             f"{report.phi_tokens} PHI tokens\n"
             f"- trees added to each boosted model: {report.rounds}, learning rate {report.learning_rate}\n"
             f"- threshold: {report.threshold:.4f}, chosen for recall {report.target_recall} of the notes' PHI "
-            f"tokens by {report.folds}-part cross-validation grouped by patient; out of fold at that "
-            f"threshold: recall {report.recall_out_of_fold:.4f}, precision {report.precision_out_of_fold:.4f} "
-            f"(token level)\n\n"
+            f"tokens by the whole tagging (passes included), by {report.folds}-part cross-validation "
+            f"grouped by patient; out of fold at that threshold: recall {report.recall_out_of_fold:.4f}, "
+            f"precision {report.precision_out_of_fold:.4f} (token level)\n"
+            + ("" if report.reached else
+               f"- **no threshold reached recall {report.target_recall}**: the lowest was used\n")
+            + "\n"
             "These scores come from the same few notes that chose the threshold; score the model on "
             "notes it never saw (`itdeid evaluate`) before trusting it.\n")
 
@@ -76,3 +81,7 @@ def run(args):
     print(f"adapted {args.base} on {report.notes} corrected notes in {seconds:.0f} s; threshold "
           f"{report.threshold:.4f} (out of fold: recall {report.recall_out_of_fold:.3f}, precision "
           f"{report.precision_out_of_fold:.3f}); saved to {args.out}")
+    if not report.reached:
+        print(f"warning: no threshold reached recall {report.target_recall} out of fold; the lowest "
+              "was used: review more notes, or score the model (itdeid evaluate) before using it",
+              file=sys.stderr)

@@ -15,8 +15,10 @@ model for the site without the base model's training notes:
   cannot give it again.
 - **the operating point is chosen again, on the site's notes**: the notes are split by patient
   (:func:`itdeid.estimators.folds.inner_split`), each part is tagged by a model adapted on the
-  others, and the threshold is the one at which these out-of-fold probabilities find the base
-  model's target share of the site's PHI tokens.
+  others, and the threshold is the largest at which this out-of-fold tagging, the passes after
+  the models included, finds :data:`RECALL` of the site's PHI tokens. The recall is that of the
+  whole tagging, not of the probabilities alone: the passes add more on some sites than on
+  others, and the site's release depends on what the whole tagging finds.
 """
 from __future__ import annotations
 
@@ -34,8 +36,9 @@ from itdeid.estimators.ensemble import InnerEnsemble
 from itdeid.estimators.folds import inner_split
 from itdeid.estimators.learners import Learner
 from itdeid.estimators.model import TokenModel, check_count
-from itdeid.estimators.operating_point import check_threshold, threshold_for_recall
+from itdeid.estimators.operating_point import MAX_THRESHOLD, MIN_THRESHOLD, check_threshold, decide
 from itdeid.featurize import tokenize_documents
+from itdeid.pipeline import run_passes
 
 logger = logging.getLogger(__name__)
 
@@ -44,8 +47,12 @@ ROUNDS = 100
 LEARNING_RATE = 0.1
 #: Parts the site's notes are split into to choose the threshold.
 FOLDS = 5
-#: The target recall when the base model has none (it tags at a fixed threshold or by argmax).
-TARGET_RECALL = 0.91
+#: The share of the site's PHI tokens the adapted tagging must find out of fold (binary token
+#: recall, passes included): about what the recipe's tagging finds out of fold on the corpus it
+#: is trained on, so an adapted site is asked for the recall its base model gives its own notes.
+RECALL = 0.96
+#: Thresholds tried, largest first: a geometric grid from MAX_THRESHOLD down to MIN_THRESHOLD.
+CANDIDATES = 31
 
 
 @dataclass
@@ -60,10 +67,12 @@ class Adaptation:
     target_recall: float
     base_threshold: float | None
     threshold: float
-    #: Of the site's PHI tokens, the share the out-of-fold probabilities reach at ``threshold``,
-    #: and the share of the tokens they tag there that are PHI.
+    #: Of the site's PHI tokens, the share the out-of-fold tagging (passes included) finds at
+    #: ``threshold``, and the share of the tokens it tags there that are PHI.
     recall_out_of_fold: float
     precision_out_of_fold: float
+    #: False when no threshold down to the lowest reached ``target_recall`` (the lowest is used)
+    reached: bool = True
 
 
 def continued(learner: Learner, X: np.ndarray, y: np.ndarray, rounds: int, learning_rate: float,
@@ -157,19 +166,15 @@ def adapt(model, documents: Sequence[Document], rounds: int = ROUNDS, learning_r
     if not gold.any():
         raise UserError("the corrected notes hold no PHI: nothing to adapt to (and no threshold to choose)")
     if target_recall is None:
-        target_recall = getattr(model, "target_recall", None) or TARGET_RECALL
+        target_recall = RECALL
     fold, k = inner_split(documents, folds)
-    oof = [None] * len(docs)
+    parts = []
     for f in range(k):
         train = [docs[i] for i in np.flatnonzero(fold != f)]
-        test = np.flatnonzero(fold == f)
+        test = [docs[i] for i in np.flatnonzero(fold == f)]
         part = adapted_model(model, train, rounds, learning_rate, n_jobs)
-        for i, proba in zip(test, part.predict_proba_tokenized([docs[i] for i in test])):
-            oof[i] = proba
-    proba = np.concatenate(oof)
-    threshold = threshold_for_recall(proba, gold, target_recall)
-    p_phi = 1.0 - proba[:, 0]
-    tagged, phi = p_phi >= threshold, gold != 0
+        parts.append((part, test, part.predict_proba_tokenized(test)))
+    threshold, (found, tagged, phi) = _threshold_for_tagging_recall(parts, target_recall)
     adapted = adapted_model(model, docs, rounds, learning_rate, n_jobs)
     base_threshold = model.operating_threshold()
     adapted.threshold_ = threshold
@@ -178,8 +183,33 @@ def adapt(model, documents: Sequence[Document], rounds: int = ROUNDS, learning_r
         fitted_params.remember(adapted)
     report = Adaptation(
         notes=len(documents), patients=len({td.document.patient or td.document.id for td in docs}),
-        phi_tokens=int(phi.sum()), rounds=rounds, learning_rate=learning_rate, folds=k,
+        phi_tokens=phi, rounds=rounds, learning_rate=learning_rate, folds=k,
         target_recall=float(target_recall), base_threshold=base_threshold, threshold=float(threshold),
-        recall_out_of_fold=float((tagged & phi).sum() / phi.sum()),
-        precision_out_of_fold=float((tagged & phi).sum() / max(int(tagged.sum()), 1)))
+        recall_out_of_fold=found / phi, precision_out_of_fold=found / max(tagged, 1),
+        reached=found / phi >= target_recall)
     return adapted, report
+
+
+def _tagging_counts(parts, threshold: float) -> tuple[int, int, int]:
+    """PHI tokens found, tokens tagged and PHI tokens, over every part's notes tagged at
+    ``threshold`` by the model adapted without them, passes included."""
+    found = tagged = phi = 0
+    for part, test, probas in parts:
+        codes = run_passes(part, test, [decide(p, threshold) for p in probas])
+        for td, c in zip(test, codes):
+            gold, on = td.labels != 0, np.asarray(c) != 0
+            found += int((gold & on).sum())
+            tagged += int(on.sum())
+            phi += int(gold.sum())
+    return found, tagged, phi
+
+
+def _threshold_for_tagging_recall(parts, target: float):
+    """The largest of :data:`CANDIDATES` thresholds at which the out-of-fold tagging finds
+    ``target`` of the PHI tokens (else the lowest), and its counts there."""
+    counts = None
+    for threshold in np.geomspace(MAX_THRESHOLD, MIN_THRESHOLD, CANDIDATES):
+        counts = _tagging_counts(parts, float(threshold))
+        if counts[0] >= target * counts[2]:
+            break
+    return float(threshold), counts
