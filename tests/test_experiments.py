@@ -457,3 +457,26 @@ def test_model_rebuild_compares_spans_note_by_note():
     changed = script["compare_labels"](["n1", "n2"], shipped, rebuilt)
     assert changed["differ"] == 2 and changed["notes_differ"] == ["n2"]
     assert changed["digest"][0] != changed["digest"][1]
+
+
+def test_the_lockbox_is_a_seeded_draw_of_patient_numbers_read_from_record_lines_only(tmp_path):
+    lockbox = script_functions("lockbox.py")
+    records = "".join(f"START_OF_RECORD={p}||||{n}||||\nA line of text {p}||||\n||||END_OF_RECORD\n"
+                      for p in (3, 10, 2, 41, 7, 5) for n in (1, 2))
+    (tmp_path / "id.text").write_text(records + "START_OF_RECORD=x||||1||||\n", encoding="latin-1")
+    patients = lockbox["physionet_patients"](tmp_path)
+    assert patients == ["2", "3", "5", "7", "10", "41"]          # numerically sorted, no text
+    chosen = lockbox["draw"](patients, size=3, seed=1)
+    assert chosen == lockbox["draw"](patients, size=3, seed=1) and len(set(chosen)) == 3
+    assert set(chosen) < set(patients) and chosen != lockbox["draw"](patients, size=3, seed=2)
+    with pytest.raises(SystemExit, match="lockbox takes"):
+        lockbox["draw"](patients, size=6)
+    # the committed lockbox: 20 patients, kept out of what choices are made on
+    closed = lockbox["lockbox_patients"]()
+    assert len(closed) == lockbox["SIZE"] == 20
+
+    class Doc:
+        def __init__(self, patient):
+            self.patient = patient
+    kept = lockbox["open_documents"]([Doc(p) for p in sorted(closed)] + [Doc("synthetic:1")])
+    assert [d.patient for d in kept] == ["synthetic:1"]
