@@ -52,7 +52,7 @@ def _check_folder(corrections: str, given: str | None) -> None:
 
 
 def prepare(args):
-    """A new review folder: tag the notes, choose the sample, write the store."""
+    """A new review folder: score every note's risk, choose the sample, tag it, write the store."""
     from itdeid import load_model
     from itdeid.estimators.deidentifier import set_threshold
     from itdeid.formats import read_corpus
@@ -73,10 +73,11 @@ def prepare(args):
     documents = read_corpus(args.input, args.input_format)
     if not documents:
         raise UserError(f"{args.input}: no notes to review")
-    predicted = tag_documents(model, documents)
-    risks, untagged = batch_risks(model, documents)
+    risks, untagged = batch_risks(model, documents)         # the one pass over the whole batch
     picks = choose_sample(risks, args.sample, args.random_share, args.seed)
-    tokens = token_probabilities(model, [documents[p.index] for p in picks])
+    chosen = [documents[p.index] for p in picks]
+    predicted = dict(zip((p.index for p in picks), tag_documents(model, chosen)))
+    tokens = token_probabilities(model, chosen)
     design = {"input": str(Path(args.input).resolve()), "population": len(documents),
               "sample": len(picks), "risk_notes": sum(p.stratum == "risk" for p in picks),
               "random_notes": sum(p.stratum == "random" for p in picks),

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import threading
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from itdeid.batch.files import make_private_folders, write_atomic
 from itdeid.document import PHI_CLASSES, Document, Span
@@ -67,10 +67,11 @@ class ReviewStore:
 
     # -- making and opening ------------------------------------------------------------------
     @classmethod
-    def create(cls, folder, documents: Sequence[Document], predicted: Sequence[Sequence[Span]],
+    def create(cls, folder, documents: Sequence[Document], predicted: Mapping[int, Sequence[Span]],
                picks, risks, design: dict, tokens: Sequence[list] | None = None) -> "ReviewStore":
         """A new review folder over ``documents`` (the batch), keeping the ``picks``
-        (:class:`~itdeid.review.sample.Pick`) with their ``predicted`` spans and ``risks``, and
+        (:class:`~itdeid.review.sample.Pick`) with their ``predicted`` spans (by the pick's
+        index in the batch: a list of every note's, or the picked notes' alone) and ``risks``, and
         per pick its tokens' ``[start, end, P(PHI)]`` (``tokens``, in the picks' order; what the
         calibration of P(PHI) is measured from); ``design`` is what chose them."""
         folder = Path(folder)
