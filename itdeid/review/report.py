@@ -1,7 +1,8 @@
 """The release report: one HTML page for a release committee, with no note text in it.
 
 What ran (from the ``itdeid deid`` output folder's manifest: the model and whether its files
-match their digests, the settings, the inputs done), what was found (PHI by class, per input),
+match their digests, the settings, the inputs done; from its run record, the last run's failed
+inputs by reason and the inputs it left out, :mod:`itdeid.batch.run_record`), what was found (PHI by class, per input),
 what review found (misses, false alarms and class changes by class in the reviewed sample), and
 the PHI estimated to be left, two ways side by side with their assumptions
 (:mod:`itdeid.review.estimate`). Plots are PNG made with matplotlib and put inside the page, so
