@@ -407,7 +407,7 @@ def main(argv=None) -> int:
                  f"by this command (its card: {'; '.join(l[2:] for l in card) or 'none'})\n")
     else:
         text += (f"- trained: `itdeid train --preset default --out {args.keep or 'TMP'} --n-jobs "
-                 f"{args.n_jobs}`{' --physionet ' + args.physionet if args.physionet else ''}, "
+                 f"{args.n_jobs}{' --physionet ' + args.physionet if args.physionet else ''}`, "
                  f"{seconds:.0f} s, with {xgboost_build()}\n")
     text += (f"- installed here: {xgboost_build()}\n" if args.rebuilt else "")
     text += (f"- compared with: `itdeid/models/default` ({SUMS}: every file but MODEL_CARD.md)\n\n"
