@@ -109,23 +109,23 @@ def test_a_folder_that_is_no_deid_output_is_one_clear_line(tmp_path):
     assert "Traceback" not in done.stderr
 
 
-def test_the_report_says_a_folder_is_not_complete_and_why_without_naming_the_input(tmp_path):
+def test_the_report_says_a_folder_is_not_complete_and_why_without_naming_the_input(tmp_path, capsys):
     pytest.importorskip("matplotlib", reason="itdeid report needs matplotlib (pip install '.[test]')")
+    from itdeid.cli import main
     notes, out, page = tmp_path / "notes", tmp_path / "deid", tmp_path / "report.html"
     notes.mkdir()
     (notes / "ok.txt").write_text("Seen by Dr. Quenby Alvarro on 3/4/2091.\n")
     (notes / "Ovrebo_Tindra_visit.txt").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)))
-    assert _itdeid("deid", str(notes), "--out", str(out)).returncode == 1
-    done = _itdeid("report", "--deid-out", str(out), "--out", str(page))
-    assert done.returncode == 0, done.stderr
+    deid = ["deid", str(notes), "--out", str(out), "--workers", "1"]
+    report = ["report", "--deid-out", str(out), "--out", str(page)]
+    assert main(deid) == 1
+    assert main(report) == 0
     text = page.read_text()
     assert "This folder is not complete" in text and "1 failed" in text
     assert "binary file (a PNG image), not text" in text          # the reason, counted
     assert "Ovrebo" not in text and "Tindra" not in text            # never the input's name
     (notes / "Ovrebo_Tindra_visit.txt").unlink()                     # gone; the rerun finishes
-    assert _itdeid("deid", str(notes), "--out", str(out)).returncode == 0
-    assert _itdeid("report", "--deid-out", str(out), "--out", str(page)).returncode == 0
+    assert main(deid) == 0 and main(report) == 0
     assert "not complete" not in page.read_text() and "2 runs recorded" in page.read_text()
     (out / ".itdeid-runs.jsonl").unlink()                            # a folder kept no record
-    assert _itdeid("report", "--deid-out", str(out), "--out", str(page)).returncode == 0
-    assert "No run record" in page.read_text()
+    assert main(report) == 0 and "No run record" in page.read_text()
