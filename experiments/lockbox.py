@@ -29,7 +29,6 @@ import argparse
 import datetime
 import hashlib
 import json
-import platform
 import re
 import subprocess
 from pathlib import Path
@@ -108,6 +107,7 @@ def recipe_key() -> tuple[str, str]:
 
 def score(physionet: Path, n_jobs: int) -> int:
     from itdeid.evaluation.evaluate import evaluate
+    from itdeid.evaluation.report import machine
     from itdeid.training.presets import PRESETS, preset_corpus
     from itdeid.training.recipe import recipe_model
     if _git("status", "--porcelain", "--untracked-files=no"):
@@ -134,7 +134,7 @@ def score(physionet: Path, n_jobs: int) -> int:
            f"| {len(closed)} patients, {len(test)} notes | {len(train)} documents "
            f"({sum(train_calibrate)} PhysioNet notes) | {s['binary_token']['p']:.4f} | "
            f"{s['binary_token']['r']:.4f} | {s['phi_instances']['r']:.4f} | {s['token_8way']['f']:.4f} "
-           f"| {platform.processor() or platform.machine()}, {platform.python_version()} |\n")
+           f"| {machine()} |\n")
     if not done:
         done = ("# The lockbox: the shipped recipe scored on 20 PhysioNet dev patients nothing was chosen on\n\n"
                 "- command: `python experiments/lockbox.py --score --physionet ../shared/corpora/physionet-deid`\n"
