@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import average_precision_score
 
+from itdeid.document import Document, Span
 from itdeid.errors import ParameterError, UserError
 from itdeid.estimators.ensemble import InnerEnsemble
 from itdeid.estimators.learners import Learner
@@ -17,6 +18,7 @@ from itdeid.estimators.model import TokenModel
 from itdeid.featurize import tokenize_documents
 from itdeid.formats.i2b2_2006 import write_i2b2_2006
 from itdeid.synth import generate
+from itdeid.pipeline import pass_names
 from itdeid.training import adapt as adapting
 from itdeid.training.adapt import adapt, adapted_model, continued
 
@@ -60,7 +62,9 @@ def test_adapting_finds_more_of_the_new_sites_phi_and_keeps_none_of_its_words(ba
     assert report.notes == 8 and report.patients == patients and report.folds == min(4, patients) >= 2
     assert report.phi_tokens > 0
     assert 0 < report.threshold < 1 and adapted.threshold_ == report.threshold
-    assert report.reached and report.recall_out_of_fold >= report.target_recall == adapting.RECALL
+    assert report.target_recall == adapting.RECALL and report.context_stage in (True, False)
+    assert report.recall_out_of_fold >= report.target_recall or not report.reached
+    assert tuple(adapted.skip_passes) == report.passes_off and adapted.context_pass == report.context_stage
     tokenized = tokenize_documents(test)
     gold = np.concatenate([td.labels for td in tokenized]) != 0
 
@@ -105,9 +109,33 @@ def test_the_threshold_is_the_largest_at_which_the_whole_tagging_reaches_the_rec
         if at:                          # the next larger threshold falls short, passes included
             above = adapting._tagging_counts(parts, float(grid[at - 1]))
             assert above[0] < target * above[2]
-    # out of reach: the lowest threshold, and it says so
-    assert adapting._threshold_for_tagging_recall(parts, 1.0)[0] == pytest.approx(0.001) or \
-        adapting._tagging_counts(parts, 0.001)[0] == phi
+    # out of reach: the threshold of highest F2
+    threshold, counts = adapting._threshold_for_tagging_recall(parts, 1.0)
+    if counts[0] < counts[2]:
+        assert adapting.f2(counts) == max(adapting.f2(adapting._tagging_counts(parts, float(t))) for t in grid)
+
+
+def test_a_pass_that_clears_the_sites_phi_is_switched_off(base):
+    # a site whose wards are named after drugs and care terms, which two passes clear
+    words = ["Meadow", "Garden", "Orchard", "Harbor", "Summit", "Lasix", "Aspirin", "Cardiology",
+             "Oncology", "Bridge", "Valley"]
+    notes = []
+    for i, word in enumerate(words):
+        text = f"Seen today. Transferred from {word} on arrival.\n"
+        notes.append(Document(f"d{i}", text, [Span(text.index(word), text.index(word) + len(word), "HOSPITAL")], f"p{i}"))
+    docs = tokenize_documents(notes)
+    probas = []
+    for td in docs:                     # the models tag every PHI token and nothing else
+        proba = np.zeros((len(td), 9))
+        proba[np.arange(len(td)), td.labels] = 1.0
+        probas.append(proba)
+    parts = [(base, docs[:6], probas[:6]), (base, docs[6:], probas[6:])]
+    everything = adapting._tagging_counts(parts, 0.5)
+    assert everything[0] < everything[2]                     # the passes clear some of the PHI
+    threshold, skip, counts = adapting._choose(parts, 0.96, frozenset(pass_names()))
+    assert {"drug_names", "clinical_terms"} <= skip and counts[0] == counts[1] == counts[2]
+    # a pass the model does not run is never chosen
+    assert not adapting._choose(parts, 0.96, frozenset({"eponyms"}))[1]
 
 
 def test_bad_settings_and_too_few_notes_are_clear_errors(base, site):

@@ -28,7 +28,8 @@ def add_parser(subparsers):
                    help="parts the notes are split into, by patient, to choose the threshold (default 5)")
     p.add_argument("--target-recall", type=float, default=None,
                    help="share of the notes' PHI tokens the adapted tagging (passes included) must find "
-                        "out of fold; the threshold is the largest that does (default 0.96)")
+                        "out of fold; the threshold is the largest that does, else the one of highest "
+                        "F2 (default 0.96)")
     p.add_argument("--n-jobs", type=int, default=1, help="xgboost threads (default 1)")
     p.set_defaults(run=run)
 
@@ -46,7 +47,13 @@ def _card(args, report, base_check: str, seconds: float) -> str:
             f"grouped by patient; out of fold at that threshold: recall {report.recall_out_of_fold:.4f}, "
             f"precision {report.precision_out_of_fold:.4f} (token level)\n"
             + ("" if report.reached else
-               f"- **no threshold reached recall {report.target_recall}**: the lowest was used\n")
+               f"- **no threshold reached recall {report.target_recall}**: the one of highest F2 out of fold "
+               "was used\n")
+            + f"- passes switched off for these notes (they lowered F2 out of fold): "
+              f"{', '.join(report.passes_off) or 'none'}\n"
+            + ("" if report.context_stage is None else
+               "- context stage: " + ("kept" if report.context_stage else
+                                      "dropped (the members' mean alone gave a higher F2 out of fold)") + "\n")
             + "\n"
             "These scores come from the same few notes that chose the threshold; score the model on "
             "notes it never saw (`itdeid evaluate`) before trusting it.\n")
@@ -82,6 +89,6 @@ def run(args):
           f"{report.threshold:.4f} (out of fold: recall {report.recall_out_of_fold:.3f}, precision "
           f"{report.precision_out_of_fold:.3f}); saved to {args.out}")
     if not report.reached:
-        print(f"warning: no threshold reached recall {report.target_recall} out of fold; the lowest "
-              "was used: review more notes, or score the model (itdeid evaluate) before using it",
+        print(f"warning: no threshold reached recall {report.target_recall} out of fold; the one of "
+              "highest F2 was used: review more notes, or score the model (itdeid evaluate) before using it",
               file=sys.stderr)

@@ -10,15 +10,20 @@ model for the site without the base model's training notes:
   PHI-or-not model on every token and its class model on the PHI tokens. The features stay the
   base model's (its triggers, word tables and lexicon are not refitted), so the adapted model
   keeps no word of the site's notes: nothing learned from a PHI occurrence is written.
-- **the context stage is kept as it is**: it reads the members' probabilities and the tokens'
-  shapes, no word, and it was trained on out-of-fold probabilities that the site's few notes
-  cannot give it again.
-- **the operating point is chosen again, on the site's notes**: the notes are split by patient
-  (:func:`itdeid.estimators.folds.inner_split`), each part is tagged by a model adapted on the
-  others, and the threshold is the largest at which this out-of-fold tagging, the passes after
-  the models included, finds :data:`RECALL` of the site's PHI tokens. The recall is that of the
-  whole tagging, not of the probabilities alone: the passes add more on some sites than on
-  others, and the site's release depends on what the whole tagging finds.
+- **what else tags is chosen on the site's notes, by cross-validation grouped by patient**: the
+  notes are split by patient (:func:`itdeid.estimators.folds.inner_split`) and each part is tagged
+  by a model adapted on the others. On these out-of-fold taggings, passes included:
+
+  - the **threshold** is the largest at which the tagging finds :data:`RECALL` of the site's PHI
+    tokens (the recall of the whole tagging, as the site's release depends on it); where no
+    threshold does, the one of highest F2 (a missed PHI token costs four false alarms);
+  - each **pass** the model runs is switched off where that raises F2 at that threshold: a
+    pass written from another corpus's errors can clear a site's PHI (its ward names taken for
+    care terms, say), and that corpus's habits belong to it, not to this site;
+  - the **context stage** (it reads the members' probabilities of a token's neighbours) is kept
+    or dropped, whichever gives the higher F2: it was trained on the base model's out-of-fold
+    probabilities, which the site's few notes cannot give it again, and continued members give
+    it probabilities unlike those it learned to read.
 """
 from __future__ import annotations
 
@@ -38,7 +43,7 @@ from itdeid.estimators.learners import Learner
 from itdeid.estimators.model import TokenModel, check_count
 from itdeid.estimators.operating_point import MAX_THRESHOLD, MIN_THRESHOLD, check_threshold, decide
 from itdeid.featurize import tokenize_documents
-from itdeid.pipeline import run_passes
+from itdeid.pipeline import check_skip, pass_names, passes_on, run_passes
 
 logger = logging.getLogger(__name__)
 
@@ -71,8 +76,12 @@ class Adaptation:
     #: ``threshold``, and the share of the tokens it tags there that are PHI.
     recall_out_of_fold: float
     precision_out_of_fold: float
-    #: False when no threshold down to the lowest reached ``target_recall`` (the lowest is used)
+    #: False when no threshold reached ``target_recall`` (the one of highest F2 is used)
     reached: bool = True
+    #: The passes switched off for the site, and whether the context stage was kept (None: the
+    #: base model has none)
+    passes_off: tuple[str, ...] = ()
+    context_stage: bool | None = None
 
 
 def continued(learner: Learner, X: np.ndarray, y: np.ndarray, rounds: int, learning_rate: float,
@@ -173,29 +182,69 @@ def adapt(model, documents: Sequence[Document], rounds: int = ROUNDS, learning_r
         train = [docs[i] for i in np.flatnonzero(fold != f)]
         test = [docs[i] for i in np.flatnonzero(fold == f)]
         part = adapted_model(model, train, rounds, learning_rate, n_jobs)
-        parts.append((part, test, part.predict_proba_tokenized(test)))
-    threshold, (found, tagged, phi) = _threshold_for_tagging_recall(parts, target_recall)
+        parts.append((part, test, _variants(part, test)))
+    choices = []
+    for variant in parts[0][2]:
+        chosen = _choose([(part, test, probas[variant]) for part, test, probas in parts], target_recall,
+                         passes_on(model) - check_skip(getattr(model, "skip_passes", None) or ()))
+        choices.append((f2(chosen[2]), variant == "stage", variant, chosen))
+    _, _, variant, (threshold, skip, (found, tagged, phi)) = max(choices)
     adapted = adapted_model(model, docs, rounds, learning_rate, n_jobs)
+    if variant == "mean":
+        adapted.stage_ = []
+        adapted.context_pass = False
+    adapted.skip_passes = tuple(sorted(check_skip(getattr(adapted, "skip_passes", None) or ()) | skip))
     base_threshold = model.operating_threshold()
     adapted.threshold_ = threshold
     if getattr(adapted, "threshold", None) is not None:     # a fixed threshold would hide the chosen one
-        adapted.set_params(threshold=None)
-        fitted_params.remember(adapted)
+        adapted.threshold = None
+    fitted_params.remember(adapted)
     report = Adaptation(
         notes=len(documents), patients=len({td.document.patient or td.document.id for td in docs}),
         phi_tokens=phi, rounds=rounds, learning_rate=learning_rate, folds=k,
         target_recall=float(target_recall), base_threshold=base_threshold, threshold=float(threshold),
         recall_out_of_fold=found / phi, precision_out_of_fold=found / max(tagged, 1),
-        reached=found / phi >= target_recall)
+        reached=found / phi >= target_recall, passes_off=tuple(sorted(skip)),
+        context_stage=variant == "stage" if "stage" in parts[0][2] else None)
     return adapted, report
 
 
-def _tagging_counts(parts, threshold: float) -> tuple[int, int, int]:
+def f2(counts: tuple[int, int, int]) -> float:
+    """F2 of (PHI tokens found, tokens tagged, PHI tokens): a missed PHI token costs four false alarms."""
+    found, tagged, phi = counts
+    return 5 * found / max(5 * found + 4 * (phi - found) + (tagged - found), 1)
+
+
+def _variants(part, test) -> dict[str, list[np.ndarray]]:
+    """The out-of-fold probabilities ``part`` gives ``test``: blended with its context stage
+    (``"stage"``) and, for an ensemble with one, its members' mean alone (``"mean"``)."""
+    if not getattr(part, "stage_", None):
+        return {"model": part.predict_proba_tokenized(test)}
+    means, stages = part.pass_probabilities(test)
+    return {"stage": [part.blend_passes(m, st) for m, st in zip(means, stages)], "mean": means}
+
+
+def _choose(parts, target: float, running: frozenset[str]):
+    """The threshold (:func:`_threshold_for_tagging_recall`), the passes switched off and the
+    counts there: each pass of ``running`` in turn is switched off where that raises F2 at the
+    threshold chosen with every pass on; then the threshold is chosen again without them."""
+    threshold, counts = _threshold_for_tagging_recall(parts, target)
+    skip: frozenset[str] = frozenset()
+    for name in [n for n in pass_names() if n in running]:
+        trial = _tagging_counts(parts, threshold, skip | {name})
+        if f2(trial) > f2(counts):
+            skip, counts = skip | {name}, trial
+    if skip:
+        threshold, counts = _threshold_for_tagging_recall(parts, target, skip)
+    return threshold, skip, counts
+
+
+def _tagging_counts(parts, threshold: float, skip=frozenset()) -> tuple[int, int, int]:
     """PHI tokens found, tokens tagged and PHI tokens, over every part's notes tagged at
-    ``threshold`` by the model adapted without them, passes included."""
+    ``threshold`` by the model adapted without them, the passes less ``skip`` included."""
     found = tagged = phi = 0
     for part, test, probas in parts:
-        codes = run_passes(part, test, [decide(p, threshold) for p in probas])
+        codes = run_passes(part, test, [decide(p, threshold) for p in probas], skip=skip)
         for td, c in zip(test, codes):
             gold, on = td.labels != 0, np.asarray(c) != 0
             found += int((gold & on).sum())
@@ -204,12 +253,15 @@ def _tagging_counts(parts, threshold: float) -> tuple[int, int, int]:
     return found, tagged, phi
 
 
-def _threshold_for_tagging_recall(parts, target: float):
+def _threshold_for_tagging_recall(parts, target: float, skip=frozenset()):
     """The largest of :data:`CANDIDATES` thresholds at which the out-of-fold tagging finds
-    ``target`` of the PHI tokens (else the lowest), and its counts there."""
-    counts = None
+    ``target`` of the PHI tokens, else the one of highest F2 (the largest of equals), and its
+    counts there."""
+    tried = []
     for threshold in np.geomspace(MAX_THRESHOLD, MIN_THRESHOLD, CANDIDATES):
-        counts = _tagging_counts(parts, float(threshold))
+        counts = _tagging_counts(parts, float(threshold), skip)
         if counts[0] >= target * counts[2]:
-            break
-    return float(threshold), counts
+            return float(threshold), counts
+        tried.append((f2(counts), float(threshold), counts))
+    _, threshold, counts = max(tried, key=lambda t: (t[0], t[1]))
+    return threshold, counts
