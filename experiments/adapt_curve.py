@@ -48,7 +48,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 
 import pandas as pd
@@ -173,7 +173,8 @@ def adapted_cell(base, chosen, test, n_jobs: int):
         member.set_params(n_jobs=n_jobs)
     model, report = adapt(base, chosen)
     return {"status": "ok", "threshold": report.threshold, "oof_R": report.recall_out_of_fold,
-            "oof_P": report.precision_out_of_fold, "reached": report.reached, "patients": report.patients,
+            "oof_P": report.precision_out_of_fold, "reached": report.reached,
+            "passes_off": list(report.passes_off), "stage": report.context_stage, "patients": report.patients,
             "adapt_folds": report.folds, **score(model, test)}
 
 
@@ -289,17 +290,23 @@ def reach_sentence(cells, site: str, name: str, level: float | None, level_sourc
 
 
 def capped_sentence(cells) -> str:
-    """How often adapting's chosen threshold was the highest allowed, by site."""
+    """How adapting chose, over the draws: thresholds at the highest allowed, draws where no
+    threshold reached its recall, the passes it switched off and the context stage dropped."""
     parts = []
     for site in sorted({c["site"] for c in cells}):
         adapted = [c for c in cells if c["site"] == site and c["arm"] == "adapted" and c["status"] == "ok"]
         capped = [c for c in adapted if c["threshold"] >= MAX_THRESHOLD]
         parts.append(f"{len(capped)} of {len(adapted)} on site {site[0]}")
-    short = sum(1 for c in cells if c["arm"] == "adapted" and c["status"] == "ok" and c.get("reached") is False)
+    adapted = [c for c in cells if c["arm"] == "adapted" and c["status"] == "ok"]
+    short = sum(1 for c in adapted if c.get("reached") is False)
+    off = Counter(name for c in adapted for name in c.get("passes_off") or ())
+    dropped = sum(1 for c in adapted if c.get("stage") is False)
     return (f" Adapting chooses the largest threshold (at most {MAX_THRESHOLD:g}) at which its out-of-fold "
-            f"tagging of the corrected notes, passes included, finds {ADAPT_RECALL} of their PHI tokens; "
-            f"it stood at {MAX_THRESHOLD:g} in " + ", ".join(parts) + f" draws, and no threshold reached "
-            f"{ADAPT_RECALL} in {short} draws.")
+            f"tagging of the corrected notes, passes included, finds {ADAPT_RECALL} of their PHI tokens, "
+            f"else the one of highest F2; it stood at {MAX_THRESHOLD:g} in " + ", ".join(parts)
+            + f" draws, and no threshold reached {ADAPT_RECALL} in {short} of {len(adapted)}. Passes it "
+            "switched off for the site (draws): " + (", ".join(f"{n} ({k})" for n, k in off.most_common()) or "none")
+            + f"; the context stage dropped in {dropped} of {len(adapted)} draws.")
 
 
 def plot(cells, level, path: Path) -> None:
