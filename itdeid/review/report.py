@@ -84,8 +84,9 @@ def _last_run(deid_out: Path) -> list[str]:
         why = [] if last.get("ended", True) else ["the run was interrupted"]
         if last.get("stopped"):
             why.append("--strict stopped it at a failure")
-        parts.append(f"<p><b>This folder is not complete.</b> {len(failed):,} input files failed and "
-                     f"{left_out:,} were not reached{' (' + '; '.join(why) + ')' if why else ''}: the notes "
+        parts.append(f"<p><b>This folder is not complete.</b> {len(failed):,} input "
+                     f"file{'s' if len(failed) != 1 else ''} failed and {left_out:,} "
+                     f"{'was' if left_out == 1 else 'were'} not reached{' (' + '; '.join(why) + ')' if why else ''}: the notes "
                      "in them are not de-identified here. Fix them and rerun itdeid deid into the same "
                      "folder (it redoes only those), then make this report again.</p>")
     if failed:
