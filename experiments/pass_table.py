@@ -27,7 +27,7 @@ Every model's probabilities are computed once a corpus; each configuration then 
 (:func:`itdeid.pipeline.run_passes` with ``skip``) on the same labels at the model's threshold, so
 the differences are the passes' alone. Scores: binary token precision and recall (PHI or not),
 PHI instances found and typed 8-way token F, from :func:`itdeid.evaluation.evaluate.evaluate`. A
-pass the model does not run (:func:`itdeid.pipeline.passes_on`) shows as off.
+pass the model does not run (:func:`itdeid.pipeline.switches`) shows as off.
 
 Resumable: each fold's model folder is kept under ``--cache`` (git-ignored; models only, no text).
 Skips the PhysioNet column, saying so, where the split is absent.
@@ -88,13 +88,14 @@ def corpus_rows(parts) -> dict[str, dict]:
     are pooled (one per fold, or one for a whole corpus)."""
     from itdeid.estimators.operating_point import decide
     from itdeid.featurize import tokenize_documents
-    from itdeid.pipeline import passes_on, run_passes
+    from itdeid.pipeline import run_passes, switches
     prepared = []
     for model, documents in parts:
         tokenized = tokenize_documents(documents, gold=False)
         threshold = model.operating_threshold()
         labels = [decide(p, threshold) for p in model.predict_proba_tokenized(tokenized)]
-        prepared.append((model, documents, tokenized, labels, passes_on(model)))
+        prepared.append((model, documents, tokenized, labels,
+                         {one.name for _, one, on in switches(model) if on}))
     rows = {}
     for name, skip in configurations():
         documents, tokenized, codes = [], [], []

@@ -43,7 +43,7 @@ from itdeid.estimators.learners import Learner
 from itdeid.estimators.model import TokenModel, check_count
 from itdeid.estimators.operating_point import MAX_THRESHOLD, MIN_THRESHOLD, check_threshold, decide
 from itdeid.featurize import tokenize_documents
-from itdeid.pipeline import check_skip, pass_names, passes_on, run_passes
+from itdeid.pipeline import check_skip, pass_names, run_passes, switches
 
 logger = logging.getLogger(__name__)
 
@@ -186,7 +186,7 @@ def adapt(model, documents: Sequence[Document], rounds: int = ROUNDS, learning_r
     choices = []
     for variant in parts[0][2]:
         chosen = _choose([(part, test, probas[variant]) for part, test, probas in parts], target_recall,
-                         passes_on(model) - check_skip(getattr(model, "skip_passes", None) or ()))
+                         frozenset(one.name for _, one, on in switches(model) if on))
         choices.append((f2(chosen[2]), variant == "stage", variant, chosen))
     _, _, variant, (threshold, skip, (found, tagged, phi)) = max(choices)
     adapted = adapted_model(model, docs, rounds, learning_rate, n_jobs)
@@ -226,7 +226,7 @@ def _variants(part, test) -> dict[str, list[np.ndarray]]:
 
 def _choose(parts, target: float, running: frozenset[str]):
     """The threshold (:func:`_threshold_for_tagging_recall`), the passes switched off and the
-    counts there: each pass of ``running`` in turn is switched off where that raises F2 at the
+    counts there: each pass of ``running`` (pass names, :func:`itdeid.pipeline.switches`) in turn is switched off where that raises F2 at the
     threshold chosen with every pass on; then the threshold is chosen again without them."""
     threshold, counts = _threshold_for_tagging_recall(parts, target)
     skip: frozenset[str] = frozenset()
