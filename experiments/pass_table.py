@@ -44,22 +44,18 @@ from common import ROOT, publish, run_script
 LETTERS = ROOT / "experiments" / "heldout" / "handwritten-discharge.xml"
 
 
-def fold_model(train, cache: Path, f: int, n_jobs: int):
-    """The recipe trained on ``train`` (PhysioNet notes) with the preset's synthetic
-    supplement, saved to and read back from ``cache/fold-F``."""
+def fold_model(train, extra, cache: Path, f: int, n_jobs: int):
+    """The recipe trained on ``train`` (PhysioNet notes) and the preset's synthetic supplement
+    ``extra``, its threshold chosen on the real notes, saved to and read back from ``cache/fold-F``."""
     from itdeid import load_model
-    from itdeid.synth import supplement
     from itdeid.training.presets import PRESETS
-    from itdeid.training.recipe import RECIPE, recipe_model
+    from itdeid.training.recipe import recipe_model
     folder = cache / f"fold-{f}"
     if (folder / "ensemble.json").is_file():
         return load_model(str(folder))
-    preset = PRESETS["default"]
-    extra = supplement(RECIPE["synthetic"], seed=preset["seed"], nursing=RECIPE["synthetic_nursing"],
-                       named=RECIPE.get("synthetic_named", 0.0))
-    model = recipe_model(random_state=preset["seed"], n_jobs=n_jobs)
+    model = recipe_model(random_state=PRESETS["default"]["seed"], n_jobs=n_jobs)
     started = time.perf_counter()
-    model.fit(list(train) + extra, calibrate_on=[True] * len(train) + [False] * len(extra))
+    model.fit(list(train) + list(extra), calibrate_on=[True] * len(train) + [False] * len(extra))
     partial = cache / f"fold-{f}.partial"
     model.save(partial)
     partial.rename(folder)
@@ -139,9 +135,9 @@ def main(argv=None) -> int:
     from itdeid import load_model
     from itdeid.estimators.folds import group_folds
     from itdeid.evaluation.report import header
-    from itdeid.formats import read_corpus, read_i2b2_2006
+    from itdeid.formats import read_i2b2_2006
     from itdeid.synth import generate
-    from itdeid.training.presets import default_physionet
+    from itdeid.training.presets import default_physionet, preset_corpus
     from lockbox import open_documents
 
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -159,7 +155,9 @@ def main(argv=None) -> int:
     notes = []
     physionet = Path(args.physionet) if args.physionet else default_physionet()
     if (physionet / "id.text").is_file():
-        documents = open_documents(read_corpus(physionet, "physionet"))
+        every, real, _ = preset_corpus("default", physionet)       # the preset's notes and supplement
+        documents = open_documents([d for d, r in zip(every, real) if r])
+        extra = [d for d, r in zip(every, real) if not r]
         fold = group_folds(documents, args.folds)
         cache = Path(args.cache)
         cache.mkdir(parents=True, exist_ok=True)
@@ -167,7 +165,7 @@ def main(argv=None) -> int:
         for f in range(args.folds):
             train = [d for d, k in zip(documents, fold) if k != f]
             test = [d for d, k in zip(documents, fold) if k == f]
-            parts.append((fold_model(train, cache, f, args.n_jobs), test))
+            parts.append((fold_model(train, extra, cache, f, args.n_jobs), test))
         columns["PhysioNet open CV"] = corpus_rows(parts)
         notes.append(f"PhysioNet open CV: {len(documents)} notes of {len({d.patient for d in documents})} "
                      f"patients (the lockbox's left out), {args.folds} folds by patient")
