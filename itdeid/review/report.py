@@ -2,8 +2,8 @@
 
 What ran (from the ``itdeid deid`` output folder's manifest: the model and whether its files
 match their digests, the settings, the inputs done; from its run record, the last run's failed
-inputs by reason and the inputs it left out, :mod:`itdeid.batch.run_record`), what was found (PHI by class, per input),
-what review found (misses, false alarms and class changes by class in the reviewed sample), and
+inputs by reason and the inputs it left out, :mod:`itdeid.batch.run_record`), what was found
+(PHI by class, per input), what review found (misses, false alarms and class changes by class in the reviewed sample), and
 the PHI estimated to be left, two ways side by side with their assumptions
 (:mod:`itdeid.review.estimate`). Plots are PNG made with matplotlib and put inside the page, so
 it is one file that loads nothing from the network.
@@ -84,9 +84,10 @@ def _last_run(deid_out: Path) -> list[str]:
         why = [] if last.get("ended", True) else ["the run was interrupted"]
         if last.get("stopped"):
             why.append("--strict stopped it at a failure")
+        because = f" ({'; '.join(why)})" if why else ""
         parts.append(f"<p><b>This folder is not complete.</b> {len(failed):,} input "
                      f"file{'s' if len(failed) != 1 else ''} failed and {left_out:,} "
-                     f"{'was' if left_out == 1 else 'were'} not reached{' (' + '; '.join(why) + ')' if why else ''}: the notes "
+                     f"{'was' if left_out == 1 else 'were'} not reached{because}: the notes "
                      "in them are not de-identified here. Fix them and rerun itdeid deid into the same "
                      "folder (it redoes only those), then make this report again.</p>")
     if failed:

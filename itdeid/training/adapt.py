@@ -226,8 +226,9 @@ def _variants(part, test) -> dict[str, list[np.ndarray]]:
 
 def _choose(parts, target: float, running: frozenset[str]):
     """The threshold (:func:`_threshold_for_tagging_recall`), the passes switched off and the
-    counts there: each pass of ``running`` (pass names, :func:`itdeid.pipeline.switches`) in turn is switched off where that raises F2 at the
-    threshold chosen with every pass on; then the threshold is chosen again without them."""
+    counts there: each pass of ``running`` (pass names, :func:`itdeid.pipeline.switches`) in
+    turn is switched off where that raises F2 at the threshold chosen with every pass on; then
+    the threshold is chosen again without them."""
     threshold, counts = _threshold_for_tagging_recall(parts, target)
     skip: frozenset[str] = frozenset()
     for name in [n for n in pass_names() if n in running]:
