@@ -108,8 +108,7 @@ def recipe_key() -> tuple[str, str]:
 def score(physionet: Path, n_jobs: int) -> int:
     from itdeid.evaluation.evaluate import evaluate
     from itdeid.evaluation.report import machine
-    from itdeid.training.presets import PRESETS, preset_corpus
-    from itdeid.training.recipe import recipe_model
+    from itdeid.training.presets import preset_corpus, preset_model
     if _git("status", "--porcelain", "--untracked-files=no"):
         raise SystemExit("lockbox: the working tree has changes; commit them first, so that the "
                          "score names the code it scored")
@@ -127,7 +126,7 @@ def score(physionet: Path, n_jobs: int) -> int:
     test = [d for d, h in zip(documents, held) if h]
     if len({d.patient for d in test}) != len(closed):
         raise SystemExit(f"lockbox: {physionet} does not hold every lockbox patient")
-    model = recipe_model(random_state=PRESETS["default"]["seed"], n_jobs=n_jobs)
+    model = preset_model("default", n_jobs=n_jobs)
     model.fit(train, calibrate_on=train_calibrate)
     s = evaluate(test, dict(zip((d.id for d in test), model.predict(test)))).summary()
     row = (f"| {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} | {commit} | {settings} "

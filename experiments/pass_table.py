@@ -45,15 +45,17 @@ LETTERS = ROOT / "experiments" / "heldout" / "handwritten-discharge.xml"
 
 
 def fold_model(train, extra, cache: Path, f: int, n_jobs: int):
-    """The recipe trained on ``train`` (PhysioNet notes) and the preset's synthetic supplement
-    ``extra``, its threshold chosen on the real notes, saved to and read back from ``cache/fold-F``."""
+    """The shipped preset's model trained on ``train`` (PhysioNet notes) and the preset's
+    synthetic supplement ``extra``, its threshold chosen on the real notes, saved to and read
+    back from ``cache/fold-F`` (with the preset's passes off, which are switched at run time)."""
     from itdeid import load_model
-    from itdeid.training.presets import PRESETS
-    from itdeid.training.recipe import recipe_model
+    from itdeid.training.presets import PRESETS, preset_model
     folder = cache / f"fold-{f}"
     if (folder / "ensemble.json").is_file():
-        return load_model(str(folder))
-    model = recipe_model(random_state=PRESETS["default"]["seed"], n_jobs=n_jobs)
+        model = load_model(str(folder))
+        model.skip_passes = tuple(PRESETS["default"].get("skip_passes", ()))   # a runtime switch
+        return model
+    model = preset_model("default", n_jobs=n_jobs)
     started = time.perf_counter()
     model.fit(list(train) + list(extra), calibrate_on=[True] * len(train) + [False] * len(extra))
     partial = cache / f"fold-{f}.partial"
@@ -79,12 +81,12 @@ def configurations() -> list[tuple[str, frozenset]]:
             + [("no pass", frozenset(names))])
 
 
-def corpus_rows(parts) -> dict[str, dict]:
-    """Scores of each configuration over ``parts``: (model, documents) pairs whose predictions
-    are pooled (one per fold, or one for a whole corpus)."""
+def prepare(parts) -> list[tuple]:
+    """Per (model, documents) pair of ``parts``: the model, the documents, their tokenized
+    notes, the labels at the model's threshold before any pass, and the passes the model runs."""
     from itdeid.estimators.operating_point import decide
     from itdeid.featurize import tokenize_documents
-    from itdeid.pipeline import run_passes, switches
+    from itdeid.pipeline import switches
     prepared = []
     for model, documents in parts:
         tokenized = tokenize_documents(documents, gold=False)
@@ -92,6 +94,14 @@ def corpus_rows(parts) -> dict[str, dict]:
         labels = [decide(p, threshold) for p in model.predict_proba_tokenized(tokenized)]
         prepared.append((model, documents, tokenized, labels,
                          {one.name for _, one, on in switches(model) if on}))
+    return prepared
+
+
+def corpus_rows(parts) -> dict[str, dict]:
+    """Scores of each configuration over ``parts``: (model, documents) pairs whose predictions
+    are pooled (one per fold, or one for a whole corpus)."""
+    from itdeid.pipeline import run_passes
+    prepared = prepare(parts)
     rows = {}
     for name, skip in configurations():
         documents, tokenized, codes = [], [], []
@@ -131,27 +141,18 @@ def full_table(columns: dict[str, dict[str, dict]]) -> str:
         for corpus, rows in columns.items() for name, r in rows.items())
 
 
-def main(argv=None) -> int:
+def corpora(args) -> tuple[dict[str, list], list[str]]:
+    """Each corpus's (model, documents) parts, by column name, and a line describing each: the
+    PhysioNet open patients' folds (where the split is here) and the three other corpora."""
     from itdeid import load_model
     from itdeid.estimators.folds import group_folds
-    from itdeid.evaluation.report import header
     from itdeid.formats import read_i2b2_2006
     from itdeid.synth import generate
     from itdeid.training.presets import default_physionet, preset_corpus
     from lockbox import open_documents
 
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--physionet", default=None)
-    p.add_argument("--folds", type=int, default=5)
-    p.add_argument("--n-jobs", type=int, default=2)
-    p.add_argument("--synthetic", type=int, default=200)
-    p.add_argument("--seed", type=int, default=60606)
-    p.add_argument("--cache", default="experiments/results/pass-table/cache")
-    p.add_argument("--out", default="experiments/results/pass-table.md")
-    args = p.parse_args(argv)
-    started = time.perf_counter()
     shipped = load_model()
-    columns: dict[str, dict[str, dict]] = {}
+    columns: dict[str, list] = {}
     notes = []
     physionet = Path(args.physionet) if args.physionet else default_physionet()
     if (physionet / "id.text").is_file():
@@ -166,7 +167,7 @@ def main(argv=None) -> int:
             train = [d for d, k in zip(documents, fold) if k != f]
             test = [d for d, k in zip(documents, fold) if k == f]
             parts.append((fold_model(train, extra, cache, f, args.n_jobs), test))
-        columns["PhysioNet open CV"] = corpus_rows(parts)
+        columns["PhysioNet open CV"] = parts
         notes.append(f"PhysioNet open CV: {len(documents)} notes of {len({d.patient for d in documents})} "
                      f"patients (the lockbox's left out), {args.folds} folds by patient")
     else:
@@ -174,12 +175,30 @@ def main(argv=None) -> int:
     summaries = generate(args.synthetic, seed=args.seed)
     nursing = generate(args.synthetic, seed=args.seed + 1, nursing=1.0)
     letters = read_i2b2_2006(LETTERS)
-    columns["synthetic summaries"] = corpus_rows([(shipped, summaries)])
-    columns["synthetic nursing"] = corpus_rows([(shipped, nursing)])
-    columns["letters"] = corpus_rows([(shipped, letters)])
+    columns["synthetic summaries"] = [(shipped, summaries)]
+    columns["synthetic nursing"] = [(shipped, nursing)]
+    columns["letters"] = [(shipped, letters)]
     notes += [f"synthetic summaries: `generate({args.synthetic}, seed={args.seed})`, shipped model",
               f"synthetic nursing notes: `generate({args.synthetic}, seed={args.seed + 1}, nursing=1.0)`, shipped model",
               f"hand-written letters: {len(letters)} notes, shipped model"]
+    return columns, notes
+
+
+def main(argv=None) -> int:
+    from itdeid.evaluation.report import header
+
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--physionet", default=None)
+    p.add_argument("--folds", type=int, default=5)
+    p.add_argument("--n-jobs", type=int, default=2)
+    p.add_argument("--synthetic", type=int, default=200)
+    p.add_argument("--seed", type=int, default=60606)
+    p.add_argument("--cache", default="experiments/results/pass-table/cache")
+    p.add_argument("--out", default="experiments/results/pass-table.md")
+    args = p.parse_args(argv)
+    started = time.perf_counter()
+    parts, notes = corpora(args)
+    columns = {name: corpus_rows(each) for name, each in parts.items()}
     text = header("What each pass adds and costs, corpus by corpus")
     text += "".join(f"- {n}\n" for n in notes)
     text += (f"- time: {(time.perf_counter() - started) / 60:.1f} min (fold models cached by an earlier run "

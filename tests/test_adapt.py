@@ -173,3 +173,25 @@ def test_the_command_adapts_the_shipped_model_to_corrections_and_writes_a_card(s
     tagged = subprocess.run([sys.executable, "-m", "itdeid", "tag", str(out), str(tmp_path / "corrections.xml"),
                              "--out", str(tmp_path / "pred.jsonl")], capture_output=True, text=True, cwd=ROOT / "tests")
     assert tagged.returncode == 0, tagged.stderr
+
+
+def test_an_adapted_model_learns_the_sites_punctuation_convention(base):
+    """The base runs without the punctuation pass; the site's gold leaves the full stop out of
+    'J. Cortez' and the comma out of 'Apr 21, 2021': the adapted model learns those pairs from
+    the corrected notes and runs the pass (mark and class only: no word)."""
+    def note(k):
+        text = f"Seen by J. Cortez on Apr {k + 1}, 2021 at clinic.\nPatient A. Osei called.\n"
+        spans = []
+        for piece, kind in (("J", "DOCTOR"), ("Cortez", "DOCTOR"), (f"Apr {k + 1}", "DATE"), ("2021", "DATE"),
+                            ("A", "PATIENT"), ("Osei", "PATIENT")):
+            start = text.index(piece, spans[-1].end if spans else 0)
+            spans.append(Span(start, start + len(piece), kind))
+        return Document(id=f"n{k}", text=text, spans=spans, patient=f"p{k}")
+    notes = [note(k) for k in range(6)]
+    base_off = adapted_model(base, tokenize_documents(notes[:1]), rounds=1)
+    base_off.skip_passes = ("phrase_punctuation",)
+    out = adapted_model(base_off, tokenize_documents(notes), rounds=1)
+    assert {(".", "DOCTOR"), (".", "PATIENT"), (",", "DATE")} <= set(out.punctuation_left_out_)
+    assert "phrase_punctuation" not in out.skip_passes
+    assert any(one.name == "phrase_punctuation" and on for _, one, on in switches(out))
+    assert not any(one.name == "phrase_punctuation" and on for _, one, on in switches(base_off))

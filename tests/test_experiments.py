@@ -480,3 +480,20 @@ def test_the_lockbox_is_a_seeded_draw_of_patient_numbers_read_from_record_lines_
             self.patient = patient
     kept = lockbox["open_documents"]([Doc(p) for p in sorted(closed)] + [Doc("synthetic:1")])
     assert [d.patient for d in kept] == ["synthetic:1"]
+
+
+def test_removals_puts_a_removed_entry_back_for_the_passes_and_takes_it_out_again():
+    """experiments/removals.py scores the passes with a removed word-list entry added again:
+    the pass modules see it while put back, and the lists are as they were afterwards."""
+    from itdeid.passes.clinical_terms import clinical_terms, medicine_words
+    from itdeid.passes.identifiers import plain_matches
+    removals = script_functions("removals.py")
+    text = "seen with qqzx 12 today"
+    shape = {"kind": "test", "pattern": r"(?<![\w])(?P<plain>qqzx[ \t]\d\d)(?![\w])"}
+    assert not plain_matches(text) and "zzqterm" not in clinical_terms()
+    with removals["put_back"]([(("features", "identifiers.json", "plain"), 0, shape),
+                               (("features", "clinical_terms.json", "terms"), 0, "zzqterm")]):
+        assert [text[a:b] for a, b, _ in plain_matches(text)] == ["qqzx 12"]
+        assert "zzqterm" in clinical_terms() and "zzqterm" in medicine_words()
+    assert not plain_matches(text) and "zzqterm" not in clinical_terms() and "zzqterm" not in medicine_words()
+    assert removals["entry_digest"](shape) == removals["entry_digest"](dict(reversed(list(shape.items()))))

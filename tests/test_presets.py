@@ -9,7 +9,8 @@ from itdeid.errors import UserError
 @pytest.fixture
 def tiny_preset(monkeypatch):
     monkeypatch.setitem(presets.PRESETS, "tiny", dict(
-        physionet=False, records=14, synthetic=4, synthetic_nursing=0.5, synthetic_named=0.3, seed=1))
+        physionet=False, records=14, synthetic=4, synthetic_nursing=0.5, synthetic_named=0.3, seed=1,
+        skip_passes=("phrase_punctuation",)))
     return "tiny"
 
 
@@ -25,6 +26,13 @@ def test_preset_trains_the_recipe_and_writes_a_model_card(tiny_preset, tmp_path,
     assert "held-out" in card and "token_8way" in card            # scored on the 12 hand-written notes
     assert "- machine:" in card and "- code: itdeid" in card
     assert "'n_estimators': 3" in card                             # the settings it was trained with
+    # the preset's passes are off in the saved model, and the card says so
+    assert model.skip_passes == ("phrase_punctuation",) and "passes off = ['phrase_punctuation']" in card
+
+
+def test_the_shipped_preset_leaves_out_one_corpus_s_punctuation_convention():
+    assert presets.PRESETS["default"]["skip_passes"] == ("phrase_punctuation",)
+    assert presets.preset_model("default", n_jobs=1).skip_passes == ("phrase_punctuation",)
 
 
 def test_threshold_is_chosen_on_the_corpus_not_the_supplement(tiny_preset):

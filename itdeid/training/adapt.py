@@ -10,6 +10,9 @@ model for the site without the base model's training notes:
   PHI-or-not model on every token and its class model on the PHI tokens. The features stay the
   base model's (its triggers, word tables and lexicon are not refitted), so the adapted model
   keeps no word of the site's notes: nothing learned from a PHI occurrence is written.
+- **the site's gold convention is learned**: which punctuation its annotators leave out of a
+  phrase (:mod:`itdeid.passes.phrase_punctuation`: marks and classes, no word) is read from
+  the corrected notes, and that pass runs whether or not the base model ran it.
 - **what else tags is chosen on the site's notes, by cross-validation grouped by patient**: the
   notes are split by patient (:func:`itdeid.estimators.folds.inner_split`) and each part is tagged
   by a model adapted on the others. On these out-of-fold taggings, passes included:
@@ -43,6 +46,7 @@ from itdeid.estimators.learners import Learner
 from itdeid.estimators.model import TokenModel, check_count
 from itdeid.estimators.operating_point import MAX_THRESHOLD, MIN_THRESHOLD, check_threshold, decide
 from itdeid.featurize import tokenize_documents
+from itdeid.passes.phrase_punctuation import left_out as punctuation_left_out
 from itdeid.pipeline import check_skip, pass_names, run_passes, switches
 
 logger = logging.getLogger(__name__)
@@ -56,6 +60,9 @@ FOLDS = 5
 #: recall, passes included): about what the recipe's tagging finds out of fold on the corpus it
 #: is trained on, so an adapted site is asked for the recall its base model gives its own notes.
 RECALL = 0.96
+#: The pass that follows the gold's punctuation convention, which an adapted model learns from
+#: the site's corrected notes rather than keeping the base corpus's.
+SITE_CONVENTION = "phrase_punctuation"
 #: Thresholds tried, largest first: a geometric grid from MAX_THRESHOLD down to MIN_THRESHOLD.
 CANDIDATES = 31
 
@@ -145,6 +152,11 @@ def adapted_model(model, docs, rounds: int = ROUNDS, learning_rate: float = LEAR
         out = copy.copy(model)
         out.members_ = [_adapted_member(m, docs, rounds, learning_rate, n_jobs) for m in model.members_]
         out.__dict__.pop("_seen_merged", None)
+        # the punctuation the site's gold leaves out of a phrase is the site's to say: learned
+        # from its notes and run, whatever the base did (the choice of passes may drop it again)
+        out.punctuation_left_out_ = punctuation_left_out(docs)
+        out.skip_passes = tuple(sorted(check_skip(getattr(model, "skip_passes", None) or ())
+                                       - {SITE_CONVENTION}))
     elif isinstance(model, TokenModel) and getattr(model, "context_learner_", None) is None:
         out = _adapted_member(model, docs, rounds, learning_rate, n_jobs)
     else:
@@ -186,7 +198,7 @@ def adapt(model, documents: Sequence[Document], rounds: int = ROUNDS, learning_r
     choices = []
     for variant in parts[0][2]:
         chosen = _choose([(part, test, probas[variant]) for part, test, probas in parts], target_recall,
-                         frozenset(one.name for _, one, on in switches(model) if on))
+                         frozenset(one.name for part, _, _ in parts for _, one, on in switches(part) if on))
         choices.append((f2(chosen[2]), variant == "stage", variant, chosen))
     _, _, variant, (threshold, skip, (found, tagged, phi)) = max(choices)
     adapted = adapted_model(model, docs, rounds, learning_rate, n_jobs)
