@@ -6,6 +6,7 @@ calls it; what lived in itdeid only for the scripts (``run_script``, ``publish``
 
 - running a script and writing its report: :func:`run_script`, :func:`publish`,
   :func:`corpus_digest`;
+- the notes choices are made on: :func:`read_choice_corpus` (the lockbox's patients left out);
 - the slice of a corpus the timing scripts tag (bench_models.py, bench_code.py, stage_times.py):
   :func:`add_note_slice`, :func:`require_corpus`, :func:`timed_notes`;
 - levers.py's rows and their out-of-fold fold caches, read by ceiling.py, detector_params.py,
@@ -53,6 +54,24 @@ from itdeid.text.spans import labels_to_spans
 #: experiments/, and the repository root above it.
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
+
+
+# --------------------------------------------------------------------------------------------
+# The notes choices are made on
+
+def read_choice_corpus(path) -> list:
+    """The documents of the corpus at ``path`` that a choice (a feature, a pass, a word list, a
+    threshold, a recipe) may be made on: for the PhysioNet split (a folder with ``id.text``),
+    every patient's notes but the lockbox's (``experiments/lockbox.json``, scored only by
+    ``lockbox.py --score``); any other corpus whole. Says on stderr how many notes it left out."""
+    documents = read_corpus(path)
+    if not (Path(path) / "id.text").is_file():
+        return documents
+    from lockbox import open_documents
+    kept = open_documents(documents)
+    print(f"{len(documents) - len(kept)} notes of the lockbox's patients left out "
+          f"({len(kept)} notes kept)", file=sys.stderr)
+    return kept
 
 
 # --------------------------------------------------------------------------------------------

@@ -16,12 +16,11 @@ from pathlib import Path
 import pandas as pd
 
 from itdeid.featurize import tokenize_document
-from itdeid.formats import read_corpus
 from itdeid.estimators.iterate import heading_entropy
 from itdeid.evaluation.report import header, markdown_table
 from itdeid.evaluation.stats import MIN_HEADING_PATIENTS, nameable_headings
 
-from common import run_script
+from common import read_choice_corpus, run_script
 
 
 def main(argv=None):
@@ -31,7 +30,7 @@ def main(argv=None):
     p.add_argument("--min-tokens", type=int, default=5)
     p.add_argument("--out", default=None)
     args = p.parse_args(argv)
-    documents = read_corpus(args.corpus)
+    documents = read_choice_corpus(args.corpus)
     name = Path(args.corpus).stem if Path(args.corpus).is_file() else Path(args.corpus).name
     docs = [tokenize_document(d) for d in documents]
     entropy = heading_entropy(docs)

@@ -36,13 +36,12 @@ from itdeid.featurize.lexicon import Lexicon
 from itdeid.passes.note_slips import note_slip_tokens
 from itdeid.document import LABELS
 from itdeid.featurize import token_offsets, tokenize_documents
-from itdeid.formats import read_corpus
 from itdeid.passes.identifiers import identifier_spans, plain_matches, plain_templates
 from itdeid.passes.regions import LOCATION, lone_region_tokens
 from itdeid.evaluation.report import header, markdown_table
 from itdeid.synth import generate
 
-from common import publish, run_script
+from common import publish, read_choice_corpus, run_script
 
 
 def count_matches(documents) -> pd.DataFrame:
@@ -173,7 +172,7 @@ def main(argv=None):
         documents = generate(args.synthetic, args.seed, args.nursing_share)
         name = f"itdeid synth --records {args.synthetic} --seed {args.seed} --nursing-share {args.nursing_share}"
     else:
-        documents = read_corpus(args.corpus)
+        documents = read_choice_corpus(args.corpus)
         name = Path(args.corpus).stem if Path(args.corpus).is_file() else Path(args.corpus).name
     table = count_matches(documents)
     text = header(f"Identifier templates on {name}")

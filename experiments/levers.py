@@ -34,14 +34,14 @@ from itdeid.document import LABELS
 from itdeid.evaluation.evaluate import evaluate
 from itdeid.featurize import tokenize_document
 from itdeid.estimators.folds import group_folds
-from itdeid.formats import read_corpus, write_jsonl_spans
+from itdeid.formats import write_jsonl_spans
 from itdeid.estimators.ensemble import InnerEnsemble
 from itdeid.estimators.model import TokenModel
 from itdeid.evaluation.report import code_version, header, markdown_table
 from itdeid.synth import supplement
 
 from common import (AFTER_TRAINING, RECALLS, ROWS, cache_name, cache_provenance, cached_fold, check_cache,
-                    corpus_key, precision_at_recall, require_corpus, run_script, screen_key)
+                    corpus_key, precision_at_recall, read_choice_corpus, require_corpus, run_script, screen_key)
 
 #: Of :data:`common.AFTER_TRAINING`, the ones the trained estimator never takes (the cache
 #: owner's ``context_weight`` is a parameter of its context stage, so training keeps it).
@@ -186,7 +186,7 @@ def main(argv=None) -> int:
         ap.error(f"unknown rows {unknown}; choose from {list(ROWS)}")
     out = Path(args.out)
     cache = out / "cache"
-    documents = read_corpus(args.corpus)
+    documents = read_choice_corpus(args.corpus)
     tokenized = [tokenize_document(d) for d in documents]
     assignment = group_folds(documents, args.folds, args.seed)
     order = [int(f) for f in args.only.split(",")] if args.only else list(range(args.folds))

@@ -497,3 +497,26 @@ def test_removals_puts_a_removed_entry_back_for_the_passes_and_takes_it_out_agai
         assert "zzqterm" in clinical_terms() and "zzqterm" in medicine_words()
     assert not plain_matches(text) and "zzqterm" not in clinical_terms() and "zzqterm" not in medicine_words()
     assert removals["entry_digest"](shape) == removals["entry_digest"](dict(reversed(list(shape.items()))))
+
+
+def test_the_scripts_that_make_choices_read_the_physionet_split_without_the_lockbox(tmp_path, capsys, monkeypatch):
+    """levers.py, identifier_templates.py and headings.py read their corpus through
+    common.read_choice_corpus: a PhysioNet folder loses the lockbox patients' notes, another
+    corpus is read whole."""
+    from itdeid.document import Document, Span
+    from itdeid.formats import write_i2b2_2006, write_physionet
+    monkeypatch.syspath_prepend(str(EXPERIMENTS))        # as ``python experiments/NAME.py`` runs
+    common = script_functions("common.py")
+    closed = sorted(script_functions("lockbox.py")["lockbox_patients"](), key=int)
+    docs = [Document(f"{p}-{n}", f"Seen on 3/{n}.\n", [Span(8, 11, "DATE")], patient=p)
+            for p in (closed[0], "999", closed[1], "1000") for n in (1, 2)]
+    (tmp_path / "physionet").mkdir()
+    write_physionet(docs, tmp_path / "physionet" / "id.text")
+    kept = common["read_choice_corpus"](tmp_path / "physionet")
+    assert sorted({d.patient for d in kept}) == ["1000", "999"] and len(kept) == 4
+    assert "4 notes of the lockbox's patients left out (4 notes kept)" in capsys.readouterr().err
+    write_i2b2_2006(docs, tmp_path / "i2b2.xml")
+    assert len(common["read_choice_corpus"](tmp_path / "i2b2.xml")) == 8
+    for script in ("levers.py", "identifier_templates.py", "headings.py"):
+        source = (EXPERIMENTS / script).read_text()
+        assert "read_choice_corpus(args.corpus)" in source and "read_corpus(" not in source
