@@ -520,3 +520,25 @@ def test_the_scripts_that_make_choices_read_the_physionet_split_without_the_lock
     for script in ("levers.py", "identifier_templates.py", "headings.py"):
         source = (EXPERIMENTS / script).read_text()
         assert "read_choice_corpus(args.corpus)" in source and "read_corpus(" not in source
+
+
+def test_m_acceptance_reads_the_cv_row_and_the_lockbox_s_last_row(tmp_path):
+    script = script_functions("m_acceptance.py")
+    table = tmp_path / "pass-table.md"
+    table.write_text("| corpus | configuration | binary P | binary R | found | typed F |\n|---|---|---|---|---|---|\n"
+                     "| PhysioNet open CV | all passes | 73.68 | 95.84 | 97.07 | 78.74 |\n"
+                     "| PhysioNet open CV | no pass | 57.49 | 93.22 | 94.58 | 66.44 |\n", encoding="utf-8")
+    assert script["cv_row"](table) == pytest.approx({"P": 0.7368, "R": 0.9584, "found": 0.9707, "F": 0.7874})
+    box = tmp_path / "lockbox.md"
+    box.write_text("| scored (UTC) | commit | recipe settings | lockbox | trained on | binary P | binary R | found "
+                   "| typed F | machine |\n|---|---|---|---|---|---|---|---|---|---|\n"
+                   "| 2026-12-08 00:55 | aaa | s1 | 20 patients | 1297 | 0.7984 | 0.9581 | 0.9762 | 0.8541 | x |\n"
+                   "| 2026-12-08 03:53 | bbb | s2 | 20 patients | 1297 | 0.7833 | 0.9581 | 0.9762 | 0.8452 | y |\n",
+                   encoding="utf-8")
+    assert script["lockbox_row"](box) == ("bbb", {"P": 0.7833, "R": 0.9581, "found": 0.9762, "F": 0.8452})
+    table.write_text("no rows\n", encoding="utf-8")
+    with pytest.raises(SystemExit, match="no PhysioNet 'all passes' row"):
+        script["cv_row"](table)
+    # the committed files parse
+    assert 0 < script["cv_row"](EXPERIMENTS / "results" / "pass-table.md")["P"] < 1
+    assert len(script["lockbox_row"](EXPERIMENTS / "results" / "lockbox.md")[0]) >= 7
