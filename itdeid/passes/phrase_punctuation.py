@@ -16,7 +16,9 @@ least :data:`MIN_LEFT_OUT` times and more often than not is kept in the model (t
 punctuation string, and a class name: nothing of a PHI word, as the privacy rule asks), and after
 the decisions such a mark between two tokens of that class loses its tag, so the phrase becomes
 two spans, as the gold writes it. A corpus whose gold takes the marks in (i2b2) keeps no pair,
-and its spans are as before.
+and its spans are as before. The shipped model, which every site starts from, is saved with this
+pass off (:mod:`itdeid.training.presets`), and ``itdeid adapt`` learns a site's pairs from its
+corrected notes (:mod:`itdeid.training.adapt`).
 """
 from __future__ import annotations
 
