@@ -38,11 +38,13 @@ def test_an_unknown_pass_name_is_refused_with_the_known_ones(capsys):
     assert err.count("\n") == 1 and "no_such_pass" in err
 
 
-def test_the_shipped_model_runs_every_pass_and_a_skipped_one_shows_off(capsys):
+def test_the_shipped_model_runs_every_pass_but_its_presets_and_a_skipped_one_shows_off(capsys):
+    from itdeid.training.presets import PRESETS
+    preset_off = PRESETS["default"]["skip_passes"]
     assert main(["pipeline", "--model", "default", "--skip-pass", "regions"]) == 0
     out = capsys.readouterr().out
-    assert out.count("[on]  ") == len(pass_names()) - 1
-    assert "[off] regions:" in out
+    assert out.count("[on]  ") == len(pass_names()) - 1 - len(preset_off)
+    assert "[off] regions:" in out and all(f"[off] {name}:" in out for name in preset_off)
 
 
 def test_a_model_keeps_the_passes_it_was_trained_to_skip_and_writes_none_otherwise(tmp_path):
