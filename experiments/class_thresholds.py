@@ -60,15 +60,10 @@ def main(argv=None) -> int:
     from itdeid.evaluation.report import header
     from itdeid.featurize import tokenize_documents
     from itdeid.pipeline import run_passes
-    from pass_table import corpora, scores
+    from pass_table import add_corpus_options, corpora, scores
 
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--physionet", default=None)
-    p.add_argument("--folds", type=int, default=5)
-    p.add_argument("--n-jobs", type=int, default=2)
-    p.add_argument("--synthetic", type=int, default=0, help=argparse.SUPPRESS)
-    p.add_argument("--seed", type=int, default=60606, help=argparse.SUPPRESS)
-    p.add_argument("--cache", default="experiments/results/pass-table/cache")
+    add_corpus_options(p, synthetic=None)
     p.add_argument("--out", default="experiments/results/class-thresholds.md")
     args = p.parse_args(argv)
     started = time.perf_counter()

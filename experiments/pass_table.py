@@ -97,19 +97,25 @@ def prepare(parts) -> list[tuple]:
     return prepared
 
 
+def pooled_scores(prepared, skip=frozenset()) -> dict:
+    """Scores of the passes (less ``skip``) run over every part of ``prepared``
+    (:func:`prepare`'s), the parts' predictions pooled."""
+    from itdeid.pipeline import run_passes
+    documents, tokenized, codes = [], [], []
+    for model, docs, tok, labels, _ in prepared:
+        documents += docs
+        tokenized += tok
+        codes += run_passes(model, tok, labels, skip=skip)
+    return scores(documents, tokenized, codes)
+
+
 def corpus_rows(parts) -> dict[str, dict]:
     """Scores of each configuration over ``parts``: (model, documents) pairs whose predictions
     are pooled (one per fold, or one for a whole corpus)."""
-    from itdeid.pipeline import run_passes
     prepared = prepare(parts)
     rows = {}
     for name, skip in configurations():
-        documents, tokenized, codes = [], [], []
-        for model, docs, tok, labels, _ in prepared:
-            documents += docs
-            tokenized += tok
-            codes += run_passes(model, tok, labels, skip=skip)
-        rows[name] = scores(documents, tokenized, codes)
+        rows[name] = pooled_scores(prepared, skip)
         rows[name]["on"] = all(name in on for *_, on in prepared) if skip and len(skip) == 1 else None
     return rows
 
@@ -184,16 +190,24 @@ def corpora(args) -> tuple[dict[str, list], list[str]]:
     return columns, notes
 
 
+def add_corpus_options(p: argparse.ArgumentParser, synthetic: int | None = 200) -> None:
+    """The options :func:`corpora` reads: the PhysioNet split, its folds and their model cache,
+    and the synthetic corpora's size and seed (hidden, and 0 records, where ``synthetic`` is None:
+    a script that scores PhysioNet alone)."""
+    p.add_argument("--physionet", default=None)
+    p.add_argument("--folds", type=int, default=5)
+    p.add_argument("--n-jobs", type=int, default=2)
+    hidden = {"help": argparse.SUPPRESS} if synthetic is None else {}
+    p.add_argument("--synthetic", type=int, default=synthetic or 0, **hidden)
+    p.add_argument("--seed", type=int, default=60606, **hidden)
+    p.add_argument("--cache", default="experiments/results/pass-table/cache")
+
+
 def main(argv=None) -> int:
     from itdeid.evaluation.report import header
 
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--physionet", default=None)
-    p.add_argument("--folds", type=int, default=5)
-    p.add_argument("--n-jobs", type=int, default=2)
-    p.add_argument("--synthetic", type=int, default=200)
-    p.add_argument("--seed", type=int, default=60606)
-    p.add_argument("--cache", default="experiments/results/pass-table/cache")
+    add_corpus_options(p)
     p.add_argument("--out", default="experiments/results/pass-table.md")
     args = p.parse_args(argv)
     started = time.perf_counter()

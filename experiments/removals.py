@@ -97,31 +97,20 @@ def put_back(entries):
         clear()
 
 
-def rows_with(parts, prepared_cache: dict, entries) -> dict:
-    from pass_table import scores, prepare
-    from itdeid.pipeline import run_passes
-    prepared = prepared_cache.setdefault(id(parts), prepare(parts))
+def rows_with(prepared, entries) -> dict:
+    """Scores of the passes over ``prepared`` (:func:`pass_table.prepare`'s) with ``entries`` put back."""
+    from pass_table import pooled_scores
     with put_back(entries):
-        documents, tokenized, codes = [], [], []
-        for model, docs, tok, labels, _ in prepared:
-            documents += docs
-            tokenized += tok
-            codes += run_passes(model, tok, labels)
-        return scores(documents, tokenized, codes)
+        return pooled_scores(prepared)
 
 
 def main(argv=None) -> int:
     from itdeid.evaluation.report import header
-    from pass_table import corpora
+    from pass_table import add_corpus_options, corpora, prepare
 
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--before", required=True, help="the commit whose lists held the removed entries")
-    p.add_argument("--physionet", default=None)
-    p.add_argument("--folds", type=int, default=5)
-    p.add_argument("--n-jobs", type=int, default=2)
-    p.add_argument("--synthetic", type=int, default=200)
-    p.add_argument("--seed", type=int, default=60606)
-    p.add_argument("--cache", default="experiments/results/pass-table/cache")
+    add_corpus_options(p)
     p.add_argument("--out", default="experiments/results/removals.md")
     args = p.parse_args(argv)
     started = time.perf_counter()
@@ -132,9 +121,10 @@ def main(argv=None) -> int:
     configs = [("as now", []), ("all put back", removed)] + [
         (f"{name}:{key} #{i} ({entry_digest(e)})", [((package, name, key), i, e)])
         for (package, name, key), i, e in removed]
-    prepared: dict = {}
-    results = {c: {label: rows_with(parts, prepared, entries) for label, entries in configs}
-               for c, parts in columns.items()}
+    results = {}
+    for c, parts in columns.items():
+        prepared = prepare(parts)          # the probabilities once a corpus, for every configuration
+        results[c] = {label: rows_with(prepared, entries) for label, entries in configs}
     text = header("What the removed word-list entries did, corpus by corpus")
     text += f"- removed: the entries of the lists at {args.before} missing from the working tree\n"
     text += "".join(f"- {n}\n" for n in notes)
